@@ -1,0 +1,103 @@
+// Element types irlite stores and computes, with a table of their traits.
+//
+// Sub-byte types (u1, u4, i4, nf4, ...), f8 types and string are recognised by the parser so that
+// it can say precisely that they are unsupported, but they are not ElementType values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace irlite {
+
+enum class ElementType : uint8_t { f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, boolean };
+
+inline constexpr int kNumElementTypes = 13;
+
+struct ElementTypeTraits {
+    const char* name;       // "f32": the IR's element_type spelling and irlite's own
+    const char* precision;  // "FP32": the IR's port precision spelling
+    const char* npy_descr;  // "<f4": numpy's dtype.str
+    size_t size;            // bytes per element
+    bool is_float;
+    bool is_signed;         // true for signed integers and floats
+    bool is_integral;       // integers only (boolean is not integral)
+};
+
+const ElementTypeTraits& traits(ElementType t);
+inline size_t element_size(ElementType t) { return traits(t).size; }
+inline const char* to_string(ElementType t) { return traits(t).name; }
+inline bool is_float(ElementType t) { return traits(t).is_float; }
+inline bool is_integral(ElementType t) { return traits(t).is_integral; }
+
+// Parses an element type in either spelling ("f32"/"FP32", "boolean"/"BOOL", ...).
+// Throws Error(kind Unsupported, code "unsupported-element-type") for real OpenVINO types irlite
+// does not handle (u1, u4, i4, nf4, f8*, string, ...), and Error(kind Parse, code
+// "unknown-element-type") for anything else; the caller adds the location.
+ElementType parse_element_type(std::string_view text);
+
+// numpy dtype string ("<f4", "|b1", "|u1", ...) -> type. Throws Error(kind Input) when unsupported.
+ElementType element_type_from_npy(std::string_view descr);
+
+// ---- 16-bit floats -------------------------------------------------------------------------
+// Storage types for f16 and bf16 so that they can be told apart in templates.
+struct float16 {
+    uint16_t bits;
+};
+struct bfloat16 {
+    uint16_t bits;
+};
+
+float f16_to_f32(uint16_t bits);
+uint16_t f32_to_f16(float value);  // round to nearest even, overflow to inf, NaN kept
+inline float bf16_to_f32(uint16_t bits) {
+    uint32_t u = static_cast<uint32_t>(bits) << 16;
+    float f;
+    __builtin_memcpy(&f, &u, sizeof f);
+    return f;
+}
+uint16_t f32_to_bf16(float value);  // round to nearest even, NaN kept
+
+// ---- type dispatch ---------------------------------------------------------------------------
+// dispatch_type(t, f) calls f(T{}) where T is the C++ storage type of t: float16, bfloat16, float,
+// double, int8_t ... uint64_t, and bool for boolean (1 byte). Use it in numeric kernels; data
+// movement kernels should work on bytes instead.
+template <class F>
+decltype(auto) dispatch_type(ElementType t, F&& f) {
+    switch (t) {
+        case ElementType::f16: return f(float16{});
+        case ElementType::bf16: return f(bfloat16{});
+        case ElementType::f32: return f(float{});
+        case ElementType::f64: return f(double{});
+        case ElementType::i8: return f(int8_t{});
+        case ElementType::i16: return f(int16_t{});
+        case ElementType::i32: return f(int32_t{});
+        case ElementType::i64: return f(int64_t{});
+        case ElementType::u8: return f(uint8_t{});
+        case ElementType::u16: return f(uint16_t{});
+        case ElementType::u32: return f(uint32_t{});
+        case ElementType::u64: return f(uint64_t{});
+        case ElementType::boolean: return f(bool{});
+    }
+    return f(float{});  // unreachable
+}
+
+// The ElementType of a C++ storage type.
+template <class T>
+constexpr ElementType element_type_of();
+template <> constexpr ElementType element_type_of<float16>() { return ElementType::f16; }
+template <> constexpr ElementType element_type_of<bfloat16>() { return ElementType::bf16; }
+template <> constexpr ElementType element_type_of<float>() { return ElementType::f32; }
+template <> constexpr ElementType element_type_of<double>() { return ElementType::f64; }
+template <> constexpr ElementType element_type_of<int8_t>() { return ElementType::i8; }
+template <> constexpr ElementType element_type_of<int16_t>() { return ElementType::i16; }
+template <> constexpr ElementType element_type_of<int32_t>() { return ElementType::i32; }
+template <> constexpr ElementType element_type_of<int64_t>() { return ElementType::i64; }
+template <> constexpr ElementType element_type_of<uint8_t>() { return ElementType::u8; }
+template <> constexpr ElementType element_type_of<uint16_t>() { return ElementType::u16; }
+template <> constexpr ElementType element_type_of<uint32_t>() { return ElementType::u32; }
+template <> constexpr ElementType element_type_of<uint64_t>() { return ElementType::u64; }
+template <> constexpr ElementType element_type_of<bool>() { return ElementType::boolean; }
+
+}  // namespace irlite

@@ -1,0 +1,71 @@
+// The built graph: the IR document resolved into nodes in topological order, each with its op
+// definition, parsed attributes, input edges and inferred output types/shapes (and values, for
+// outputs known at load time). Immutable once built; shared by every infer request.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/diagnostic.hpp"
+#include "engine/ir_document.hpp"
+#include "engine/op.hpp"
+
+namespace irlite {
+
+struct ValueRef {
+    int node = -1;  // index into Graph::nodes
+    int output = 0;  // output position of that node
+    bool operator==(const ValueRef& o) const { return node == o.node && output == o.output; }
+};
+
+struct Node {
+    const IrLayer* layer = nullptr;  // points into Graph::document
+    const OpDef* def = nullptr;      // null when the op could not be resolved (check mode only)
+    std::shared_ptr<const OpAttrs> attrs;
+    std::vector<ValueRef> inputs;       // by input position
+    std::vector<OutputInfo> outputs;    // inferred at load time (dims may be kDynamic)
+    std::vector<Tensor> constants;      // per output: valid() when known at load time
+    bool shapes_static = false;         // every output's shape is static at load time
+    bool live = false;                  // contributes to a Result or a sink (Assign)
+
+    bool is_constant() const { return !constants.empty() && constants[0].valid(); }
+    // The layer's location (file, line, id, name, type, opset), for errors.
+    Location location(const std::string& file) const;
+};
+
+struct Graph {
+    std::shared_ptr<const IrDocument> document;
+    std::vector<Node> nodes;     // topological order
+    std::vector<int> parameters;  // node indices, in XML order (the model's input order)
+    std::vector<int> results;     // node indices, in XML order
+    std::vector<int> sinks;       // Assign and other sinks
+};
+
+struct BuildOptions {
+    // Check mode: collect every finding and go on (after an error, inference continues with the
+    // declared dims); otherwise the first error is thrown.
+    bool keep_going = false;
+    // Fold ops whose inputs are all known at load time (needed for shape subgraphs).
+    bool fold_constants = true;
+};
+
+struct BuildResult {
+    std::shared_ptr<const Graph> graph;  // null when the graph could not be built at all
+    std::vector<Diagnostic> diagnostics;
+    bool has_errors() const;
+};
+
+// Resolves edges, orders nodes, propagates types and shapes with each op's rule and compares them
+// with the declared port dims and precisions. Throws the first error unless options.keep_going.
+BuildResult build_graph(std::shared_ptr<const IrDocument> document, const OpRegistry& registry,
+                        const BuildOptions& options = {});
+
+// Runs one node's kernel on the given inputs (used by constant folding and the executor): infers
+// output shapes when `infos` is null, allocates outputs unless the op does that itself, runs the
+// kernel, and checks what it produced. Errors come back located at the node.
+std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& inputs,
+                             const std::vector<OutputInfo>* infos, VariableStore* variables,
+                             const Tensor* bound_input, const std::string& file);
+
+}  // namespace irlite

@@ -1,0 +1,553 @@
+// build_graph: IR document -> Graph. The steps, each reporting every problem it finds:
+//   1. index layers by id (invalid/duplicate layer ids, invalid/duplicate port ids, bad dims);
+//   2. resolve edges to (layer, port position) pairs; check every input port has exactly one edge;
+//   3. order layers topologically (Kahn's algorithm, iterative: deep chains cannot overflow the
+//      stack); report cycles as the chain of layers;
+//   4. mark live layers (those a Result or Assign depends on); run mode builds only those, as
+//      OpenVINO drops the rest;
+//   5. resolve each layer's op (type + opset) and parse its attributes;
+//   6. propagate types and shapes in order, compare them with declared dims and precisions, and fold
+//      nodes whose inputs are all known.
+#include <algorithm>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "engine/graph.hpp"
+
+namespace irlite {
+namespace {
+
+Location layer_location(const IrDocument& doc, const IrLayer& layer, int64_t line = 0) {
+    Location where;
+    where.file = doc.xml_path;
+    where.line = line > 0 ? line : layer.line;
+    if (layer.id >= 0) where.layer_id = static_cast<uint64_t>(layer.id);
+    where.layer_name = layer.name;
+    where.layer_type = layer.type;
+    where.opset = layer.version;
+    return where;
+}
+
+std::string dims_text(const std::vector<int64_t>& dims) {
+    std::string s = "[";
+    for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+    return s + "]";
+}
+
+struct EdgeEnd {
+    int layer = -1;   // index into document.layers
+    int output = -1;  // output position in that layer
+    int64_t line = 0;
+};
+
+class Builder {
+public:
+    Builder(std::shared_ptr<const IrDocument> doc, const OpRegistry& registry, const BuildOptions& options)
+        : doc_ptr_(std::move(doc)), doc_(*doc_ptr_), registry_(registry), options_(options) {}
+
+    BuildResult run() {
+        index_layers();
+        resolve_edges();
+        const std::vector<int> order = topological_order();
+        mark_live();
+        auto graph = std::make_shared<Graph>();
+        graph->document = doc_ptr_;
+        create_nodes(order, *graph);
+        infer_all(*graph);
+        collect_boundaries(*graph);
+        BuildResult result;
+        result.graph = std::move(graph);
+        result.diagnostics = std::move(diagnostics_);
+        return result;
+    }
+
+private:
+    // ---- reporting ----------------------------------------------------------------------------
+    void report(Diagnostic d) {
+        if (d.severity == Severity::Error && !options_.keep_going) throw d.to_error();
+        diagnostics_.push_back(std::move(d));
+    }
+    void report(Severity severity, ErrorKind kind, std::string code, Location where, std::string message,
+                std::string declared = {}, std::string inferred = {}) {
+        Diagnostic d;
+        d.severity = severity;
+        d.kind = kind;
+        d.code = std::move(code);
+        d.where = std::move(where);
+        d.message = std::move(message);
+        d.declared = std::move(declared);
+        d.inferred = std::move(inferred);
+        report(std::move(d));
+    }
+    void report_error(const Error& e, const Location& context) {
+        Error located = e;
+        located.add_context(context);
+        report(Diagnostic::from_error(located));
+    }
+    Location at_layer(int li, int64_t line = 0) const { return layer_location(doc_, doc_.layers[li], line); }
+    Location at_port(int li, int pos, bool output) const {
+        const IrLayer& l = doc_.layers[li];
+        Location w = at_layer(li, output ? l.outputs[pos].line : l.inputs[pos].line);
+        w.port = pos;
+        w.port_is_output = output;
+        const OpDef* def = defs_.empty() ? nullptr : defs_[li];
+        if (!output && def && pos < def->max_inputs()) w.port_role = def->input_roles[pos];
+        return w;
+    }
+    std::string layer_ref(int li) const {
+        const IrLayer& l = doc_.layers[li];
+        return str("'", l.name, "' (", l.type, " id=", l.id_text, ")");
+    }
+
+    // ---- 1. layers ----------------------------------------------------------------------------
+    void index_layers() {
+        const int n = static_cast<int>(doc_.layers.size());
+        valid_.assign(n, false);
+        for (int li = 0; li < n; ++li) {
+            const IrLayer& l = doc_.layers[li];
+            if (l.id < 0) {
+                report(Severity::Error, ErrorKind::Graph, "layer-id-invalid", at_layer(li),
+                       str("layer id \"", l.id_text, "\" is not an unsigned integer"));
+                continue;
+            }
+            auto [it, inserted] = id_to_layer_.emplace(l.id, li);
+            if (!inserted) {
+                report(Severity::Error, ErrorKind::Graph, "duplicate-layer-id", at_layer(li),
+                       str("layer id ", l.id, " is already used by layer '", doc_.layers[it->second].name,
+                           "' at line ", doc_.layers[it->second].line));
+                continue;
+            }
+            valid_[li] = true;
+            check_ports(li);
+        }
+    }
+
+    void check_ports(int li) {
+        const IrLayer& l = doc_.layers[li];
+        std::unordered_set<int64_t> seen;
+        auto check = [&](const IrPort& p, int pos, bool output) {
+            Location w = at_port(li, pos, output);
+            if (p.id < 0) {
+                report(Severity::Error, ErrorKind::Graph, "port-id-invalid", w,
+                       str("port id \"", p.id_text, "\" is not an unsigned integer"));
+            } else if (!seen.insert(p.id).second) {
+                report(Severity::Error, ErrorKind::Graph, "duplicate-port-id", w,
+                       str("port id ", p.id, " is used twice in this layer"));
+            }
+            if (!p.dims_valid) report(Severity::Error, ErrorKind::Parse, "dims-invalid", w, p.dims_error);
+        };
+        for (size_t i = 0; i < l.inputs.size(); ++i) check(l.inputs[i], static_cast<int>(i), false);
+        for (size_t i = 0; i < l.outputs.size(); ++i) check(l.outputs[i], static_cast<int>(i), true);
+    }
+
+    // ---- 2. edges -----------------------------------------------------------------------------
+    static int find_port(const std::vector<IrPort>& ports, int64_t id) {
+        for (size_t i = 0; i < ports.size(); ++i)
+            if (ports[i].id == id) return static_cast<int>(i);
+        return -1;
+    }
+
+    void resolve_edges() {
+        in_edges_.resize(doc_.layers.size());
+        for (size_t li = 0; li < doc_.layers.size(); ++li) in_edges_[li].resize(doc_.layers[li].inputs.size());
+        for (const IrEdge& e : doc_.edges) {
+            Location w;
+            w.file = doc_.xml_path;
+            w.line = e.line;
+            if (e.from_layer < 0 || e.from_port < 0 || e.to_layer < 0 || e.to_port < 0) {
+                report(Severity::Error, ErrorKind::Graph, "edge-invalid", w,
+                       str("edge ", e.text, ": from-layer, from-port, to-layer and to-port must be unsigned integers"));
+                continue;
+            }
+            const auto src = id_to_layer_.find(e.from_layer);
+            const auto dst = id_to_layer_.find(e.to_layer);
+            if (dst != id_to_layer_.end()) {
+                w = at_layer(dst->second, e.line);
+            }
+            if (src == id_to_layer_.end() || dst == id_to_layer_.end()) {
+                report(Severity::Error, ErrorKind::Graph, "edge-missing-layer", w,
+                       str("edge ", e.text, ": no layer with id ",
+                           src == id_to_layer_.end() ? e.from_layer : e.to_layer));
+                continue;
+            }
+            const IrLayer& from = doc_.layers[src->second];
+            const IrLayer& to = doc_.layers[dst->second];
+            const int out_pos = find_port(from.outputs, e.from_port);
+            if (out_pos < 0) {
+                const bool is_input = find_port(from.inputs, e.from_port) >= 0;
+                report(Severity::Error, ErrorKind::Graph, is_input ? "edge-from-input-port" : "edge-missing-port", w,
+                       str("edge ", e.text, ": layer ", layer_ref(src->second),
+                           is_input ? " port " : " has no output port ", e.from_port,
+                           is_input ? " is an input port, not an output" : ""));
+                continue;
+            }
+            const int in_pos = find_port(to.inputs, e.to_port);
+            if (in_pos < 0) {
+                const bool is_output = find_port(to.outputs, e.to_port) >= 0;
+                report(Severity::Error, ErrorKind::Graph, is_output ? "edge-into-output-port" : "edge-missing-port", w,
+                       str("edge ", e.text, ": layer ", layer_ref(dst->second),
+                           is_output ? " port " : " has no input port ", e.to_port,
+                           is_output ? " is an output port, not an input" : ""));
+                continue;
+            }
+            in_edges_[dst->second][in_pos].push_back({src->second, out_pos, e.line});
+        }
+        for (size_t li = 0; li < doc_.layers.size(); ++li) {
+            if (!valid_[li]) continue;
+            for (size_t pos = 0; pos < in_edges_[li].size(); ++pos) {
+                const auto& ends = in_edges_[li][pos];
+                if (ends.size() == 1) continue;
+                Location w = at_port(static_cast<int>(li), static_cast<int>(pos), false);
+                if (ends.empty()) {
+                    report(Severity::Error, ErrorKind::Graph, "input-unconnected", w,
+                           str("input port ", doc_.layers[li].inputs[pos].id_text, " has no incoming edge"));
+                } else {
+                    std::string from;
+                    for (const auto& end : ends) from += (from.empty() ? "" : ", ") + layer_ref(end.layer);
+                    report(Severity::Error, ErrorKind::Graph, "input-multiple-edges", w,
+                           str("input port ", doc_.layers[li].inputs[pos].id_text, " has ", ends.size(),
+                               " incoming edges (from ", from, ")"));
+                }
+            }
+        }
+    }
+
+    // ---- 3. order -----------------------------------------------------------------------------
+    std::vector<int> topological_order() {
+        const int n = static_cast<int>(doc_.layers.size());
+        std::vector<std::vector<int>> consumers(n);
+        std::vector<int> pending(n, 0);
+        for (int li = 0; li < n; ++li) {
+            if (!valid_[li]) continue;
+            std::unordered_set<int> producers;
+            for (const auto& ends : in_edges_[li])
+                for (const auto& end : ends) producers.insert(end.layer);
+            pending[li] = static_cast<int>(producers.size());
+            for (int p : producers) consumers[p].push_back(li);
+        }
+        std::deque<int> ready;
+        for (int li = 0; li < n; ++li)
+            if (valid_[li] && pending[li] == 0) ready.push_back(li);
+        std::vector<int> order;
+        std::vector<bool> placed(n, false);
+        while (!ready.empty()) {
+            const int li = ready.front();
+            ready.pop_front();
+            order.push_back(li);
+            placed[li] = true;
+            for (int c : consumers[li])
+                if (--pending[c] == 0) ready.push_back(c);
+        }
+        report_cycles(placed);
+        return order;
+    }
+
+    void report_cycles(const std::vector<bool>& placed) {
+        // Every unplaced layer has an unplaced producer; walking producers from any of them must
+        // come back to a layer already on the walk: that loop is a cycle.
+        const int n = static_cast<int>(doc_.layers.size());
+        std::vector<int> walked(n, -1);  // walk number that visited the layer
+        for (int start = 0; start < n; ++start) {
+            if (!valid_[start] || placed[start] || walked[start] >= 0) continue;
+            std::vector<int> path;
+            int li = start;
+            while (walked[li] < 0) {
+                walked[li] = start;
+                path.push_back(li);
+                int next = -1;
+                for (const auto& ends : in_edges_[li])
+                    for (const auto& end : ends)
+                        if (next < 0 && !placed[end.layer] && valid_[end.layer]) next = end.layer;
+                if (next < 0) break;  // cannot happen; be safe
+                li = next;
+            }
+            if (walked[li] != start) continue;  // reached a cycle reported by an earlier walk
+            const auto cycle_begin = std::find(path.begin(), path.end(), li);
+            std::string chain;
+            for (auto it = cycle_begin; it != path.end(); ++it)
+                chain += str(doc_.layers[*it].name, " (id ", doc_.layers[*it].id, ") <- ");
+            chain += str(doc_.layers[li].name, " (id ", doc_.layers[li].id, ")");
+            report(Severity::Error, ErrorKind::Graph, "cycle", at_layer(li), "the graph has a cycle: " + chain);
+        }
+    }
+
+    // ---- 4. liveness --------------------------------------------------------------------------
+    void mark_live() {
+        const int n = static_cast<int>(doc_.layers.size());
+        live_.assign(n, false);
+        std::vector<int> stack;
+        for (int li = 0; li < n; ++li) {
+            const std::string type = canonical_op_type(doc_.layers[li].type);
+            if (valid_[li] && (type == "result" || type == "assign")) {
+                live_[li] = true;
+                stack.push_back(li);
+            }
+        }
+        while (!stack.empty()) {
+            const int li = stack.back();
+            stack.pop_back();
+            for (const auto& ends : in_edges_[li])
+                for (const auto& end : ends)
+                    if (!live_[end.layer]) {
+                        live_[end.layer] = true;
+                        stack.push_back(end.layer);
+                    }
+        }
+    }
+
+    // ---- 5. ops -------------------------------------------------------------------------------
+    void create_nodes(const std::vector<int>& order, Graph& graph) {
+        defs_.assign(doc_.layers.size(), nullptr);
+        node_of_layer_.assign(doc_.layers.size(), -1);
+        for (int li : order) {
+            if (!live_[li] && !options_.keep_going) continue;
+            if (!live_[li])
+                report(Severity::Warning, ErrorKind::Graph, "dead-layer", at_layer(li),
+                       "layer feeds no Result or Assign; OpenVINO drops it");
+            Node node;
+            node.layer = &doc_.layers[li];
+            node.live = live_[li];
+            resolve_op(li, node);
+            node_of_layer_[li] = static_cast<int>(graph.nodes.size());
+            graph.nodes.push_back(std::move(node));
+        }
+    }
+
+    void resolve_op(int li, Node& node) {
+        const IrLayer& l = doc_.layers[li];
+        const std::optional<int> opset = parse_opset(l.version);
+        if (!opset) {
+            report(Severity::Error, ErrorKind::Unsupported, "unknown-opset", at_layer(li),
+                   str("version \"", l.version, "\" is not an opset irlite knows (expected opset1 .. opset",
+                       kLatestOpset, ")"));
+            return;
+        }
+        const OpDef* def = registry_.find(l.type, *opset);
+        if (!def) {
+            const auto others = registry_.find_all(l.type);
+            if (others.empty()) {
+                report(Severity::Error, ErrorKind::Unsupported, "unsupported-op", at_layer(li),
+                       str("irlite does not implement op type '", l.type, "'"));
+            } else {
+                std::string have;
+                for (const OpDef* d : others) have += str(have.empty() ? "" : ", ", d->type, "-", d->version, " in ", d->opset_range());
+                report(Severity::Error, ErrorKind::Unsupported, "op-not-in-opset", at_layer(li),
+                       str("'", l.type, "' is not in ", l.version, "; irlite has ", have));
+            }
+            return;
+        }
+        defs_[li] = def;
+        const int n_in = static_cast<int>(l.inputs.size());
+        if (n_in < def->min_inputs || n_in > def->max_inputs()) {
+            report(Severity::Error, ErrorKind::Graph, "input-count", at_layer(li),
+                   str(def->type, "-", def->version, " takes ", def->min_inputs == def->max_inputs()
+                           ? str(def->min_inputs) : str(def->min_inputs, " to ", def->max_inputs()),
+                       " inputs, the layer has ", n_in));
+            return;
+        }
+        if (def->num_outputs >= 0 && static_cast<int>(l.outputs.size()) != def->num_outputs) {
+            report(Severity::Error, ErrorKind::Graph, "output-count", at_layer(li),
+                   str(def->type, "-", def->version, " has ", def->num_outputs, " output(s), the layer declares ",
+                       l.outputs.size()));
+            return;
+        }
+        try {
+            if (def->parse_attrs) node.attrs = def->parse_attrs(AttrReader(l, doc_.weights.get()));
+            else node.attrs = std::make_shared<NoAttrs>();
+        } catch (const Error& e) {
+            report_error(e, at_layer(li, l.data_line));
+            return;
+        }
+        node.def = def;
+    }
+
+    // ---- 6. types and shapes ------------------------------------------------------------------
+    // What a layer's output port declares, used where inference is impossible (check mode).
+    OutputInfo declared_output(const IrPort& port) const {
+        OutputInfo info;
+        try {
+            if (!port.precision.empty()) info.type = parse_element_type(port.precision);
+        } catch (const Error&) {
+        }
+        info.shape = PartialShape(port.dims);
+        return info;
+    }
+
+    void infer_all(Graph& graph) {
+        for (size_t ni = 0; ni < graph.nodes.size(); ++ni) infer_node(graph, static_cast<int>(ni));
+    }
+
+    void infer_node(Graph& graph, int ni) {
+        Node& node = graph.nodes[ni];
+        const IrLayer& l = *node.layer;
+        const int li = static_cast<int>(&l - doc_.layers.data());
+
+        // Inputs, and the edge checks (declared input dims and precision vs the producer's output).
+        std::vector<InferContext::Input> inputs;
+        bool inputs_known = true;
+        node.inputs.assign(l.inputs.size(), ValueRef{});
+        for (size_t pos = 0; pos < l.inputs.size(); ++pos) {
+            const auto& ends = in_edges_[li][pos];
+            const int producer = ends.empty() ? -1 : node_of_layer_[ends[0].layer];
+            if (producer < 0 || producer >= ni) {
+                inputs_known = false;
+                continue;
+            }
+            node.inputs[pos] = {producer, ends[0].output};
+            const Node& p = graph.nodes[producer];
+            const OutputInfo& out = p.outputs[ends[0].output];
+            const Tensor* value = p.constants.empty() ? nullptr : &p.constants[ends[0].output];
+            if (value && !value->valid()) value = nullptr;
+            inputs.push_back({out.type, out.shape, value});
+            check_edge(li, static_cast<int>(pos), p, ends[0].output, out);
+        }
+
+        std::vector<OutputInfo> inferred;
+        bool ok = node.def && inputs_known;
+        if (ok) {
+            try {
+                InferContext ctx(*node.def, *node.attrs, inputs, static_cast<int>(l.outputs.size()));
+                inferred = node.def->infer(ctx);
+                if (inferred.size() != l.outputs.size() && node.def->role != OpRole::Result) {
+                    report(Severity::Error, ErrorKind::Graph, "output-count", at_layer(li),
+                           str("the op produces ", inferred.size(), " output(s), the layer declares ", l.outputs.size()));
+                    ok = false;
+                }
+            } catch (const Error& e) {
+                report_error(e, at_layer(li));
+                ok = false;
+            }
+        }
+        if (!ok) {
+            // Go on with what the file declares, so that faults downstream are still found.
+            inferred.clear();
+            for (const IrPort& port : l.outputs) inferred.push_back(declared_output(port));
+            node.def = nullptr;
+        } else {
+            check_declared_outputs(li, inferred);
+        }
+        node.outputs = std::move(inferred);
+        node.shapes_static = std::all_of(node.outputs.begin(), node.outputs.end(),
+                                         [](const OutputInfo& o) { return o.shape.is_static(); });
+        if (ok) fold(graph, node, inputs);
+    }
+
+    void check_edge(int li, int pos, const Node& producer, int out_pos, const OutputInfo& out) {
+        const IrPort& port = doc_.layers[li].inputs[pos];
+        if (port.dims_valid && !shapes_compatible(PartialShape(port.dims), out.shape)) {
+            report(Severity::Error, ErrorKind::ShapeRule, "dims-mismatch", at_port(li, pos, false),
+                   str("input port dims ", dims_text(port.dims), " differ from the producer's output ",
+                       to_string(out.shape), " (layer '", producer.layer->name, "' output ", out_pos, ")"),
+                   dims_text(port.dims), to_string(out.shape));
+        }
+        check_precision(port, out.type, at_port(li, pos, false), "the producer's output");
+    }
+
+    void check_precision(const IrPort& port, ElementType actual, const Location& where, const char* against) {
+        if (port.precision.empty()) return;
+        try {
+            const ElementType declared = parse_element_type(port.precision);
+            if (declared != actual)
+                report(Severity::Error, ErrorKind::Type, "precision-mismatch", where,
+                       str("precision ", port.precision, " differs from ", against, " type ", to_string(actual)),
+                       port.precision, to_string(actual));
+        } catch (const Error& e) {
+            report(Severity::Error, e.kind(), "precision-invalid", where,
+                   str("precision \"", port.precision, "\": ", e.message()));
+        }
+    }
+
+    void check_declared_outputs(int li, const std::vector<OutputInfo>& inferred) {
+        const IrLayer& l = doc_.layers[li];
+        for (size_t pos = 0; pos < l.outputs.size() && pos < inferred.size(); ++pos) {
+            const IrPort& port = l.outputs[pos];
+            const Location where = at_port(li, static_cast<int>(pos), true);
+            if (port.dims_valid && !shapes_compatible(PartialShape(port.dims), inferred[pos].shape)) {
+                report(Severity::Error, ErrorKind::ShapeRule, "dims-mismatch", where,
+                       str("declared dims ", dims_text(port.dims), " differ from the inferred ",
+                           to_string(inferred[pos].shape)),
+                       dims_text(port.dims), to_string(inferred[pos].shape));
+            }
+            check_precision(port, inferred[pos].type, where, "the inferred");
+        }
+    }
+
+    void fold(Graph& graph, Node& node, const std::vector<InferContext::Input>& inputs) {
+        if (!options_.fold_constants || !node.def->foldable) return;
+        std::vector<Tensor> values;
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            if (inputs[i].value) {
+                values.push_back(*inputs[i].value);
+            } else if ((node.def->shape_only_inputs >> i & 1u) && inputs[i].shape.is_static()) {
+                values.push_back(Tensor::wrap(inputs[i].type, inputs[i].shape.to_shape(), nullptr));
+            } else {
+                return;
+            }
+        }
+        try {
+            node.constants = run_node(node, values, node.shapes_static ? &node.outputs : nullptr, nullptr, nullptr,
+                                      doc_.xml_path);
+            for (size_t i = 0; i < node.outputs.size(); ++i)
+                node.outputs[i].shape = PartialShape(node.constants[i].shape());
+            node.shapes_static = true;
+        } catch (const Error& e) {
+            report(Diagnostic::from_error(e));
+            node.constants.clear();
+        }
+        (void)graph;
+    }
+
+    void collect_boundaries(Graph& graph) {
+        // Model inputs and outputs keep XML order (OpenVINO's rule), not topological order.
+        std::vector<int> by_file(graph.nodes.size());
+        for (size_t i = 0; i < by_file.size(); ++i) by_file[i] = static_cast<int>(i);
+        std::sort(by_file.begin(), by_file.end(),
+                  [&](int a, int b) { return graph.nodes[a].layer < graph.nodes[b].layer; });
+        for (int ni : by_file) {
+            const Node& node = graph.nodes[ni];
+            const std::string type = canonical_op_type(node.layer->type);
+            const OpRole role = node.def ? node.def->role : OpRole::Compute;
+            if (role == OpRole::Parameter || (!node.def && type == "parameter")) graph.parameters.push_back(ni);
+            if (role == OpRole::Result || (!node.def && type == "result")) graph.results.push_back(ni);
+            if (role == OpRole::Sink) graph.sinks.push_back(ni);
+        }
+    }
+
+    std::shared_ptr<const IrDocument> doc_ptr_;
+    const IrDocument& doc_;
+    const OpRegistry& registry_;
+    const BuildOptions& options_;
+    std::vector<Diagnostic> diagnostics_;
+    std::unordered_map<int64_t, int> id_to_layer_;
+    std::vector<bool> valid_;                          // per layer: usable id
+    std::vector<std::vector<std::vector<EdgeEnd>>> in_edges_;  // per layer, per input position
+    std::vector<bool> live_;
+    std::vector<const OpDef*> defs_;  // per layer, once resolved
+    std::vector<int> node_of_layer_;
+};
+
+}  // namespace
+
+bool BuildResult::has_errors() const {
+    return std::any_of(diagnostics.begin(), diagnostics.end(),
+                       [](const Diagnostic& d) { return d.severity == Severity::Error; });
+}
+
+Location Node::location(const std::string& file) const {
+    Location where;
+    where.file = file;
+    where.line = layer->line;
+    if (layer->id >= 0) where.layer_id = static_cast<uint64_t>(layer->id);
+    where.layer_name = layer->name;
+    where.layer_type = layer->type;
+    where.opset = layer->version;
+    return where;
+}
+
+BuildResult build_graph(std::shared_ptr<const IrDocument> document, const OpRegistry& registry,
+                        const BuildOptions& options) {
+    return Builder(std::move(document), registry, options).run();
+}
+
+}  // namespace irlite

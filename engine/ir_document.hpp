@@ -1,0 +1,68 @@
+// The IR document: what the parser reads from model.xml (and model.bin), before any checking
+// beyond well-formedness. Plain data: layers, ports, dims, attributes and edges, each with the XML
+// line it came from, so that every later error can point into the file.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace irlite {
+
+// The model's weights: the bytes of model.bin, memory-mapped or held in memory. Const tensors are
+// views into it and keep it alive through `owner`.
+struct WeightsBlob {
+    const std::byte* data = nullptr;
+    size_t size = 0;
+    std::shared_ptr<const void> owner;  // keeps the mapping / buffer alive
+    std::string path;                   // for messages; empty when read from memory
+};
+
+struct IrAttribute {
+    std::string name;
+    std::string value;
+};
+
+struct IrPort {
+    std::string id_text;  // the `id` attribute as written (validated by the graph builder)
+    int64_t id = -1;      // parsed id; -1 when id_text is not a valid unsigned integer
+    std::string precision;  // as written; may be empty (input ports often have none)
+    std::vector<int64_t> dims;  // the <dim> children, -1 = dynamic
+    bool dims_valid = true;     // false when a <dim> was not an integer >= -1
+    std::string dims_error;     // why, when !dims_valid
+    std::vector<std::string> names;  // tensor names (output ports), escapes resolved
+    int64_t line = 0;
+};
+
+struct IrLayer {
+    std::string id_text;
+    int64_t id = -1;  // -1 when id_text is not a valid unsigned integer
+    std::string name;
+    std::string type;
+    std::string version;  // opset name as written, e.g. "opset8"
+    std::vector<IrAttribute> attributes;  // the <data> element's attributes, in file order
+    int64_t data_line = 0;                // line of <data>, or of the layer when absent
+    std::vector<IrPort> inputs;
+    std::vector<IrPort> outputs;
+    std::vector<IrAttribute> layer_attributes;  // extra attributes on <layer> (e.g. output_names)
+    int64_t line = 0;
+};
+
+struct IrEdge {
+    int64_t from_layer = -1, from_port = -1, to_layer = -1, to_port = -1;  // -1 = unparsable
+    std::string text;  // the edge as written, for messages
+    int64_t line = 0;
+};
+
+struct IrDocument {
+    std::string xml_path;  // for messages; "<memory>" when read from memory
+    std::string name;      // <net name>
+    int64_t ir_version = 0;
+    std::vector<IrLayer> layers;  // in file order
+    std::vector<IrEdge> edges;    // in file order
+    std::shared_ptr<WeightsBlob> weights;  // null when no .bin was found or given
+    std::string weights_note;              // why weights are null (missing file, ...), for messages
+};
+
+}  // namespace irlite

@@ -1,0 +1,98 @@
+// irlite's public API.
+//
+//   irlite::Model model = irlite::Model::read("model.xml");          // or read_from_memory(...)
+//   irlite::CompiledModel compiled(model);                            // checks, infers shapes, folds
+//   irlite::InferRequest request = compiled.create_infer_request();   // one per thread
+//   request.set_input("x", irlite::Tensor::wrap(irlite::ElementType::f32, {1, 3}, my_data));
+//   request.infer();
+//   const irlite::Tensor& y = request.output(0);                      // valid until the next infer()
+//
+// A CompiledModel is immutable and may be shared between threads; each thread uses its own
+// InferRequest. Every failure throws irlite::Error (engine/error.hpp).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/diagnostic.hpp"
+#include "engine/element_type.hpp"
+#include "engine/error.hpp"
+#include "engine/ir_document.hpp"
+#include "engine/shape.hpp"
+#include "engine/tensor.hpp"
+
+namespace irlite {
+
+struct Graph;
+
+// A model as read from IR, not yet checked.
+class Model {
+public:
+    // Reads model.xml; the weights come from `bin_path`, or else from the xml's stem + ".bin" when
+    // that file exists.
+    static Model read(const std::string& xml_path, const std::string& bin_path = "");
+    // Reads IR text held in memory. `weights` may be null when the model has no Const. Without an
+    // owner the weights are copied; with one they are used in place (zero-copy) and the owner is
+    // kept alive as long as the model and anything compiled from it.
+    static Model read_from_memory(std::string_view xml, const void* weights, size_t weights_size,
+                                  std::shared_ptr<const void> weights_owner = nullptr);
+
+    const IrDocument& document() const { return *document_; }
+    std::shared_ptr<const IrDocument> document_ptr() const { return document_; }
+
+private:
+    explicit Model(std::shared_ptr<const IrDocument> doc) : document_(std::move(doc)) {}
+    std::shared_ptr<const IrDocument> document_;
+};
+
+// A model input or output as the user sees it.
+struct PortInfo {
+    std::string name;                // the name to use (see README: input and output names)
+    std::vector<std::string> names;  // every tensor name of the port
+    ElementType type = ElementType::f32;
+    PartialShape shape;
+};
+
+class InferRequest;
+
+class CompiledModel {
+public:
+    // Builds and checks the graph; throws the first error found.
+    explicit CompiledModel(const Model& model);
+
+    const std::vector<PortInfo>& inputs() const;
+    const std::vector<PortInfo>& outputs() const;
+    InferRequest create_infer_request() const;
+
+    struct Impl;
+
+private:
+    std::shared_ptr<const Impl> impl_;
+};
+
+class InferRequest {
+public:
+    // Binds an input by Parameter name or any of its tensor names, or by position. The tensor is
+    // not copied: it must stay alive and unchanged until infer() returns.
+    void set_input(const std::string& name, const Tensor& tensor);
+    void set_input(size_t index, const Tensor& tensor);
+    // Runs the model. Throws when an input is missing or does not match its Parameter.
+    void infer();
+    // Outputs of the last infer(), by position or name.
+    const Tensor& output(size_t index) const;
+    const Tensor& output(const std::string& name) const;
+    size_t num_outputs() const;
+    // Forgets the values of stateful variables (ReadValue/Assign), as if no inference had run.
+    void reset_state();
+
+private:
+    friend class CompiledModel;
+    struct State;
+    explicit InferRequest(std::shared_ptr<const CompiledModel::Impl> model);
+    std::shared_ptr<const CompiledModel::Impl> model_;
+    std::shared_ptr<State> state_;
+};
+
+}  // namespace irlite

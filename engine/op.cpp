@@ -1,0 +1,241 @@
+#include "engine/op.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+
+namespace irlite {
+namespace {
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+std::string trim(std::string_view s) {
+    size_t b = 0, e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+    return std::string(s.substr(b, e - b));
+}
+
+// Whole-string integer parse; false on junk, empty or overflow.
+bool parse_i64(std::string_view text, int64_t& out) {
+    const std::string t = trim(text);
+    if (t.empty()) return false;
+    errno = 0;
+    char* end = nullptr;
+    const long long v = std::strtoll(t.c_str(), &end, 10);
+    if (errno == ERANGE || end != t.c_str() + t.size()) return false;
+    out = v;
+    return true;
+}
+
+bool parse_f64(std::string_view text, double& out) {
+    const std::string t = trim(text);
+    if (t.empty()) return false;
+    char* end = nullptr;
+    out = std::strtod(t.c_str(), &end);
+    return end == t.c_str() + t.size();
+}
+
+std::vector<std::string> split_fields(std::string_view text) {
+    std::vector<std::string> out;
+    if (trim(text).empty()) return out;
+    size_t start = 0;
+    while (true) {
+        const size_t comma = text.find(',', start);
+        out.push_back(trim(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+}  // namespace
+
+// ---- AttrReader ------------------------------------------------------------------------------
+
+const std::string* AttrReader::find(std::string_view name) const {
+    for (const auto& a : layer_.attributes)
+        if (a.name == name) return &a.value;
+    return nullptr;
+}
+
+bool AttrReader::has(std::string_view name) const { return find(name) != nullptr; }
+
+void AttrReader::invalid(std::string_view name, const std::string& value, std::string_view why) const {
+    throw Error(ErrorKind::Attribute, "attribute-invalid",
+                str("attribute '", name, "' = \"", value, "\" is invalid: ", why));
+}
+
+std::string AttrReader::get_string(std::string_view name) const {
+    const std::string* v = find(name);
+    if (!v) throw Error(ErrorKind::Attribute, "attribute-missing", str("required attribute '", name, "' is missing"));
+    return *v;
+}
+
+std::string AttrReader::get_string(std::string_view name, std::string_view fallback) const {
+    const std::string* v = find(name);
+    return v ? *v : std::string(fallback);
+}
+
+int64_t AttrReader::get_i64(std::string_view name) const {
+    const std::string v = get_string(name);
+    int64_t out;
+    if (!parse_i64(v, out)) invalid(name, v, "expected an integer");
+    return out;
+}
+
+int64_t AttrReader::get_i64(std::string_view name, int64_t fallback) const {
+    return has(name) ? get_i64(name) : fallback;
+}
+
+double AttrReader::get_f64(std::string_view name) const {
+    const std::string v = get_string(name);
+    double out;
+    if (!parse_f64(v, out)) invalid(name, v, "expected a number");
+    return out;
+}
+
+double AttrReader::get_f64(std::string_view name, double fallback) const {
+    return has(name) ? get_f64(name) : fallback;
+}
+
+bool AttrReader::get_bool(std::string_view name, bool fallback) const {
+    const std::string* v = find(name);
+    if (!v) return fallback;
+    const std::string l = lower(trim(*v));
+    if (l == "true" || l == "1") return true;
+    if (l == "false" || l == "0") return false;
+    invalid(name, *v, "expected true, false, 1 or 0");
+}
+
+std::vector<int64_t> AttrReader::get_i64_list(std::string_view name) const {
+    const std::string v = get_string(name);
+    std::vector<int64_t> out;
+    for (const auto& field : split_fields(v)) {
+        int64_t x;
+        if (!parse_i64(field, x)) invalid(name, v, "expected a comma-separated list of integers");
+        out.push_back(x);
+    }
+    return out;
+}
+
+std::vector<int64_t> AttrReader::get_i64_list(std::string_view name, std::vector<int64_t> fallback) const {
+    return has(name) ? get_i64_list(name) : fallback;
+}
+
+std::vector<double> AttrReader::get_f64_list(std::string_view name) const {
+    const std::string v = get_string(name);
+    std::vector<double> out;
+    for (const auto& field : split_fields(v)) {
+        double x;
+        if (!parse_f64(field, x)) invalid(name, v, "expected a comma-separated list of numbers");
+        out.push_back(x);
+    }
+    return out;
+}
+
+ElementType AttrReader::get_element_type(std::string_view name) const {
+    const std::string v = get_string(name);
+    try {
+        return parse_element_type(trim(v));
+    } catch (const Error& e) {
+        throw Error(e.kind(), e.code(), str("attribute '", name, "': ", e.message()));
+    }
+}
+
+std::string AttrReader::get_enum(std::string_view name, const std::vector<std::string>& allowed,
+                                 std::string_view fallback) const {
+    const std::string* v = find(name);
+    if (!v) return std::string(fallback);
+    const std::string l = lower(trim(*v));
+    for (const auto& a : allowed)
+        if (l == lower(a)) return a;
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    invalid(name, *v, "expected one of " + list);
+}
+
+// ---- contexts --------------------------------------------------------------------------------
+
+namespace {
+Error located_at_input(const OpDef& def, size_t i, ErrorKind kind, std::string code, std::string message) {
+    Location where;
+    where.port = static_cast<int>(i);
+    if (i < def.input_roles.size()) where.port_role = def.input_roles[i];
+    return Error(kind, std::move(code), std::move(message), where);
+}
+}  // namespace
+
+Error InferContext::input_error(size_t i, ErrorKind kind, std::string code, std::string message) const {
+    return located_at_input(def_, i, kind, std::move(code), std::move(message));
+}
+
+Error KernelContext::input_error(size_t i, ErrorKind kind, std::string code, std::string message) const {
+    return located_at_input(def_, i, kind, std::move(code), std::move(message));
+}
+
+const Tensor* VariableStore::find(const std::string& id) const {
+    auto it = values_.find(id);
+    return it == values_.end() ? nullptr : &it->second;
+}
+
+// ---- registry --------------------------------------------------------------------------------
+
+std::string OpDef::opset_range() const {
+    if (last_opset >= kLatestOpset) return str("opset", first_opset, "+");
+    if (first_opset == last_opset) return str("opset", first_opset);
+    return str("opset", first_opset, "..opset", last_opset);
+}
+
+std::string canonical_op_type(std::string_view type) {
+    std::string t = lower(type);
+    if (t == "constant") return "const";
+    return t;  // PReLU/PRelu, ReLU/Relu, SoftMax/Softmax differ only in case
+}
+
+std::optional<int> parse_opset(std::string_view version) {
+    const std::string v = lower(trim(version));
+    if (v.rfind("opset", 0) != 0 || v.size() == 5 || v.size() > 8) return std::nullopt;
+    int n = 0;
+    for (size_t i = 5; i < v.size(); ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(v[i]))) return std::nullopt;
+        n = n * 10 + (v[i] - '0');
+    }
+    if (n < 1) return std::nullopt;
+    return n;
+}
+
+void OpRegistry::add(OpDef def) {
+    const std::string key = canonical_op_type(def.type);
+    for (const auto& d : defs_) {
+        if (canonical_op_type(d.type) == key && d.first_opset <= def.last_opset && def.first_opset <= d.last_opset)
+            throw Error(ErrorKind::Usage, "duplicate-op",
+                        str("op ", def.type, "-", def.version, " (", def.opset_range(), ") overlaps ", d.type,
+                            "-", d.version, " (", d.opset_range(), ")"));
+    }
+    defs_.push_back(std::move(def));
+}
+
+const OpDef* OpRegistry::find(std::string_view type, int opset) const {
+    const std::string key = canonical_op_type(type);
+    for (const auto& d : defs_)
+        if (canonical_op_type(d.type) == key && d.first_opset <= opset && opset <= d.last_opset) return &d;
+    return nullptr;
+}
+
+std::vector<const OpDef*> OpRegistry::find_all(std::string_view type) const {
+    const std::string key = canonical_op_type(type);
+    std::vector<const OpDef*> out;
+    for (const auto& d : defs_)
+        if (canonical_op_type(d.type) == key) out.push_back(&d);
+    return out;
+}
+
+}  // namespace irlite

@@ -1,0 +1,104 @@
+#include "engine/tensor.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "engine/error.hpp"
+
+namespace irlite {
+namespace {
+
+size_t physical_memory_bytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page_size <= 0) return size_t{16} << 30;
+    return static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+}
+
+std::atomic<size_t>& limit() {
+    static std::atomic<size_t> bytes{physical_memory_bytes()};
+    return bytes;
+}
+
+constexpr size_t kAlignment = 64;
+
+}  // namespace
+
+size_t max_tensor_bytes() { return limit().load(); }
+void set_max_tensor_bytes(size_t bytes) { limit().store(bytes); }
+
+Tensor::Tensor(ElementType type, Shape shape, int64_t count, void* data, std::shared_ptr<void> owner)
+    : type_(type), has_type_(true), shape_(std::move(shape)), num_elements_(count),
+      owner_(std::move(owner)), data_(data) {}
+
+Tensor::Tensor(ElementType type, Shape shape) : type_(type), has_type_(true), shape_(std::move(shape)) {
+    const size_t bytes = checked_byte_size(shape_, element_size(type_));
+    if (bytes > max_tensor_bytes())
+        throw Error(ErrorKind::Limit, "tensor-too-large",
+                    str("a ", to_string(type_), " tensor of shape ", to_string(shape_), " needs ", bytes,
+                        " bytes, more than the limit of ", max_tensor_bytes(), " bytes"));
+    num_elements_ = static_cast<int64_t>(bytes / element_size(type_));
+    // Always allocate at least one aligned block, so that data() is non-null even for empty tensors.
+    const size_t alloc = ((bytes + kAlignment - 1) / kAlignment + 1) * kAlignment;
+    void* p = std::aligned_alloc(kAlignment, alloc);
+    if (!p)
+        throw Error(ErrorKind::Limit, "out-of-memory",
+                    str("cannot allocate ", bytes, " bytes for a ", to_string(type_), " tensor of shape ",
+                        to_string(shape_)));
+    std::memset(p, 0, alloc);
+    owner_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+    data_ = p;
+}
+
+Tensor Tensor::wrap(ElementType type, Shape shape, void* data, std::shared_ptr<void> owner) {
+    const size_t bytes = checked_byte_size(shape, element_size(type));
+    const int64_t count = static_cast<int64_t>(bytes / element_size(type));
+    // An empty view may come with a null pointer (an empty .bin); give it a valid address so that
+    // kernels can pass data() to memcpy with a zero size.
+    static std::byte empty_view[64];
+    if (!data && bytes == 0) data = empty_view;
+    return Tensor(type, std::move(shape), count, data, std::move(owner));
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+    const int64_t count = checked_num_elements(shape);
+    IRLITE_CHECK(count == num_elements_, ErrorKind::ShapeRule, "reshape-count",
+                 "cannot view a tensor of shape ", to_string(shape_), " as ", to_string(shape));
+    return Tensor(type_, std::move(shape), count, data_, owner_);
+}
+
+Tensor Tensor::clone() const {
+    Tensor out(type_, shape_);
+    if (byte_size()) std::memcpy(out.data(), data_, byte_size());
+    return out;
+}
+
+double Tensor::value_as_double(int64_t i) const {
+    return dispatch_type(type_, [&](auto tag) -> double {
+        using T = decltype(tag);
+        const T v = static_cast<const T*>(data_)[i];
+        if constexpr (std::is_same_v<T, float16>) return f16_to_f32(v.bits);
+        else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(v.bits);
+        else return static_cast<double>(v);
+    });
+}
+
+int64_t Tensor::value_as_int64(int64_t i) const {
+    return dispatch_type(type_, [&](auto tag) -> int64_t {
+        using T = decltype(tag);
+        const T v = static_cast<const T*>(data_)[i];
+        if constexpr (std::is_same_v<T, float16>) return static_cast<int64_t>(f16_to_f32(v.bits));
+        else if constexpr (std::is_same_v<T, bfloat16>) return static_cast<int64_t>(bf16_to_f32(v.bits));
+        else if constexpr (std::is_floating_point_v<T>) return static_cast<int64_t>(v);
+        // u64 values above INT64_MAX saturate: index readers treat them as "very large".
+        else if constexpr (std::is_same_v<T, uint64_t>)
+            return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
+        else return static_cast<int64_t>(v);
+    });
+}
+
+}  // namespace irlite

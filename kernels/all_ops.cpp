@@ -1,0 +1,156 @@
+// The one list of ops irlite runs. Adding an op: write kernels/<op>.cpp defining
+// `OpDef make_<op>_op()` (or several, one per version), declare it here and add it to the table.
+// The registry rejects overlapping (type, opset) pairs, and tests/op_table_test.cpp fails when an
+// op has no unit test.
+#include "engine/op.hpp"
+
+namespace irlite {
+
+// Model boundaries and constants.
+OpDef make_parameter_op();
+OpDef make_result_op();
+OpDef make_const_op();
+
+// Data movement.
+OpDef make_slice_op();
+OpDef make_variadic_split_op();
+OpDef make_scatter_nd_update_op();
+OpDef make_scatter_nd_update_15_op();
+OpDef make_gather_elements_op();
+
+// Shape and data movement (reshape-like views, copies, shape subgraphs, types, state).
+OpDef make_reshape_op();
+OpDef make_squeeze_op();
+OpDef make_unsqueeze_op();
+OpDef make_transpose_op();
+OpDef make_concat_op();
+OpDef make_split_op();
+OpDef make_gather_v1_op();
+OpDef make_gather_v7_op();
+OpDef make_gather_v8_op();
+OpDef make_strided_slice_op();
+OpDef make_tile_op();
+OpDef make_pad_v1_op();
+OpDef make_pad_v12_op();
+OpDef make_broadcast_v1_op();
+OpDef make_broadcast_v3_op();
+OpDef make_shape_of_v1_op();
+OpDef make_shape_of_v3_op();
+OpDef make_convert_op();
+OpDef make_range_v1_op();
+OpDef make_range_v4_op();
+OpDef make_interpolate_v4_op();
+OpDef make_interpolate_v11_op();
+OpDef make_read_value_op();
+OpDef make_assign_op();
+
+// Elementwise arithmetic.
+OpDef make_add_op();
+OpDef make_multiply_op();
+
+// Numeric NN ops (MatMul, convolution, pooling, reductions, softmax, normalization).
+OpDef make_mat_mul_op();
+OpDef make_convolution_op();
+OpDef make_group_convolution_op();
+OpDef make_convolution_backprop_data_op();
+OpDef make_group_convolution_backprop_data_op();
+OpDef make_max_pool_1_op();
+OpDef make_max_pool_8_op();
+OpDef make_max_pool_14_op();
+OpDef make_avg_pool_1_op();
+OpDef make_avg_pool_14_op();
+OpDef make_avg_pool_16_op();
+OpDef make_reduce_sum_op();
+OpDef make_reduce_mean_op();
+OpDef make_reduce_max_op();
+OpDef make_reduce_min_op();
+OpDef make_reduce_prod_op();
+OpDef make_reduce_l1_op();
+OpDef make_reduce_l2_op();
+OpDef make_softmax_1_op();
+OpDef make_softmax_8_op();
+OpDef make_log_softmax_op();
+OpDef make_batch_norm_inference_1_op();
+OpDef make_batch_norm_inference_5_op();
+OpDef make_mvn_1_op();
+OpDef make_mvn_6_op();
+OpDef make_normalize_l2_op();
+
+namespace {
+
+OpRegistry build_registry() {
+    OpRegistry r;
+    for (auto make : {
+             make_parameter_op,
+             make_result_op,
+             make_const_op,
+             make_slice_op,
+             make_variadic_split_op,
+             make_scatter_nd_update_op,
+             make_scatter_nd_update_15_op,
+             make_gather_elements_op,
+             make_reshape_op,
+             make_squeeze_op,
+             make_unsqueeze_op,
+             make_transpose_op,
+             make_concat_op,
+             make_split_op,
+             make_gather_v1_op,
+             make_gather_v7_op,
+             make_gather_v8_op,
+             make_strided_slice_op,
+             make_tile_op,
+             make_pad_v1_op,
+             make_pad_v12_op,
+             make_broadcast_v1_op,
+             make_broadcast_v3_op,
+             make_shape_of_v1_op,
+             make_shape_of_v3_op,
+             make_convert_op,
+             make_range_v1_op,
+             make_range_v4_op,
+             make_interpolate_v4_op,
+             make_interpolate_v11_op,
+             make_read_value_op,
+             make_assign_op,
+             make_add_op,
+             make_multiply_op,
+             make_mat_mul_op,
+             make_convolution_op,
+             make_group_convolution_op,
+             make_convolution_backprop_data_op,
+             make_group_convolution_backprop_data_op,
+             make_max_pool_1_op,
+             make_max_pool_8_op,
+             make_max_pool_14_op,
+             make_avg_pool_1_op,
+             make_avg_pool_14_op,
+             make_avg_pool_16_op,
+             make_reduce_sum_op,
+             make_reduce_mean_op,
+             make_reduce_max_op,
+             make_reduce_min_op,
+             make_reduce_prod_op,
+             make_reduce_l1_op,
+             make_reduce_l2_op,
+             make_softmax_1_op,
+             make_softmax_8_op,
+             make_log_softmax_op,
+             make_batch_norm_inference_1_op,
+             make_batch_norm_inference_5_op,
+             make_mvn_1_op,
+             make_mvn_6_op,
+             make_normalize_l2_op,
+         })
+        r.add(make());
+    return r;
+}
+
+}  // namespace
+
+const OpRegistry& OpRegistry::builtin() {
+    static const OpRegistry registry = build_registry();
+    return registry;
+}
+
+}  // namespace irlite

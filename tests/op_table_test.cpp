@@ -1,0 +1,82 @@
+// The op table: no duplicates, sane definitions, and every op has a unit test that names it.
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "engine/op.hpp"
+
+namespace irlite {
+namespace {
+
+std::string read_test_sources() {
+    std::string all;
+    for (const std::string dir : {std::string(IRLITE_SOURCE_DIR) + "/tests", std::string(IRLITE_SOURCE_DIR) + "/tests/ops"}) {
+        DIR* d = opendir(dir.c_str());
+        if (!d) continue;
+        while (dirent* e = readdir(d)) {
+            const std::string name = e->d_name;
+            if (name.size() < 4 || name.substr(name.size() - 4) != ".cpp" || name == "op_table_test.cpp") continue;
+            std::ifstream f(dir + "/" + name);
+            std::stringstream ss;
+            ss << f.rdbuf();
+            all += ss.str();
+        }
+        closedir(d);
+    }
+    return all;
+}
+
+TEST(OpTable, DefinitionsAreComplete) {
+    for (const OpDef& d : OpRegistry::builtin().all()) {
+        SCOPED_TRACE(d.type);
+        EXPECT_TRUE(d.infer) << "no shape rule";
+        EXPECT_TRUE(d.compute) << "no kernel";
+        EXPECT_LE(d.min_inputs, d.max_inputs());
+        EXPECT_LE(d.first_opset, d.last_opset);
+        EXPECT_GE(d.first_opset, 1);
+        EXPECT_LT(d.value_inputs >> d.input_roles.size(), 1u) << "value_inputs names a port the op does not have";
+    }
+}
+
+TEST(OpTable, RejectsOverlappingDefinitions) {
+    OpRegistry r;
+    OpDef a;
+    a.type = "Foo";
+    a.first_opset = 1;
+    a.last_opset = 7;
+    r.add(a);
+    OpDef b = a;
+    b.type = "FOO";
+    b.first_opset = 7;
+    b.last_opset = kLatestOpset;
+    EXPECT_THROW(r.add(b), Error);
+    b.first_opset = 8;
+    EXPECT_NO_THROW(r.add(b));
+    EXPECT_EQ(r.find("foo", 3)->last_opset, 7);
+    EXPECT_EQ(r.find("Foo", 9)->first_opset, 8);
+    EXPECT_EQ(r.find("Foo", 99), nullptr);
+}
+
+TEST(OpTable, LooksUpAliases) {
+    const OpRegistry& r = OpRegistry::builtin();
+    EXPECT_NE(r.find("Const", 1), nullptr);
+    EXPECT_EQ(r.find("Constant", 1), r.find("Const", 1));
+    EXPECT_EQ(parse_opset("opset8"), 8);
+    EXPECT_EQ(parse_opset("experimental"), std::nullopt);
+    EXPECT_EQ(parse_opset("opset"), std::nullopt);
+}
+
+TEST(OpTable, EveryOpHasAUnitTest) {
+    const std::string sources = read_test_sources();
+    for (const OpDef& d : OpRegistry::builtin().all()) {
+        const std::string quoted = "\"" + d.type + "\"";
+        EXPECT_NE(sources.find(quoted), std::string::npos)
+            << d.type << "-" << d.version << " has no unit test (no test source mentions " << quoted << ")";
+    }
+}
+
+}  // namespace
+}  // namespace irlite

@@ -1,0 +1,148 @@
+// The public API: read from memory, compile once, many infer requests, zero-copy tensors, input
+// errors that say what the model expects, dynamic dims resolved at run time.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "engine/irlite.hpp"
+#include "ir_builder.hpp"
+
+namespace irlite {
+namespace {
+
+using testing::IrBuilder;
+
+// y = x * w + x  (w a Const), x f32 [?,3]
+IrBuilder scale_model() {
+    IrBuilder b;
+    const float w[3] = {1.0f, 2.0f, 3.0f};
+    b.parameter(0, "x", "f32", {-1, 3});
+    b.constant(1, "w", "f32", {3}, w, sizeof w);
+    b.layer(2, "mul", "Multiply", "opset1", "auto_broadcast=\"numpy\"", {{0, "FP32", {-1, 3}, ""}, {1, "FP32", {3}, ""}},
+            {{2, "FP32", {-1, 3}, "mul"}});
+    b.layer(3, "add", "Add", "opset1", "", {{0, "FP32", {-1, 3}, ""}, {1, "FP32", {-1, 3}, ""}}, {{2, "FP32", {-1, 3}, "y,y:0"}});
+    b.result(4, "y/sink_port_0", "f32", {-1, 3});
+    b.edge(0, 0, 2, 0).edge(1, 0, 2, 1).edge(2, 2, 3, 0).edge(0, 0, 3, 1).edge(3, 2, 4, 0);
+    return b;
+}
+
+Model load(const IrBuilder& b) { return Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size()); }
+
+TEST(Runtime, PortsAndNames) {
+    const CompiledModel m(load(scale_model()));
+    ASSERT_EQ(m.inputs().size(), 1u);
+    EXPECT_EQ(m.inputs()[0].name, "x");
+    EXPECT_EQ(m.inputs()[0].shape, PartialShape({kDynamic, 3}));
+    ASSERT_EQ(m.outputs().size(), 1u);
+    EXPECT_EQ(m.outputs()[0].name, "y");  // first tensor name of the producing port
+    EXPECT_EQ(m.outputs()[0].names, (std::vector<std::string>{"y", "y:0"}));
+}
+
+TEST(Runtime, DynamicBatchResolvedAtRunTime) {
+    const CompiledModel m(load(scale_model()));
+    InferRequest req = m.create_infer_request();
+    for (int64_t batch : {1, 4, 0}) {
+        std::vector<float> x(static_cast<size_t>(batch * 3), 1.0f);
+        req.set_input("x", Tensor::wrap(ElementType::f32, {batch, 3}, x.data()));
+        req.infer();
+        const Tensor& y = req.output("y:0");
+        ASSERT_EQ(y.shape(), (Shape{batch, 3}));
+        for (int64_t i = 0; i < batch * 3; ++i) EXPECT_EQ(y.data<float>()[i], 1.0f + static_cast<float>(i % 3 + 1));
+    }
+}
+
+TEST(Runtime, InputErrorsListWhatTheModelExpects) {
+    const CompiledModel m(load(scale_model()));
+    InferRequest req = m.create_infer_request();
+    try {
+        req.infer();
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), "input-missing");
+        EXPECT_NE(e.message().find("'x' f32 [?,3]"), std::string::npos) << e.what();
+    }
+    try {
+        req.set_input("nope", Tensor(ElementType::f32, {1, 3}));
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), "input-unknown");
+        EXPECT_NE(e.message().find("'x'"), std::string::npos);
+    }
+    struct Row {
+        const char* name;
+        Tensor t;
+    };
+    const Row rows[] = {{"dtype", Tensor(ElementType::f64, {1, 3})},
+                        {"rank", Tensor(ElementType::f32, {3})},
+                        {"dims", Tensor(ElementType::f32, {1, 4})}};
+    for (const auto& row : rows) {
+        req.set_input(0, row.t);
+        try {
+            req.infer();
+            FAIL() << row.name;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::Input) << row.name;
+            EXPECT_NE(e.message().find("expected f32 [?,3]"), std::string::npos) << e.what();
+            EXPECT_EQ(e.location().layer_name, "x");
+        }
+    }
+}
+
+TEST(Runtime, RequestsAreIndependentAndShareTheModel) {
+    const CompiledModel m(load(scale_model()));
+    auto run = [&](float v, int rounds) {
+        InferRequest req = m.create_infer_request();
+        std::vector<float> x(6, v);
+        req.set_input("x", Tensor::wrap(ElementType::f32, {2, 3}, x.data()));
+        for (int r = 0; r < rounds; ++r) {
+            req.infer();
+            for (int i = 0; i < 6; ++i) ASSERT_EQ(req.output(0).data<float>()[i], v * static_cast<float>(i % 3 + 2));
+        }
+    };
+    std::thread a(run, 1.0f, 200), b(run, 3.0f, 200);
+    a.join();
+    b.join();
+}
+
+TEST(Runtime, OutputsOfOneRunSurviveTheNext) {
+    const CompiledModel m(load(scale_model()));
+    InferRequest req = m.create_infer_request();
+    std::vector<float> x(3, 1.0f);
+    req.set_input("x", Tensor::wrap(ElementType::f32, {1, 3}, x.data()));
+    req.infer();
+    const Tensor first = req.output(0);  // a handle keeps its buffer alive
+    x.assign(3, 2.0f);
+    req.infer();
+    EXPECT_EQ(first.data<float>()[0], 2.0f);
+    EXPECT_EQ(req.output(0).data<float>()[0], 4.0f);
+}
+
+TEST(Runtime, ReadErrorsNameTheFile) {
+    try {
+        Model::read("/nonexistent/model.xml");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Io);
+        EXPECT_NE(std::string(e.what()).find("/nonexistent/model.xml"), std::string::npos);
+    }
+    try {
+        Model::read_from_memory("<net version=\"11\"><layers>", nullptr, 0);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Parse);
+    }
+}
+
+TEST(Runtime, ConstWithoutWeightsIsAClearError) {
+    const IrBuilder b = scale_model();
+    try {
+        CompiledModel m(Model::read_from_memory(b.xml(), nullptr, 0));
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), "bin-missing");
+        EXPECT_EQ(e.location().layer_name, "w");
+    }
+}
+
+}  // namespace
+}  // namespace irlite

@@ -1,0 +1,108 @@
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "tools/cli.hpp"
+
+namespace irlite::cli {
+
+bool ArgCursor::take_flag(std::initializer_list<const char*> names) {
+    if (done()) return false;
+    for (const char* n : names)
+        if (args_[i_] == n) {
+            ++i_;
+            return true;
+        }
+    return false;
+}
+
+bool ArgCursor::take_option(std::initializer_list<const char*> names, std::string& value) {
+    if (done()) return false;
+    const std::string& a = args_[i_];
+    for (const char* n : names) {
+        const size_t len = std::strlen(n);
+        if (a == n) {
+            if (i_ + 1 >= args_.size()) throw UsageError(std::string("option ") + n + " needs a value");
+            value = args_[i_ + 1];
+            i_ += 2;
+            return true;
+        }
+        if (len > 2 && a.size() > len && a.compare(0, len, n) == 0 && a[len] == '=') {
+            value = a.substr(len + 1);
+            ++i_;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string ArgCursor::take_positional() {
+    const std::string& a = args_[i_];
+    if (a.size() > 1 && a[0] == '-') throw UsageError("unknown option '" + a + "'");
+    ++i_;
+    return a;
+}
+
+std::string safe_file_name(const std::string& name) {
+    std::string out = name;
+    for (char& c : out) {
+        const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+                        c == '_' || c == '-';
+        if (!ok) c = '_';
+    }
+    if (out.empty() || out == "." || out == "..") out = "_" + out;
+    return out;
+}
+
+namespace {
+
+std::string format_value(const Tensor& t, int64_t i) {
+    std::ostringstream os;
+    if (t.type() == ElementType::boolean) {
+        os << (t.data<uint8_t>()[i] ? "True" : "False");
+    } else if (is_float(t.type())) {
+        const double v = t.value_as_double(i);
+        if (std::isnan(v)) os << "nan";
+        else if (std::isinf(v)) os << (v > 0 ? "inf" : "-inf");
+        else os << v;
+    } else if (t.type() == ElementType::u64) {
+        os << t.data<uint64_t>()[i];
+    } else {
+        os << t.value_as_int64(i);
+    }
+    return os.str();
+}
+
+// Nested brackets, numpy style; along each dim only the first and last `edge` items when the
+// tensor is large.
+void format_nested(const Tensor& t, size_t dim, int64_t offset, const std::vector<int64_t>& strides, bool summarise,
+                   int indent, std::string& out) {
+    constexpr int64_t edge = 3;
+    if (dim == t.rank()) {
+        out += format_value(t, offset);
+        return;
+    }
+    const int64_t n = t.shape()[dim];
+    out += "[";
+    for (int64_t i = 0; i < n; ++i) {
+        if (summarise && n > 2 * edge && i == edge) {
+            out += dim + 1 == t.rank() ? "..., " : "...,\n" + std::string(indent + 1, ' ');
+            i = n - edge - 1;
+            continue;
+        }
+        format_nested(t, dim + 1, offset + i * strides[dim], strides, summarise, indent + 1, out);
+        if (i + 1 < n) out += dim + 1 == t.rank() ? ", " : ",\n" + std::string(indent + 1, ' ');
+    }
+    out += "]";
+}
+
+}  // namespace
+
+std::string format_tensor(const Tensor& t, size_t max_items) {
+    std::string out;
+    const bool summarise = static_cast<size_t>(t.num_elements()) > max_items;
+    format_nested(t, 0, 0, row_major_strides(t.shape()), summarise, 2, out);
+    return "  " + out;
+}
+
+}  // namespace irlite::cli

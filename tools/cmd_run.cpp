@@ -1,0 +1,128 @@
+// irlite run: run a model on .npy inputs and write or print its outputs.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "engine/irlite.hpp"
+#include "parser/npy.hpp"
+#include "tools/cli.hpp"
+#include "tools/model_inputs.hpp"
+
+namespace irlite::cli {
+namespace {
+
+const char* kRunHelp =
+    "usage: irlite run MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-o OUTDIR] [-q]\n"
+    "\n"
+    "Runs the model once and writes every output as OUTDIR/<name>.npy (OUTDIR is created if\n"
+    "needed; each file is written atomically). Without -o, prints every input and output.\n"
+    "\n"
+    "  -w, --weights FILE   the weights (.bin); default: MODEL.xml with the extension .bin\n"
+    "  -i, --input NAME=FILE.npy\n"
+    "                       binds a model input: NAME is a Parameter's layer name or any of its\n"
+    "                       tensor names. The .npy must match the Parameter's element type and\n"
+    "                       shape exactly (no implicit casts; a bf16 input takes an f32 .npy).\n"
+    "  -o, --output DIR     where to write the outputs\n"
+    "  -q, --quiet          print nothing on success\n"
+    "\n"
+    "Output file names: the first tensor name of the port feeding each Result; for IR v10 (no\n"
+    "tensor names) the producing layer's name, with .N appended when it has several outputs;\n"
+    "otherwise the Result layer's name. Characters outside [A-Za-z0-9._-] become '_'.\n"
+    "\n"
+    ".npy support: format versions 1.0-3.0, little-endian, C order; dtypes float16/32/64,\n"
+    "int8/16/32/64, uint8/16/32/64 and bool. A bf16 output is written as float32.\n";
+
+void make_dirs(const std::string& dir) {
+    std::string path;
+    for (size_t i = 0; i <= dir.size(); ++i) {
+        if (i == dir.size() || dir[i] == '/') {
+            if (!path.empty() && ::mkdir(path.c_str(), 0777) != 0 && errno != EEXIST)
+                throw Error(ErrorKind::Io, "output-dir", str("cannot create directory '", path, "': ", std::strerror(errno)));
+        }
+        if (i < dir.size()) path += dir[i];
+    }
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        throw Error(ErrorKind::Io, "output-dir", str("'", dir, "' is not a directory"));
+}
+
+// The same file, by device and inode (so that -o never overwrites an input).
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat sa {}, sb {};
+    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& args) {
+    ArgCursor cur(args);
+    std::string model_path, bin_path, out_dir, value;
+    std::vector<std::string> input_specs;
+    bool quiet = false;
+    while (!cur.done()) {
+        if (cur.take_flag({"-h", "--help"})) {
+            std::cout << kRunHelp;
+            return kExitOk;
+        }
+        if (cur.take_option({"-w", "--weights"}, bin_path)) continue;
+        if (cur.take_option({"-i", "--input"}, value)) {
+            input_specs.push_back(value);
+            continue;
+        }
+        if (cur.take_option({"-o", "--output"}, out_dir)) continue;
+        if (cur.take_flag({"-q", "--quiet"})) {
+            quiet = true;
+            continue;
+        }
+        if (!model_path.empty()) throw UsageError("more than one model given ('" + model_path + "', '" + cur.peek() + "')");
+        model_path = cur.take_positional();
+    }
+    if (model_path.empty()) throw UsageError("run: no model given");
+
+    const Model model = Model::read(model_path, bin_path);
+    const CompiledModel compiled(model);
+    InferRequest request = compiled.create_infer_request();
+    const std::vector<BoundInput> bound = load_inputs(compiled, input_specs);
+    for (const BoundInput& b : bound) request.set_input(b.index, b.tensor);
+    request.infer();
+
+    const auto& outputs = compiled.outputs();
+    if (out_dir.empty()) {
+        if (!quiet) {
+            for (const BoundInput& b : bound) {
+                const PortInfo& p = compiled.inputs()[b.index];
+                std::cout << "input  " << p.name << ": " << to_string(b.tensor.type()) << " "
+                          << to_string(b.tensor.shape()) << "\n" << format_tensor(b.tensor) << "\n";
+            }
+            for (size_t i = 0; i < outputs.size(); ++i) {
+                const Tensor& t = request.output(i);
+                std::cout << "output " << outputs[i].name << ": " << to_string(t.type()) << " " << to_string(t.shape())
+                          << "\n" << format_tensor(t) << "\n";
+            }
+        }
+        return kExitOk;
+    }
+    make_dirs(out_dir);
+    std::set<std::string> used;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        std::string base = safe_file_name(outputs[i].name);
+        for (int k = 1; used.count(base); ++k) base = safe_file_name(outputs[i].name) + "_" + std::to_string(k);
+        used.insert(base);
+        const std::string path = out_dir + "/" + base + ".npy";
+        for (const BoundInput& b : bound)
+            if (same_file(path, b.path))
+                throw Error(ErrorKind::Io, "output-overwrites-input",
+                            str("output '", outputs[i].name, "' would overwrite the input file '", b.path, "'"));
+        Tensor t = request.output(i);
+        if (t.type() == ElementType::bf16) t = convert_bf16_to_f32(t);
+        write_npy(path, t);
+        if (!quiet) std::cout << "wrote " << path << ": " << to_string(t.type()) << " " << to_string(t.shape()) << "\n";
+    }
+    return kExitOk;
+}
+
+}  // namespace irlite::cli

@@ -1,0 +1,67 @@
+// irlite: run, check, summarise and draw OpenVINO IR models.
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+#include "engine/error.hpp"
+#include "tools/cli.hpp"
+
+namespace {
+
+const char* kUsage =
+    "irlite - a small engine for OpenVINO IR (model.xml + model.bin)\n"
+    "\n"
+    "usage: irlite <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run    MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-o OUTDIR]\n"
+    "         run the model on .npy inputs; write each output as OUTDIR/<name>.npy, or print them\n"
+    "  check  MODEL.xml [-w MODEL.bin] [--json] [--shape NAME=[dims]]...\n"
+    "         validate the model without running it and report every problem found\n"
+    "  info   MODEL.xml [-w MODEL.bin] [--json]\n"
+    "         summarise inputs, outputs and ops\n"
+    "  dot    MODEL.xml [-w MODEL.bin] [-o FILE.dot]\n"
+    "         draw the graph as Graphviz DOT\n"
+    "  bench  MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-n RUNS]\n"
+    "         time inferences\n"
+    "\n"
+    "'irlite <command> --help' describes a command. Exit codes: 0 success, 1 error in the model,\n"
+    "an input or at run time (message on stderr), 2 usage error.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace irlite::cli;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::cerr << kUsage;
+        return kExitUsage;
+    }
+    const std::string command = args.front();
+    args.erase(args.begin());
+    try {
+        if (command == "-h" || command == "--help" || command == "help") {
+            std::cout << kUsage;
+            return kExitOk;
+        }
+        if (command == "--version") {
+            std::cout << "irlite 0.1.0\n";
+            return kExitOk;
+        }
+        if (command == "run") return run_command(args);
+        if (command == "check") return check_command(args);
+        if (command == "info") return info_command(args);
+        if (command == "dot") return dot_command(args);
+        if (command == "bench") return bench_command(args);
+        throw UsageError("unknown command '" + command + "'");
+    } catch (const UsageError& e) {
+        std::cerr << "irlite: " << e.what() << "\n(see 'irlite --help')\n";
+        return kExitUsage;
+    } catch (const irlite::Error& e) {
+        std::cerr << "irlite: error: " << e.what() << "\n";
+        return kExitError;
+    } catch (const std::exception& e) {
+        std::cerr << "irlite: error: " << e.what() << "\n";
+        return kExitError;
+    }
+}
