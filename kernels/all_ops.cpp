@@ -47,6 +47,22 @@ OpDef make_assign_op();
 // Elementwise arithmetic.
 OpDef make_add_op();
 OpDef make_multiply_op();
+OpDef make_subtract_op();
+OpDef make_divide_op();
+OpDef make_power_op();
+OpDef make_maximum_op();
+OpDef make_minimum_op();
+OpDef make_squared_difference_op();
+OpDef make_equal_op();
+OpDef make_not_equal_op();
+OpDef make_less_op();
+OpDef make_less_equal_op();
+OpDef make_greater_op();
+OpDef make_greater_equal_op();
+OpDef make_logical_and_op();
+OpDef make_logical_or_op();
+OpDef make_logical_xor_op();
+OpDef make_select_op();
 
 // Numeric NN ops (MatMul, convolution, pooling, reductions, softmax, normalization).
 OpDef make_mat_mul_op();
@@ -115,6 +131,22 @@ OpRegistry build_registry() {
              make_assign_op,
              make_add_op,
              make_multiply_op,
+             make_subtract_op,
+             make_divide_op,
+             make_power_op,
+             make_maximum_op,
+             make_minimum_op,
+             make_squared_difference_op,
+             make_equal_op,
+             make_not_equal_op,
+             make_less_op,
+             make_less_equal_op,
+             make_greater_op,
+             make_greater_equal_op,
+             make_logical_and_op,
+             make_logical_or_op,
+             make_logical_xor_op,
+             make_select_op,
              make_mat_mul_op,
              make_convolution_op,
              make_group_convolution_op,

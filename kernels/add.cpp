@@ -1,0 +1,12 @@
+// Add-1 (opset1+): out = a + b, elementwise, with broadcasting.
+// Inputs: 0 'a', 1 'b' (same element type). Attribute auto_broadcast: numpy (default) or none.
+// Types: f16, bf16, f32, f64, i8..i64, u8..u64 (boolean is rejected, as OpenVINO does); integers wrap.
+#include "kernels/detail/eltwise.hpp"
+
+namespace irlite {
+
+OpDef make_add_op() {
+    return detail::make_binary_op<detail::kArithmeticTypes>("Add", 1, [](auto a, auto b) { return a + b; });
+}
+
+}  // namespace irlite

@@ -1,0 +1,45 @@
+// Assign-6 (opset6+): stores its input into a stateful variable of the infer request; the next
+// ReadValue with the same variable_id (in this run's later nodes or in the next run) sees it.
+// Input 0 'value': any type. Attribute variable_id (required). No outputs: a sink, kept alive
+// although no Result depends on it.
+// The value is copied, so the stored tensor never aliases a buffer the executor reuses.
+#include "engine/op.hpp"
+
+namespace irlite {
+namespace {
+
+struct AssignAttrs : OpAttrs {
+    std::string variable_id;
+};
+
+}  // namespace
+
+OpDef make_assign_op() {
+    OpDef d;
+    d.type = "Assign";
+    d.version = 6;
+    d.first_opset = 6;
+    d.input_roles = {"value"};
+    d.min_inputs = 1;
+    d.num_outputs = 0;
+    d.role = OpRole::Sink;
+    d.foldable = false;
+    d.parse_attrs = [](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
+        auto a = std::make_unique<AssignAttrs>();
+        a->variable_id = r.get_string("variable_id");
+        if (a->variable_id.empty())
+            throw Error(ErrorKind::Attribute, "attribute-invalid", "attribute 'variable_id' must not be empty");
+        return a;
+    };
+    d.infer = [](const InferContext&) { return std::vector<OutputInfo>{}; };
+    d.compute = [](KernelContext& ctx) {
+        const auto& a = ctx.attrs<AssignAttrs>();
+        VariableStore* store = ctx.variables();
+        if (!store)
+            throw Error(ErrorKind::Usage, "no-variables", str("Assign '", a.variable_id, "' needs an infer request"));
+        store->set(a.variable_id, ctx.input(0).clone());
+    };
+    return d;
+}
+
+}  // namespace irlite

@@ -1,0 +1,104 @@
+// Concat-1 (opset1+): joins tensors along one axis.
+// Inputs: 1 or more, 'data0', 'data1', ... (any type, all the same type and rank >= 1; dims equal
+// except along the axis, where they add up; empty inputs are allowed).
+// Attribute axis (required; negative counts from the end, in [-r, r-1]).
+// Kernel: for each index of the outer dims, one memcpy per input of its contiguous chunk.
+#include <cstring>
+
+#include "engine/op.hpp"
+
+namespace irlite {
+namespace {
+
+constexpr int kMaxInputs = 4096;
+
+struct ConcatAttrs : OpAttrs {
+    int64_t axis = 0;
+};
+
+std::vector<OutputInfo> infer(const InferContext& ctx) {
+    const ElementType type = ctx.type(0);
+    const int64_t axis_attr = ctx.attrs<ConcatAttrs>().axis;
+    int64_t rank = -1;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+        if (ctx.type(i) != type)
+            throw ctx.input_error(i, ErrorKind::Type, "type-mismatch",
+                                  str("every input must have the type of input 0 (", to_string(type), "), got ",
+                                      to_string(ctx.type(i))));
+        const PartialShape& s = ctx.shape(i);
+        if (!s.rank_known()) continue;
+        if (s.rank() == 0)
+            throw ctx.input_error(i, ErrorKind::ShapeRule, "rank-invalid", "inputs must have rank >= 1, got a scalar");
+        if (rank < 0) rank = static_cast<int64_t>(s.rank());
+        else if (static_cast<int64_t>(s.rank()) != rank)
+            throw ctx.input_error(i, ErrorKind::ShapeRule, "rank-mismatch",
+                                  str("every input must have the same rank; got ", to_string(s), " after rank ", rank));
+    }
+    if (rank < 0) return {{type, PartialShape::dynamic_rank()}};
+    int64_t axis = 0;
+    try {
+        axis = normalize_axis(axis_attr, rank);
+    } catch (const Error& e) {
+        throw Error(ErrorKind::Attribute, "axis-out-of-range", str("attribute 'axis': ", e.message()));
+    }
+    std::vector<int64_t> dims(static_cast<size_t>(rank), kDynamic);
+    int64_t axis_sum = 0;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+        const PartialShape& s = ctx.shape(i);
+        if (!s.rank_known()) {
+            axis_sum = kDynamic;
+            continue;
+        }
+        for (size_t d = 0; d < dims.size(); ++d) {
+            if (static_cast<int64_t>(d) == axis) continue;
+            if (s[d] == kDynamic) continue;
+            if (dims[d] != kDynamic && dims[d] != s[d])
+                throw ctx.input_error(i, ErrorKind::ShapeRule, "dims-mismatch",
+                                      str("input ", i, " ", to_string(s), " differs from the other inputs in dim ", d,
+                                          " (", s[d], " vs ", dims[d], "); only the axis dim ", axis, " may differ"));
+            dims[d] = s[d];
+        }
+        const int64_t a = s[static_cast<size_t>(axis)];
+        axis_sum = (axis_sum == kDynamic || a == kDynamic) ? kDynamic : axis_sum + a;
+    }
+    dims[static_cast<size_t>(axis)] = axis_sum;
+    return {{type, PartialShape(dims)}};
+}
+
+void compute(KernelContext& ctx) {
+    Tensor& out = ctx.output(0);
+    const int64_t axis = normalize_axis(ctx.attrs<ConcatAttrs>().axis, static_cast<int64_t>(out.rank()));
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= out.shape()[static_cast<size_t>(d)];
+    std::vector<size_t> chunk(ctx.num_inputs());  // bytes per outer index, per input
+    for (size_t i = 0; i < ctx.num_inputs(); ++i)
+        chunk[i] = outer == 0 ? 0 : ctx.input(i).byte_size() / static_cast<size_t>(outer);
+    std::byte* dst = out.bytes();
+    for (int64_t o = 0; o < outer; ++o) {
+        for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+            if (!chunk[i]) continue;
+            std::memcpy(dst, ctx.input(i).bytes() + static_cast<size_t>(o) * chunk[i], chunk[i]);
+            dst += chunk[i];
+        }
+    }
+}
+
+}  // namespace
+
+OpDef make_concat_op() {
+    OpDef d;
+    d.type = "Concat";
+    d.version = 1;
+    for (int i = 0; i < kMaxInputs; ++i) d.input_roles.push_back(str("data", i));
+    d.min_inputs = 1;
+    d.parse_attrs = [](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
+        auto a = std::make_unique<ConcatAttrs>();
+        a->axis = r.get_i64("axis");
+        return a;
+    };
+    d.infer = infer;
+    d.compute = compute;
+    return d;
+}
+
+}  // namespace irlite

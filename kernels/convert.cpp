@@ -1,0 +1,106 @@
+// Convert-1 (opset1+): element-wise type conversion.
+// Input 0 'data': any type. Attribute destination_type (any irlite element type).
+// Output 0: same shape, destination_type.
+// Rules (OpenVINO's, where the spec leaves room):
+//   float -> integer: NaN gives 0; the value is clamped to the destination's range, then truncated
+//     toward zero (the CPU plugin's saturating conversion; 3.9 -> 3, -3.9 -> -3, 300.0 -> u8 255).
+//   integer -> integer: C++ conversion (modulo 2^N, as the spec says: i32 -1 -> u32 4294967295).
+//   anything -> boolean: value != 0 (NaN is true). boolean -> anything: 0 or 1.
+//   -> f16/bf16: via f32, round to nearest even, overflow to inf.
+// Types: every irlite element type to every other.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "engine/op.hpp"
+
+namespace irlite {
+namespace {
+
+struct ConvertAttrs : OpAttrs {
+    ElementType destination = ElementType::f32;
+};
+
+// A storage value as a C++ arithmetic value (16-bit floats widened to float).
+template <class T>
+auto widen(T v) {
+    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(v.bits);
+    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(v.bits);
+    else return v;
+}
+
+template <class To, class From>
+To float_to_integer(From v) {
+    if (std::isnan(v)) return To{0};
+    // lowest() of every integer type and max() + 1 (a power of two) are exact doubles, so the
+    // comparisons below are exact.
+    const double x = static_cast<double>(v);
+    constexpr double lowest = static_cast<double>(std::numeric_limits<To>::lowest());
+    const double above_max = std::ldexp(1.0, std::numeric_limits<To>::digits);
+    if (x <= lowest) return std::numeric_limits<To>::lowest();
+    if (x >= above_max) return std::numeric_limits<To>::max();
+    return static_cast<To>(x);  // truncates toward zero; in range by the checks above
+}
+
+template <class To, class From>
+To convert_value(From raw) {
+    const auto v = widen(raw);
+    using V = decltype(v);
+    if constexpr (std::is_same_v<To, bool>) {
+        return v != V{0};
+    } else if constexpr (std::is_same_v<To, float16>) {
+        return float16{f32_to_f16(static_cast<float>(v))};
+    } else if constexpr (std::is_same_v<To, bfloat16>) {
+        return bfloat16{f32_to_bf16(static_cast<float>(v))};
+    } else if constexpr (std::is_floating_point_v<To>) {
+        return static_cast<To>(v);
+    } else if constexpr (std::is_floating_point_v<V>) {
+        return float_to_integer<To>(v);
+    } else {
+        return static_cast<To>(v);  // integer or bool -> integer
+    }
+}
+
+template <class To, class From>
+void convert_buffer(const From* in, To* out, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) out[i] = convert_value<To>(in[i]);
+}
+
+void compute(KernelContext& ctx) {
+    const Tensor& in = ctx.input(0);
+    Tensor& out = ctx.output(0);
+    if (in.type() == out.type()) {
+        if (in.byte_size()) std::memcpy(out.data(), in.data(), in.byte_size());
+        return;
+    }
+    dispatch_type(in.type(), [&](auto from_tag) {
+        using From = decltype(from_tag);
+        dispatch_type(out.type(), [&](auto to_tag) {
+            using To = decltype(to_tag);
+            convert_buffer(in.data<From>(), out.data<To>(), in.num_elements());
+        });
+    });
+}
+
+}  // namespace
+
+OpDef make_convert_op() {
+    OpDef d;
+    d.type = "Convert";
+    d.version = 1;
+    d.input_roles = {"data"};
+    d.min_inputs = 1;
+    d.parse_attrs = [](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
+        auto a = std::make_unique<ConvertAttrs>();
+        a->destination = r.get_element_type("destination_type");
+        return a;
+    };
+    d.infer = [](const InferContext& ctx) {
+        return std::vector<OutputInfo>{{ctx.attrs<ConvertAttrs>().destination, ctx.shape(0)}};
+    };
+    d.compute = compute;
+    return d;
+}
+
+}  // namespace irlite

@@ -1,0 +1,442 @@
+// Convolution-1, GroupConvolution-1, ConvolutionBackpropData-1, GroupConvolutionBackpropData-1
+// (opset1+), for 1-D, 2-D and 3-D spatial data (rank 3..5), written once for any spatial rank.
+// Inputs:
+//   Convolution:                  0 'data' [N, C_IN, S...], 1 'filters' [C_OUT, C_IN, K...]
+//   GroupConvolution:             0 'data' [N, G*C_IN, S...], 1 'filters' [G, C_OUT, C_IN, K...]
+//   ConvolutionBackpropData:      0 'data' [N, C_IN, S...], 1 'filters' [C_IN, C_OUT, K...],
+//                                 2 'output_shape' (optional, 1-D integer, the result's spatial dims)
+//   GroupConvolutionBackpropData: 0 'data' [N, G*C_IN, S...], 1 'filters' [G, C_IN, C_OUT, K...], 2 as above
+// Attributes: strides, dilations (default 1s), pads_begin, pads_end, auto_pad (explicit, notset,
+// same_upper, same_lower, valid), and for the backprop ops output_padding (default 0s).
+// Output: [N, G*C_OUT, O...]; O from the window rules in kernels/detail/nn_common.hpp.
+// Types: f32, f64; f16/bf16 computed in f32. data and filters of the same type.
+// Method: im2col + GEMM (forward), GEMM + col2im (backprop), in column chunks that bound the scratch
+// buffer; a 1x1 stride-1 convolution is a GEMM on the data itself, and a group with one input
+// channel (depthwise, MobileNet) runs a direct kernel.
+#include <cstring>
+
+#include "kernels/detail/nn_common.hpp"
+#include "kernels/detail/nn_gemm.hpp"
+
+namespace irlite {
+namespace {
+
+enum class ConvKind { Forward, GroupForward, Backprop, GroupBackprop };
+
+bool is_group(ConvKind k) { return k == ConvKind::GroupForward || k == ConvKind::GroupBackprop; }
+bool is_backprop(ConvKind k) { return k == ConvKind::Backprop || k == ConvKind::GroupBackprop; }
+
+struct ConvAttrs : OpAttrs {
+    nn::WindowSpec window;
+    std::vector<int64_t> output_padding;  // backprop only; empty = zeros
+};
+
+std::unique_ptr<OpAttrs> parse(const AttrReader& r, ConvKind kind) {
+    auto a = std::make_unique<ConvAttrs>();
+    a->window = nn::read_window_spec(r, true);
+    if (is_backprop(kind) && r.has("output_padding"))
+        a->output_padding = nn::read_positive_list(r, "output_padding", 0);
+    return a;
+}
+
+// The convolution in numbers; dims may be kDynamic inside shape rules.
+struct ConvProblem {
+    int64_t batch = 0, groups = 1, in_per_group = 0, out_per_group = 0, data_channels = 0;
+    std::vector<nn::AxisWindow> axes;  // spatial; `in` = data side, `out` = result side
+    std::vector<int64_t> out_shape;
+
+    int64_t kernel_size() const {
+        int64_t k = 1;
+        for (const auto& a : axes) k *= a.kernel;
+        return k;
+    }
+    int64_t in_spatial() const {
+        int64_t s = 1;
+        for (const auto& a : axes) s *= a.in;
+        return s;
+    }
+    int64_t out_spatial() const {
+        int64_t s = 1;
+        for (const auto& a : axes) s *= a.out;
+        return s;
+    }
+};
+
+int64_t mul_dims(int64_t a, int64_t b) { return a == kDynamic || b == kDynamic ? kDynamic : a * b; }
+
+template <class Ctx>
+ConvProblem analyze(const Ctx& ctx, ConvKind kind, const ConvAttrs& attrs, const std::vector<int64_t>& data,
+                    const std::vector<int64_t>& filters, const std::vector<int64_t>* output_shape) {
+    if (data.size() < 3 || data.size() > 5)
+        throw ctx.input_error(0, ErrorKind::ShapeRule, "rank-invalid",
+                              str("expected [N, C, spatial...] with 1 to 3 spatial dims (rank 3..5), got ",
+                                  to_string(PartialShape(data))));
+    const size_t lead = is_group(kind) ? 3 : 2;
+    const size_t spatial = data.size() - 2;
+    if (filters.size() != spatial + lead)
+        throw ctx.input_error(1, ErrorKind::ShapeRule, "rank-invalid",
+                              str("filters of rank ", spatial + lead, " expected for data ", to_string(PartialShape(data)),
+                                  ", got ", to_string(PartialShape(filters))));
+    ConvProblem p;
+    p.batch = data[0];
+    p.data_channels = data[1];
+    switch (kind) {
+        case ConvKind::Forward: p.out_per_group = filters[0], p.in_per_group = filters[1]; break;
+        case ConvKind::GroupForward: p.groups = filters[0], p.out_per_group = filters[1], p.in_per_group = filters[2]; break;
+        case ConvKind::Backprop: p.in_per_group = filters[0], p.out_per_group = filters[1]; break;
+        case ConvKind::GroupBackprop: p.groups = filters[0], p.in_per_group = filters[1], p.out_per_group = filters[2]; break;
+    }
+    const int64_t expected_channels = mul_dims(p.groups, p.in_per_group);
+    if (expected_channels != kDynamic && p.data_channels != kDynamic && expected_channels != p.data_channels)
+        throw ctx.input_error(1, ErrorKind::ShapeRule, "channels-mismatch",
+                              str("data ", to_string(PartialShape(data)), " has ", p.data_channels,
+                                  " channels, but filters ", to_string(PartialShape(filters)), " expect ",
+                                  is_group(kind) ? str(p.groups, " groups x ", p.in_per_group, " = ") : "",
+                                  expected_channels));
+    const std::vector<int64_t> in_dims(data.begin() + 2, data.end());
+    const std::vector<int64_t> kernel(filters.begin() + static_cast<std::ptrdiff_t>(lead), filters.end());
+    p.axes = is_backprop(kind) ? nn::backprop_windows(attrs.window, attrs.output_padding, in_dims, kernel, output_shape)
+                               : nn::forward_windows(attrs.window, in_dims, kernel, nn::Rounding::Floor);
+    p.out_shape = {p.batch, mul_dims(p.groups, p.out_per_group)};
+    for (const auto& a : p.axes) p.out_shape.push_back(a.out);
+    return p;
+}
+
+// The optional output_shape input of the backprop ops: its values, or kDynamic per spatial axis
+// when they are not known yet. Null when the input is absent.
+template <class Ctx>
+std::optional<std::vector<int64_t>> read_output_shape(const Ctx& ctx, const Tensor* value, const PartialShape& shape,
+                                                      size_t spatial_rank) {
+    if (shape.rank_known() && shape.rank() != 1)
+        throw ctx.input_error(2, ErrorKind::ShapeRule, "rank-invalid",
+                              str("output_shape must be 1-D, got shape ", to_string(shape)));
+    if (shape.rank_known() && shape[0] != kDynamic && static_cast<size_t>(shape[0]) != spatial_rank)
+        throw ctx.input_error(2, ErrorKind::ShapeRule, "dims-mismatch",
+                              str("output_shape has ", shape[0], " values; expected one per spatial axis (",
+                                  spatial_rank, ")"));
+    std::vector<int64_t> dims(spatial_rank, kDynamic);
+    if (!value) return dims;
+    for (size_t i = 0; i < spatial_rank; ++i) {
+        dims[i] = value->value_as_int64(static_cast<int64_t>(i));
+        if (dims[i] < 1)
+            throw ctx.input_error(2, ErrorKind::Value, "output-shape-invalid",
+                                  str("output_shape[", i, "] = ", dims[i], "; it must be at least 1"));
+    }
+    return dims;
+}
+
+std::vector<OutputInfo> infer(const InferContext& ctx, ConvKind kind) {
+    nn::require_float(ctx, 0);
+    nn::require_same_type(ctx, 1, 0);
+    nn::require_rank(ctx, 0, 3, 5, "[N, C, spatial...]");
+    const bool has_output_shape = ctx.num_inputs() > 2;
+    if (has_output_shape) nn::require_integer(ctx, 2);
+    if (!ctx.shape(0).rank_known()) return {{ctx.type(0), PartialShape::dynamic_rank()}};
+    const size_t spatial = ctx.shape(0).rank() - 2;
+    std::vector<int64_t> filters = ctx.shape(1).rank_known()
+                                       ? ctx.shape(1).dims()
+                                       : std::vector<int64_t>(spatial + (is_group(kind) ? 3 : 2), kDynamic);
+    std::optional<std::vector<int64_t>> output_shape;
+    if (has_output_shape) output_shape = read_output_shape(ctx, ctx.value(2), ctx.shape(2), spatial);
+    const ConvProblem p = analyze(ctx, kind, ctx.attrs<ConvAttrs>(), ctx.shape(0).dims(), filters,
+                                  output_shape ? &*output_shape : nullptr);
+    return {{ctx.type(0), PartialShape(p.out_shape)}};
+}
+
+// ---- kernels ---------------------------------------------------------------------------------
+
+// Visits every multi-index of dims in row-major order.
+template <class F>
+void for_each_index(const std::vector<int64_t>& dims, F&& f) {
+    int64_t total = 1;
+    for (int64_t d : dims) total *= d;
+    std::vector<int64_t> index(dims.size(), 0);
+    for (int64_t n = 0; n < total; ++n) {
+        f(index);
+        for (size_t d = dims.size(); d-- > 0;) {
+            if (++index[d] < dims[d]) break;
+            index[d] = 0;
+        }
+    }
+}
+
+std::vector<int64_t> strides_of(const std::vector<nn::AxisWindow>& axes, bool data_side) {
+    std::vector<int64_t> s(axes.size(), 1);
+    for (size_t i = axes.size(); i-- > 1;) s[i - 1] = s[i] * (data_side ? axes[i].in : axes[i].out);
+    return s;
+}
+
+// A run of consecutive positions along the last spatial axis of one side (the result for im2col,
+// the data for col2im), with fixed coordinates on the other axes.
+struct Segment {
+    int64_t column;  // position of the run's first element in the chunk
+    int64_t first;   // coordinate of that element along the last axis
+    int64_t count;
+    std::vector<int64_t> lead;  // coordinates along the other axes
+};
+
+// Splits positions [begin, begin + len) of a row-major grid of `dims` into segments.
+std::vector<Segment> segments_of(const std::vector<int64_t>& dims, int64_t begin, int64_t len) {
+    std::vector<Segment> out;
+    const int64_t last = dims.back();
+    const std::vector<int64_t> lead_dims(dims.begin(), dims.end() - 1);
+    int64_t pos = begin;
+    while (pos < begin + len) {
+        Segment s;
+        s.column = pos - begin;
+        s.first = pos % last;
+        s.count = std::min(last - s.first, begin + len - pos);
+        int64_t rest = pos / last;
+        s.lead.assign(lead_dims.size(), 0);
+        for (size_t d = lead_dims.size(); d-- > 0;) {
+            s.lead[d] = rest % lead_dims[d];
+            rest /= lead_dims[d];
+        }
+        pos += s.count;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::vector<int64_t> axis_dims(const std::vector<nn::AxisWindow>& axes, bool data_side) {
+    std::vector<int64_t> d;
+    for (const auto& a : axes) d.push_back(data_side ? a.in : a.out);
+    return d;
+}
+
+std::vector<int64_t> kernel_dims(const std::vector<nn::AxisWindow>& axes) {
+    std::vector<int64_t> d;
+    for (const auto& a : axes) d.push_back(a.kernel);
+    return d;
+}
+
+// Offset, along the leading spatial axes, of the element that kernel tap `tap` of position `lead`
+// reaches (lead * stride - pad_begin + tap * dilation on each axis), or -1 when that falls outside
+// [0, limit): the data when forward (lead are result coordinates), the result otherwise (lead are
+// data coordinates).
+int64_t lead_offset(const std::vector<nn::AxisWindow>& axes, const std::vector<int64_t>& lead,
+                    const std::vector<int64_t>& tap, const std::vector<int64_t>& strides, bool forward) {
+    int64_t off = 0;
+    for (size_t a = 0; a + 1 < axes.size(); ++a) {
+        const nn::AxisWindow& w = axes[a];
+        const int64_t c = lead[a] * w.stride - w.pad_begin + tap[a] * w.dilation;
+        if (c < 0 || c >= (forward ? w.in : w.out)) return -1;
+        off += c * strides[a];
+    }
+    return off;
+}
+
+// col[row][j] for rows (channel, kernel tap) and the chunk's result positions j: the data element
+// that tap reads, 0 in the padding.
+template <class T>
+void im2col(const ConvProblem& p, const T* x, int64_t begin, int64_t len, T* col) {
+    const auto& axes = p.axes;
+    const nn::AxisWindow& last = axes.back();
+    const std::vector<Segment> segments = segments_of(axis_dims(axes, false), begin, len);
+    const std::vector<int64_t> in_strides = strides_of(axes, true);
+    const int64_t in_spatial = p.in_spatial();
+    int64_t row = 0;
+    for (int64_t c = 0; c < p.in_per_group; ++c) {
+        const T* xc = x + c * in_spatial;
+        for_each_index(kernel_dims(axes), [&](const std::vector<int64_t>& tap) {
+            T* dst_row = col + row++ * len;
+            const int64_t shift = tap.back() * last.dilation - last.pad_begin;
+            const auto [lo, hi] = nn::affine_range(last.out, last.stride, shift, last.in);
+            for (const Segment& s : segments) {
+                T* dst = dst_row + s.column;
+                const int64_t off = lead_offset(axes, s.lead, tap, in_strides, true);
+                const int64_t a = std::clamp(lo, s.first, s.first + s.count);
+                const int64_t b = std::clamp(hi, a, s.first + s.count);
+                if (off < 0) {
+                    std::fill(dst, dst + s.count, T(0));
+                    continue;
+                }
+                std::fill(dst, dst + (a - s.first), T(0));
+                const T* src = xc + off;  // element o of the run reads src[o * stride + shift]
+                if (last.stride == 1) {
+                    std::copy(src + (a + shift), src + (b + shift), dst + (a - s.first));
+                } else {
+                    for (int64_t o = a; o < b; ++o) dst[o - s.first] = src[o * last.stride + shift];
+                }
+                std::fill(dst + (b - s.first), dst + s.count, T(0));
+            }
+        });
+    }
+}
+
+// The reverse of im2col for the backprop ops: adds col[row][j] (rows: output channel, kernel tap;
+// j: the chunk's data positions) into the result element it lands on.
+template <class T>
+void col2im_add(const ConvProblem& p, const T* col, int64_t begin, int64_t len, T* y) {
+    const auto& axes = p.axes;
+    const nn::AxisWindow& last = axes.back();
+    const std::vector<Segment> segments = segments_of(axis_dims(axes, true), begin, len);
+    const std::vector<int64_t> out_strides = strides_of(axes, false);
+    const int64_t out_spatial = p.out_spatial();
+    int64_t row = 0;
+    for (int64_t c = 0; c < p.out_per_group; ++c) {
+        T* yc = y + c * out_spatial;
+        for_each_index(kernel_dims(axes), [&](const std::vector<int64_t>& tap) {
+            const T* src_row = col + row++ * len;
+            const int64_t shift = tap.back() * last.dilation - last.pad_begin;
+            const auto [lo, hi] = nn::affine_range(last.in, last.stride, shift, last.out);
+            for (const Segment& s : segments) {
+                const int64_t off = lead_offset(axes, s.lead, tap, out_strides, false);
+                if (off < 0) continue;
+                const int64_t a = std::clamp(lo, s.first, s.first + s.count);
+                const int64_t b = std::clamp(hi, a, s.first + s.count);
+                const T* src = src_row + s.column;  // element i of the run is src[i - s.first]
+                T* dst = yc + off;
+                for (int64_t i = a; i < b; ++i) dst[i * last.stride + shift] += src[i - s.first];
+            }
+        });
+    }
+}
+
+// One output channel of a group with a single input channel: for each result row, each kernel tap
+// adds weight x (a shifted data row) over the range of positions where it reads real data.
+template <class T>
+void direct_single_channel(const ConvProblem& p, const T* x, const T* w, T* y) {
+    const auto& axes = p.axes;
+    const nn::AxisWindow& last = axes.back();
+    const std::vector<int64_t> in_strides = strides_of(axes, true);
+    std::vector<int64_t> out_lead = axis_dims(axes, false), kernel_lead = kernel_dims(axes);
+    out_lead.pop_back();
+    kernel_lead.pop_back();
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (int64_t k = 0; k < last.kernel; ++k)
+        ranges.push_back(nn::affine_range(last.out, last.stride, k * last.dilation - last.pad_begin, last.in));
+    std::fill(y, y + p.out_spatial(), T(0));
+    T* y_row = y;
+    for_each_index(out_lead, [&](const std::vector<int64_t>& lead) {
+        const T* w_row = w;
+        for_each_index(kernel_lead, [&](const std::vector<int64_t>& tap) {
+            const int64_t off = lead_offset(axes, lead, tap, in_strides, true);
+            if (off >= 0) {
+                for (int64_t k = 0; k < last.kernel; ++k) {
+                    const T wv = w_row[k];
+                    const T* src = x + off;
+                    const int64_t shift = k * last.dilation - last.pad_begin;
+                    const auto [lo, hi] = ranges[static_cast<size_t>(k)];
+                    if (last.stride == 1) {
+                        for (int64_t o = lo; o < hi; ++o) y_row[o] += wv * src[o + shift];
+                    } else {
+                        for (int64_t o = lo; o < hi; ++o) y_row[o] += wv * src[o * last.stride + shift];
+                    }
+                }
+            }
+            w_row += last.kernel;
+        });
+        y_row += last.out;
+    });
+}
+
+// Columns per chunk: enough for GEMM to run at speed, few enough to keep the scratch buffer small.
+int64_t chunk_columns(int64_t rows, int64_t columns) {
+    constexpr int64_t kScratchElements = int64_t{1} << 19;
+    const int64_t fit = rows > 0 ? kScratchElements / rows : columns;
+    return std::max<int64_t>(1, std::min(columns, std::max<int64_t>(fit, 64)));
+}
+
+bool is_pointwise(const ConvProblem& p) {
+    for (const auto& a : p.axes)
+        if (a.kernel != 1 || a.stride != 1 || a.pad_begin != 0 || a.in != a.out) return false;
+    return true;
+}
+
+template <class T>
+void forward(const ConvProblem& p, const T* x, const T* w, T* y) {
+    const int64_t cin = p.in_per_group, cout = p.out_per_group, kernel = p.kernel_size();
+    const int64_t in_spatial = p.in_spatial(), out_spatial = p.out_spatial();
+    const int64_t rows = cin * kernel;
+    const bool direct = cin == 1 && cout <= 4;
+    const bool pointwise = is_pointwise(p);
+    const int64_t chunk = chunk_columns(rows, out_spatial);
+    std::vector<T> col(direct || pointwise ? 0 : static_cast<size_t>(rows * chunk));
+    for (int64_t n = 0; n < p.batch; ++n) {
+        for (int64_t g = 0; g < p.groups; ++g) {
+            const T* xg = x + (n * p.groups + g) * cin * in_spatial;
+            const T* wg = w + g * cout * rows;
+            T* yg = y + (n * p.groups + g) * cout * out_spatial;
+            if (direct) {
+                for (int64_t j = 0; j < cout; ++j) direct_single_channel(p, xg, wg + j * kernel, yg + j * out_spatial);
+            } else if (pointwise) {
+                nn::gemm<T>(false, false, cout, out_spatial, cin, wg, cin, xg, in_spatial, yg, out_spatial, false);
+            } else {
+                for (int64_t begin = 0; begin < out_spatial; begin += chunk) {
+                    const int64_t len = std::min(chunk, out_spatial - begin);
+                    im2col(p, xg, begin, len, col.data());
+                    nn::gemm<T>(false, false, cout, len, rows, wg, rows, col.data(), len, yg + begin, out_spatial,
+                                false);
+                }
+            }
+        }
+    }
+}
+
+template <class T>
+void backprop(const ConvProblem& p, const T* x, const T* w, T* y) {
+    const int64_t cin = p.in_per_group, cout = p.out_per_group, kernel = p.kernel_size();
+    const int64_t in_spatial = p.in_spatial(), out_spatial = p.out_spatial();
+    const int64_t rows = cout * kernel;
+    const int64_t chunk = chunk_columns(rows, in_spatial);
+    std::vector<T> col(static_cast<size_t>(rows * chunk));
+    std::fill(y, y + p.batch * p.groups * cout * out_spatial, T(0));
+    for (int64_t n = 0; n < p.batch; ++n) {
+        for (int64_t g = 0; g < p.groups; ++g) {
+            const T* xg = x + (n * p.groups + g) * cin * in_spatial;
+            const T* wg = w + g * cin * rows;
+            T* yg = y + (n * p.groups + g) * cout * out_spatial;
+            for (int64_t begin = 0; begin < in_spatial; begin += chunk) {
+                const int64_t len = std::min(chunk, in_spatial - begin);
+                nn::gemm<T>(true, false, rows, len, cin, wg, rows, xg + begin, in_spatial, col.data(), len, false);
+                col2im_add(p, col.data(), begin, len, yg);
+            }
+        }
+    }
+}
+
+void compute(KernelContext& ctx, ConvKind kind) {
+    const Tensor& data = ctx.input(0);
+    std::optional<std::vector<int64_t>> output_shape;
+    if (ctx.num_inputs() > 2)
+        output_shape = read_output_shape(ctx, &ctx.input(2), PartialShape(ctx.input(2).shape()), data.rank() - 2);
+    const ConvProblem p = analyze(ctx, kind, ctx.attrs<ConvAttrs>(), data.shape(), ctx.input(1).shape(),
+                                  output_shape ? &*output_shape : nullptr);
+    if (ctx.output(0).num_elements() == 0) return;
+    nn::dispatch_float(data.type(), [&](auto tag) {
+        using T = decltype(tag);
+        const nn::ComputeIn<T> x(data), w(ctx.input(1));
+        nn::ComputeOut<T> y(ctx.output(0));
+        if (is_backprop(kind)) backprop(p, x.data(), w.data(), y.data());
+        else forward(p, x.data(), w.data(), y.data());
+        y.commit();
+    });
+}
+
+OpDef make_conv_def(const char* type, ConvKind kind) {
+    OpDef d;
+    d.type = type;
+    d.version = 1;
+    d.input_roles = {"data", "filters"};
+    d.min_inputs = 2;
+    if (is_backprop(kind)) {
+        d.input_roles.push_back("output_shape");
+        d.value_inputs = inputs(2);
+    }
+    d.parse_attrs = [kind](const AttrReader& r) { return parse(r, kind); };
+    d.infer = [kind](const InferContext& ctx) { return infer(ctx, kind); };
+    d.compute = [kind](KernelContext& ctx) { compute(ctx, kind); };
+    return d;
+}
+
+}  // namespace
+
+OpDef make_convolution_op() { return make_conv_def("Convolution", ConvKind::Forward); }
+OpDef make_group_convolution_op() { return make_conv_def("GroupConvolution", ConvKind::GroupForward); }
+OpDef make_convolution_backprop_data_op() { return make_conv_def("ConvolutionBackpropData", ConvKind::Backprop); }
+OpDef make_group_convolution_backprop_data_op() {
+    return make_conv_def("GroupConvolutionBackpropData", ConvKind::GroupBackprop);
+}
+
+}  // namespace irlite

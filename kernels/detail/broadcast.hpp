@@ -1,0 +1,74 @@
+// Numpy broadcasting for elementwise ops: the shape rule (on partial shapes, at load time) and a
+// row plan for kernels (on static shapes, at run time).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/op.hpp"
+
+namespace irlite::detail {
+
+enum class AutoBroadcast {
+    None,   // shapes must be equal
+    Numpy,  // numpy rules: align right, a dim of 1 stretches
+};
+
+const char* to_string(AutoBroadcast mode);
+
+// Reads the `auto_broadcast` attribute: "numpy" (the default when absent), "none" or "explicit"
+// (OpenVINO treats the two alike for elementwise ops). "pdpd" throws Error(kind Unsupported, code
+// "auto-broadcast-unsupported"); anything else Error(kind Attribute, code "attribute-invalid").
+AutoBroadcast parse_auto_broadcast(const AttrReader& reader);
+
+// The output shape of an elementwise op on inputs of shapes a and b.
+//   Numpy: align right, pad the shorter with 1s; per dim: equal -> that; 1 and x -> x; a dynamic dim
+//     with a static x > 1 -> x (it can only be x or 1); with 1 or another dynamic dim -> dynamic;
+//     static x != y, both > 1 -> error. An unknown rank gives an unknown rank.
+//   None: equal ranks and dims; a dynamic dim takes the other's static value.
+// Throws Error(kind ShapeRule, code "broadcast-incompatible") naming both shapes and the first
+// clashing dim.
+PartialShape broadcast_shapes(const PartialShape& a, const PartialShape& b, AutoBroadcast mode);
+
+// How to run a binary elementwise op over static shapes a, b -> out (out being their broadcast):
+// the output is cut into rows of `row_length` elements. Within a row, an input either advances
+// with the output (varies) or repeats one element. Rows are visited by an odometer over the outer
+// dims, after dims of size 1 are dropped and neighbouring dims with the same broadcast pattern are
+// merged, so rows are as long as the shapes allow (same shapes: one row of everything).
+struct BroadcastPlan {
+    int64_t row_length = 1;
+    bool a_varies = true;  // a advances along the row (else a[offset] repeats)
+    bool b_varies = true;
+    std::vector<int64_t> outer_counts;  // outer loops, outermost first
+    std::vector<int64_t> a_strides;     // per outer loop, in elements (0 where a is broadcast)
+    std::vector<int64_t> b_strides;
+
+    int64_t num_rows() const;
+    // Calls f(a_offset, b_offset, out_offset) for each row, in output order (offsets in elements).
+    template <class F>
+    void for_each_row(F&& f) const;
+};
+
+// Throws Error(kind ShapeRule, code "broadcast-incompatible") when out is not the numpy broadcast
+// of a and b.
+BroadcastPlan plan_broadcast(const Shape& a, const Shape& b, const Shape& out);
+
+template <class F>
+void BroadcastPlan::for_each_row(F&& f) const {
+    const int64_t rows = num_rows();
+    std::vector<int64_t> counter(outer_counts.size(), 0);
+    int64_t a_offset = 0, b_offset = 0;
+    for (int64_t row = 0; row < rows; ++row) {
+        f(a_offset, b_offset, row * row_length);
+        for (size_t d = outer_counts.size(); d-- > 0;) {
+            a_offset += a_strides[d];
+            b_offset += b_strides[d];
+            if (++counter[d] < outer_counts[d]) break;
+            a_offset -= a_strides[d] * outer_counts[d];
+            b_offset -= b_strides[d] * outer_counts[d];
+            counter[d] = 0;
+        }
+    }
+}
+
+}  // namespace irlite::detail

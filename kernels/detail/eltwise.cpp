@@ -1,0 +1,34 @@
+#include "kernels/detail/eltwise.hpp"
+
+namespace irlite::detail {
+
+std::string type_mask_text(TypeMask mask) {
+    std::string s;
+    for (int i = 0; i < kNumElementTypes; ++i) {
+        const auto t = static_cast<ElementType>(i);
+        if (mask & type_bit(t)) s += (s.empty() ? "" : ", ") + std::string(to_string(t));
+    }
+    return s;
+}
+
+std::unique_ptr<OpAttrs> parse_binary_attrs(const AttrReader& reader) {
+    auto a = std::make_unique<BinaryAttrs>();
+    a->broadcast = parse_auto_broadcast(reader);
+    return a;
+}
+
+std::vector<OutputInfo> infer_binary(const InferContext& ctx, TypeMask allowed, BinaryOutput output) {
+    const ElementType ta = ctx.type(0), tb = ctx.type(1);
+    if (!(allowed & type_bit(ta)))
+        throw ctx.input_error(0, ErrorKind::Type, "element-type-unsupported",
+                              str(ctx.def().type, " does not support element type ", to_string(ta),
+                                  " (supported: ", type_mask_text(allowed), ")"));
+    if (tb != ta)
+        throw ctx.input_error(1, ErrorKind::Type, "element-type-mismatch",
+                              str("element type ", to_string(tb), " differs from input 0's ", to_string(ta),
+                                  "; both inputs must have the same type"));
+    const PartialShape shape = broadcast_shapes(ctx.shape(0), ctx.shape(1), ctx.attrs<BinaryAttrs>().broadcast);
+    return {{output == BinaryOutput::Boolean ? ElementType::boolean : ta, shape}};
+}
+
+}  // namespace irlite::detail

@@ -1,0 +1,39 @@
+// Byte-level data movement for every element type: copies a strided N-d region of a dense
+// row-major tensor into a dense row-major buffer. Serves Slice (and later StridedSlice, Reverse,
+// Broadcast with step 0, ...) for any rank and any element type.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "engine/shape.hpp"
+
+namespace irlite::detail {
+
+// For every output coordinate o (row-major over out_shape):
+//   dst[o] = src[start[0] + o[0]*step[0], ..., start[r-1] + o[r-1]*step[r-1]]
+// `src` is dense row-major with `src_shape`; `dst` is dense row-major with `out_shape`; both hold
+// elements of `elem_size` bytes. Steps may be negative or 0 (a repeated read). start, step,
+// src_shape and out_shape all have the same length (the rank; 0 copies one element).
+//
+// Whole dims read with step 1 and contiguous runs are coalesced into one memcpy; what remains is
+// walked with an odometer (no recursion, no per-rank code) and the innermost strided loop copies
+// 1/2/4/8-byte items with fixed-size moves.
+//
+// Throws Error(kind Value, code "strided-copy-out-of-range") when the region reaches outside
+// `src` (a caller bug; it is checked once per dim, so it never turns into a stray read).
+void strided_copy(const void* src, const Shape& src_shape, void* dst, const Shape& out_shape, size_t elem_size,
+                  const std::vector<int64_t>& start, const std::vector<int64_t>& step);
+
+// The general form, for views whose dims do not follow the source's order (Transpose), repeat
+// (Broadcast, Tile: stride 0) or run backwards (StridedSlice):
+//   dst[o] = the elem_size bytes at src + offset + sum_d o[d] * byte_strides[d]
+// for every output coordinate o (row-major over out_shape; dst is dense). byte_strides has one
+// entry per output dim, in bytes, of any sign. Same coalescing and 1/2/4/8-byte inner copies as
+// strided_copy. Throws Error(kind Value, code "strided-copy-out-of-range") when some read would
+// fall outside the src_bytes bytes at src (checked once, from the extreme offsets).
+void view_copy(const void* src, size_t src_bytes, int64_t offset, void* dst, const Shape& out_shape,
+               const std::vector<int64_t>& byte_strides, size_t elem_size);
+
+}  // namespace irlite::detail

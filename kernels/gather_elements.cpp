@@ -1,0 +1,153 @@
+// GatherElements-6 (opset6+): out[i0, .., ia, .., ir-1] = data[i0, .., indices[i0, .., ia, .., ir-1], .., ir-1]
+// along `axis` (numpy's take_along_axis).
+// Inputs: 0 'data' (any type, rank r >= 1); 1 'indices' (i32 or i64, rank r; every dim but the
+// axis dim equal to data's; the axis dim may be any size, 0 included).
+// Attribute: axis (required, in [-r, r-1]).
+// Output: data's type, indices' shape. Every index must be in [-d, d-1] with d = data.shape[axis]
+// (negatives count from the end, as in ONNX); anything else is an error naming the position in
+// indices. Types: data all.
+#include <cstring>
+
+#include "engine/op.hpp"
+#include "kernels/detail/index_values.hpp"
+
+namespace irlite {
+namespace {
+
+constexpr size_t kData = 0, kIndices = 1;
+
+struct GatherElementsAttrs : OpAttrs {
+    int64_t axis = 0;
+};
+
+// The attribute normalized against a rank; an error names the attribute, not a port.
+int64_t normalize_axis_attr(int64_t axis, int64_t rank) {
+    if (axis < -rank || axis >= rank)
+        throw Error(ErrorKind::Attribute, "axis-out-of-range",
+                    str("attribute 'axis' = ", axis, ": ", detail::axis_out_of_range_message(axis, rank)));
+    return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<OutputInfo> infer(const InferContext& ctx) {
+    detail::require_index_type(ctx, kIndices, detail::IndexTypes::I32OrI64);
+    const PartialShape& data = ctx.shape(kData);
+    const PartialShape& indices = ctx.shape(kIndices);
+    const ElementType type = ctx.type(kData);
+    if (data.rank_known() && data.rank() == 0)
+        throw ctx.input_error(kData, ErrorKind::ShapeRule, "rank-invalid", "data must have rank >= 1, got a scalar");
+    if (indices.rank_known() && indices.rank() == 0)
+        throw ctx.input_error(kIndices, ErrorKind::ShapeRule, "rank-invalid",
+                              "indices must have rank >= 1, got a scalar");
+    const int64_t attr_axis = ctx.attrs<GatherElementsAttrs>().axis;
+    if (!data.rank_known()) {
+        if (indices.rank_known()) normalize_axis_attr(attr_axis, static_cast<int64_t>(indices.rank()));
+        return {{type, indices}};
+    }
+    const auto axis = static_cast<size_t>(normalize_axis_attr(attr_axis, static_cast<int64_t>(data.rank())));
+    if (!indices.rank_known()) {
+        PartialShape out = data;
+        out[axis] = kDynamic;
+        return {{type, out}};
+    }
+    if (indices.rank() != data.rank())
+        throw ctx.input_error(
+            kIndices, ErrorKind::ShapeRule, "rank-mismatch",
+            str("indices has rank ", indices.rank(), ", data has rank ", data.rank(), "; they must be equal"));
+    PartialShape out = indices;
+    for (size_t d = 0; d < data.rank(); ++d) {
+        if (d == axis) continue;
+        if (!dims_compatible(data[d], indices[d]))
+            throw ctx.input_error(
+                kIndices, ErrorKind::ShapeRule, "shape-mismatch",
+                str("indices shape ", to_string(indices), " differs from data shape ", to_string(data), " in dim ", d,
+                    " (", indices[d], " vs ", data[d], "); only the axis dim (", axis, ") may differ"));
+        if (out[d] == kDynamic) out[d] = data[d];
+    }
+    return {{type, out}};
+}
+
+// The kernel proper, for one index type and one element width (N bytes): outer x axis x inner,
+// where data is [outer, data_dim, inner] and indices/out are [outer, index_dim, inner].
+template <class Index, size_t N>
+void gather(const KernelContext& ctx, const Tensor& data, const Tensor& indices, Tensor& out, size_t axis) {
+    const Shape& shape = indices.shape();
+    int64_t outer = 1, inner = 1;
+    for (size_t d = 0; d < axis; ++d) outer *= shape[d];
+    for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+    const int64_t data_dim = data.shape()[axis], index_dim = shape[axis];
+    const Index* idx = indices.data<Index>();
+    const std::byte* src = data.bytes();
+    std::byte* dst = out.bytes();
+    int64_t position = 0;  // flat position in indices (and out)
+    for (int64_t o = 0; o < outer; ++o) {
+        const std::byte* slab = src + o * data_dim * inner * static_cast<int64_t>(N);
+        for (int64_t j = 0; j < index_dim; ++j) {
+            for (int64_t i = 0; i < inner; ++i, ++position) {
+                int64_t v = idx[position];
+                if (v < -data_dim || v >= data_dim)
+                    throw ctx.input_error(kIndices, ErrorKind::Value, "index-out-of-range",
+                                          detail::index_out_of_range_message("indices", shape, position, v,
+                                                                             static_cast<int64_t>(axis), data_dim));
+                if (v < 0) v += data_dim;
+                std::memcpy(dst + position * static_cast<int64_t>(N), slab + (v * inner + i) * static_cast<int64_t>(N),
+                            N);
+            }
+        }
+    }
+}
+
+template <class Index>
+void gather_any_width(const KernelContext& ctx, const Tensor& data, const Tensor& indices, Tensor& out, size_t axis) {
+    switch (element_size(data.type())) {
+        case 1:
+            return gather<Index, 1>(ctx, data, indices, out, axis);
+        case 2:
+            return gather<Index, 2>(ctx, data, indices, out, axis);
+        case 4:
+            return gather<Index, 4>(ctx, data, indices, out, axis);
+        case 8:
+            return gather<Index, 8>(ctx, data, indices, out, axis);
+    }
+    throw Error(ErrorKind::Unsupported, "element-size",
+                str("element size ", element_size(data.type()), " unsupported"));
+}
+
+void compute(KernelContext& ctx) {
+    const Tensor& data = ctx.input(kData);
+    const Tensor& indices = ctx.input(kIndices);
+    Tensor& out = ctx.output(0);
+    const auto axis = static_cast<size_t>(
+        normalize_axis_attr(ctx.attrs<GatherElementsAttrs>().axis, static_cast<int64_t>(data.rank())));
+    bool consistent = (indices.type() == ElementType::i32 || indices.type() == ElementType::i64) &&
+                      indices.rank() == data.rank() && out.shape() == indices.shape() && out.type() == data.type();
+    for (size_t d = 0; consistent && d < data.rank(); ++d)
+        consistent = d == axis || data.shape()[d] == indices.shape()[d];
+    IRLITE_CHECK(consistent, ErrorKind::ShapeRule, "kernel-output-mismatch", "data ", to_string(data.shape()),
+                 ", indices ", to_string(indices.shape()), " and output ", to_string(out.shape()),
+                 " disagree with the shape rule");
+    if (indices.type() == ElementType::i32)
+        gather_any_width<int32_t>(ctx, data, indices, out, axis);
+    else
+        gather_any_width<int64_t>(ctx, data, indices, out, axis);
+}
+
+}  // namespace
+
+OpDef make_gather_elements_op() {
+    OpDef d;
+    d.type = "GatherElements";
+    d.version = 6;
+    d.first_opset = 6;
+    d.input_roles = {"data", "indices"};
+    d.min_inputs = 2;
+    d.parse_attrs = [](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
+        auto a = std::make_unique<GatherElementsAttrs>();
+        a->axis = r.get_i64("axis");
+        return a;
+    };
+    d.infer = infer;
+    d.compute = compute;
+    return d;
+}
+
+}  // namespace irlite

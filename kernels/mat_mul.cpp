@@ -1,0 +1,191 @@
+// MatMul-1 (opset1+): matrix product of the two innermost dims, numpy-broadcast over the others.
+// Inputs: 0 'A' [..., M, K] ([..., K, M] with transpose_a), 1 'B' [..., K, N] ([..., N, K] with
+// transpose_b), the same element type. A 1-D A is taken as [1, K] and a 1-D B as [K, 1] whatever the
+// transpose flags, and that added dim is removed from the result. Scalars are rejected.
+// Attributes: transpose_a, transpose_b (default false).
+// Output: broadcast(A batch, B batch) + [M, N].
+// Types: f32 and f64 through Eigen's GEMM, f16/bf16 computed in f32, every integer type (sums wrap).
+#include "kernels/detail/nn_common.hpp"
+#include "kernels/detail/nn_gemm.hpp"
+
+namespace irlite {
+namespace {
+
+struct MatMulAttrs : OpAttrs {
+    bool transpose_a = false, transpose_b = false;
+};
+
+std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
+    auto a = std::make_unique<MatMulAttrs>();
+    a->transpose_a = r.get_bool("transpose_a", false);
+    a->transpose_b = r.get_bool("transpose_b", false);
+    return a;
+}
+
+// Dims of the product; each may be kDynamic in a shape rule.
+struct MatMulPlan {
+    bool a_vector = false, b_vector = false;  // 1-D operands
+    bool trans_a = false, trans_b = false;    // effective (ignored for 1-D operands)
+    int64_t m = 0, n = 0, k = 0;
+    std::vector<int64_t> batch_a, batch_b, batch_out;  // aligned to the same length
+    std::vector<int64_t> out_shape;
+};
+
+std::string describe_operand(const char* name, const std::vector<int64_t>& dims, bool transpose) {
+    return str(name, " ", to_string(PartialShape(dims)), transpose ? " (transposed)" : "");
+}
+
+int64_t broadcast_dim(int64_t x, int64_t y, bool& ok) {
+    if (x == y) return x;
+    if (x == 1) return y;
+    if (y == 1) return x;
+    if (x == kDynamic) return y;
+    if (y == kDynamic) return x;
+    ok = false;
+    return x;
+}
+
+template <class Ctx>
+MatMulPlan make_plan(const Ctx& ctx, const MatMulAttrs& attrs, const std::vector<int64_t>& a,
+                     const std::vector<int64_t>& b) {
+    if (a.empty()) throw ctx.input_error(0, ErrorKind::ShapeRule, "rank-invalid", "MatMul does not accept a scalar");
+    if (b.empty()) throw ctx.input_error(1, ErrorKind::ShapeRule, "rank-invalid", "MatMul does not accept a scalar");
+    MatMulPlan p;
+    p.a_vector = a.size() == 1;
+    p.b_vector = b.size() == 1;
+    p.trans_a = attrs.transpose_a && !p.a_vector;
+    p.trans_b = attrs.transpose_b && !p.b_vector;
+    const size_t ra = a.size(), rb = b.size();
+    int64_t ka;
+    if (p.a_vector) {
+        p.m = 1;
+        ka = a[0];
+    } else {
+        p.m = p.trans_a ? a[ra - 1] : a[ra - 2];
+        ka = p.trans_a ? a[ra - 2] : a[ra - 1];
+    }
+    int64_t kb;
+    if (p.b_vector) {
+        p.n = 1;
+        kb = b[0];
+    } else {
+        p.n = p.trans_b ? b[rb - 2] : b[rb - 1];
+        kb = p.trans_b ? b[rb - 1] : b[rb - 2];
+    }
+    if (ka != kb && ka != kDynamic && kb != kDynamic)
+        throw ctx.input_error(1, ErrorKind::ShapeRule, "dims-mismatch",
+                              str("the inner dims differ: ", describe_operand("A", a, p.trans_a), " has K = ", ka,
+                                  ", ", describe_operand("B", b, p.trans_b), " has K = ", kb));
+    p.k = ka != kDynamic ? ka : kb;
+
+    const size_t batch_rank_a = ra >= 2 ? ra - 2 : 0, batch_rank_b = rb >= 2 ? rb - 2 : 0;
+    const size_t batch_rank = std::max(batch_rank_a, batch_rank_b);
+    p.batch_a.assign(batch_rank - batch_rank_a, 1);
+    p.batch_a.insert(p.batch_a.end(), a.begin(), a.begin() + static_cast<std::ptrdiff_t>(batch_rank_a));
+    p.batch_b.assign(batch_rank - batch_rank_b, 1);
+    p.batch_b.insert(p.batch_b.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(batch_rank_b));
+    for (size_t i = 0; i < batch_rank; ++i) {
+        bool ok = true;
+        p.batch_out.push_back(broadcast_dim(p.batch_a[i], p.batch_b[i], ok));
+        if (!ok)
+            throw ctx.input_error(1, ErrorKind::ShapeRule, "dims-mismatch",
+                                  str("the batch dims do not broadcast: A ", to_string(PartialShape(a)), ", B ",
+                                      to_string(PartialShape(b))));
+    }
+    p.out_shape = p.batch_out;
+    if (!p.a_vector) p.out_shape.push_back(p.m);
+    if (!p.b_vector) p.out_shape.push_back(p.n);
+    return p;
+}
+
+std::vector<OutputInfo> infer(const InferContext& ctx) {
+    nn::require_numeric(ctx, 0);
+    nn::require_same_type(ctx, 1, 0);
+    if (!ctx.shape(0).rank_known() || !ctx.shape(1).rank_known())
+        return {{ctx.type(0), PartialShape::dynamic_rank()}};
+    const MatMulPlan p = make_plan(ctx, ctx.attrs<MatMulAttrs>(), ctx.shape(0).dims(), ctx.shape(1).dims());
+    return {{ctx.type(0), PartialShape(p.out_shape)}};
+}
+
+template <class C>
+void product(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const C* a, int64_t lda, const C* b,
+             int64_t ldb, C* c, int64_t ldc) {
+    if constexpr (std::is_floating_point_v<C>)
+        nn::gemm<C>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, false);
+    else
+        nn::gemm_int(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+// Batch strides in matrices; 0 along broadcast dims.
+std::vector<int64_t> batch_strides(const std::vector<int64_t>& batch) {
+    std::vector<int64_t> strides(batch.size(), 0);
+    int64_t s = 1;
+    for (size_t i = batch.size(); i-- > 0;) {
+        strides[i] = batch[i] == 1 ? 0 : s;
+        s *= batch[i];
+    }
+    return strides;
+}
+
+template <class C>
+void run(const MatMulPlan& p, const C* a, const C* b, C* c) {
+    const int64_t lda = p.trans_a ? p.m : p.k, ldb = p.trans_b ? p.k : p.n;
+    const int64_t a_size = p.m * p.k, b_size = p.k * p.n, c_size = p.m * p.n;
+    int64_t batches = 1, batches_a = 1;
+    bool b_shared = true;
+    for (size_t i = 0; i < p.batch_out.size(); ++i) {
+        batches *= p.batch_out[i];
+        batches_a *= p.batch_a[i];
+        b_shared = b_shared && p.batch_b[i] == 1;
+    }
+    if (b_shared && !p.trans_a) {
+        // One tall product: the batches of A stacked row-wise (the usual Linear layer).
+        product(false, p.trans_b, batches_a * p.m, p.n, p.k, a, lda, b, ldb, c, p.n);
+        return;
+    }
+    const std::vector<int64_t> sa = batch_strides(p.batch_a), sb = batch_strides(p.batch_b);
+    std::vector<int64_t> index(p.batch_out.size(), 0);
+    int64_t off_a = 0, off_b = 0;
+    for (int64_t batch = 0; batch < batches; ++batch) {
+        product(p.trans_a, p.trans_b, p.m, p.n, p.k, a + off_a * a_size, lda, b + off_b * b_size, ldb,
+                c + batch * c_size, p.n);
+        for (size_t d = index.size(); d-- > 0;) {
+            if (++index[d] < p.batch_out[d]) {
+                off_a += sa[d];
+                off_b += sb[d];
+                break;
+            }
+            off_a -= sa[d] * (p.batch_out[d] - 1);
+            off_b -= sb[d] * (p.batch_out[d] - 1);
+            index[d] = 0;
+        }
+    }
+}
+
+void compute(KernelContext& ctx) {
+    const MatMulPlan p = make_plan(ctx, ctx.attrs<MatMulAttrs>(), ctx.input(0).shape(), ctx.input(1).shape());
+    if (ctx.output(0).num_elements() == 0) return;
+    nn::dispatch_compute(ctx.input(0).type(), [&](auto tag) {
+        using C = decltype(tag);
+        const nn::ComputeIn<C> a(ctx.input(0)), b(ctx.input(1));
+        nn::ComputeOut<C> c(ctx.output(0));
+        run<C>(p, a.data(), b.data(), c.data());
+        c.commit();
+    });
+}
+
+}  // namespace
+
+OpDef make_mat_mul_op() {
+    OpDef d;
+    d.type = "MatMul";
+    d.version = 1;
+    d.input_roles = {"A", "B"};
+    d.min_inputs = 2;
+    d.parse_attrs = parse;
+    d.infer = infer;
+    d.compute = compute;
+    return d;
+}
+
+}  // namespace irlite

@@ -1,0 +1,164 @@
+// ReduceSum-1, ReduceMean-1, ReduceMax-1, ReduceMin-1, ReduceProd-1 (opset1+), ReduceL1-4,
+// ReduceL2-4 (opset4+): reduce data over the given axes.
+// Inputs: 0 'data', 1 'axes' (an integer scalar or 1-D tensor, values in [-rank, rank-1]; a value
+// listed twice counts once; an empty list reduces nothing and the output equals data).
+// Attributes: keep_dims (default false): keep reduced axes as size 1.
+// Types: any floating-point or integer type (ReduceL2: floating point only); f16/bf16 computed in
+// f32. Floats accumulate in double. Integer sums and products wrap; ReduceMean of integers rounds
+// toward zero.
+// Reducing an empty set (a reduced axis of size 0) gives Sum/L1/L2 0, Prod 1, Mean NaN (0 for
+// integers), Max the lowest value (-inf), Min the highest (+inf).
+#include <cmath>
+#include <limits>
+
+#include "kernels/detail/nn_common.hpp"
+
+namespace irlite {
+namespace {
+
+enum class ReduceKind { Sum, Mean, Max, Min, Prod, L1, L2 };
+
+struct ReduceAttrs : OpAttrs {
+    bool keep_dims = false;
+};
+
+std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
+    auto a = std::make_unique<ReduceAttrs>();
+    a->keep_dims = r.get_bool("keep_dims", false);
+    return a;
+}
+
+std::vector<int64_t> reduced_dims(const std::vector<int64_t>& dims, const std::vector<int64_t>& axes, bool keep) {
+    std::vector<int64_t> out;
+    size_t next = 0;
+    for (size_t i = 0; i < dims.size(); ++i) {
+        const bool reduced = next < axes.size() && axes[next] == static_cast<int64_t>(i);
+        if (reduced) ++next;
+        if (!reduced) out.push_back(dims[i]);
+        else if (keep) out.push_back(1);
+    }
+    return out;
+}
+
+std::vector<OutputInfo> infer(const InferContext& ctx, ReduceKind kind) {
+    if (kind == ReduceKind::L2) nn::require_float(ctx, 0);
+    else nn::require_numeric(ctx, 0);
+    nn::require_integer(ctx, 1);
+    nn::require_rank(ctx, 1, 0, 1, "a scalar or 1-D axes");
+    const bool keep = ctx.attrs<ReduceAttrs>().keep_dims;
+    const PartialShape& data = ctx.shape(0);
+    if (!data.rank_known()) return {{ctx.type(0), PartialShape::dynamic_rank()}};
+    const int64_t rank = static_cast<int64_t>(data.rank());
+    if (const Tensor* axes = ctx.value(1))
+        return {{ctx.type(0), PartialShape(reduced_dims(data.dims(), nn::read_axes(ctx, 1, *axes, rank), keep))}};
+    // Axes known only at run time: the rank is known when every axis is removed or kept.
+    if (keep) return {{ctx.type(0), PartialShape::all_dynamic(data.rank())}};
+    const PartialShape& axes_shape = ctx.shape(1);
+    if (axes_shape.rank_known() && axes_shape.rank() == 0 && rank >= 1)
+        return {{ctx.type(0), PartialShape::all_dynamic(data.rank() - 1)}};
+    return {{ctx.type(0), PartialShape::dynamic_rank()}};
+}
+
+// ---- kernel ----------------------------------------------------------------------------------
+
+template <class C>
+using Acc = std::conditional_t<std::is_floating_point_v<C>, double, C>;
+
+template <ReduceKind K, class A>
+A identity() {
+    switch (K) {
+        case ReduceKind::Prod: return A(1);
+        case ReduceKind::Max:
+            return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                                         : std::numeric_limits<A>::lowest();
+        case ReduceKind::Min:
+            return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
+                                                         : std::numeric_limits<A>::max();
+        default: return A(0);
+    }
+}
+
+template <ReduceKind K, class A>
+A combine(A acc, A v) {
+    if constexpr (K == ReduceKind::Sum || K == ReduceKind::Mean) return nn::wrap_add(acc, v);
+    if constexpr (K == ReduceKind::Prod) return nn::wrap_mul(acc, v);
+    if constexpr (K == ReduceKind::Max) return v > acc ? v : acc;
+    if constexpr (K == ReduceKind::Min) return v < acc ? v : acc;
+    if constexpr (K == ReduceKind::L1) {
+        if constexpr (std::is_unsigned_v<A>) return acc + v;
+        else return nn::wrap_add(acc, v < 0 ? nn::wrap_mul(v, A(-1)) : v);
+    }
+    if constexpr (K == ReduceKind::L2) return acc + v * v;
+    return acc;
+}
+
+template <ReduceKind K, class C>
+C finish(Acc<C> acc, int64_t count) {
+    using A = Acc<C>;
+    if constexpr (K == ReduceKind::Mean) {
+        if (count == 0) return std::is_floating_point_v<C> ? std::numeric_limits<C>::quiet_NaN() : C(0);
+        return static_cast<C>(acc / static_cast<A>(count));
+    }
+    if constexpr (K == ReduceKind::L2) return static_cast<C>(std::sqrt(acc));
+    return static_cast<C>(acc);
+}
+
+template <ReduceKind K, class C>
+void reduce(const nn::ReducePlan& plan, const C* x, C* y) {
+    using A = Acc<C>;
+    std::vector<A> acc(static_cast<size_t>(plan.group_count()), identity<K, A>());
+    plan.for_each_run([&](int64_t in, int64_t group, int64_t len, bool reduced) {
+        const C* src = x + in;
+        if (reduced) {
+            A a = acc[static_cast<size_t>(group)];
+            for (int64_t i = 0; i < len; ++i) a = combine<K, A>(a, static_cast<A>(src[i]));
+            acc[static_cast<size_t>(group)] = a;
+        } else {
+            A* dst = acc.data() + group;
+            for (int64_t i = 0; i < len; ++i) dst[i] = combine<K, A>(dst[i], static_cast<A>(src[i]));
+        }
+    });
+    for (size_t i = 0; i < acc.size(); ++i) y[i] = finish<K, C>(acc[i], plan.reduce_count());
+}
+
+template <ReduceKind K>
+void compute(KernelContext& ctx) {
+    const Tensor& data = ctx.input(0);
+    const std::vector<int64_t> axes =
+        nn::read_axes(ctx, 1, ctx.input(1), static_cast<int64_t>(data.rank()));
+    const nn::ReducePlan plan(data.shape(), axes);
+    nn::dispatch_compute(data.type(), [&](auto tag) {
+        using C = decltype(tag);
+        const nn::ComputeIn<C> x(data);
+        nn::ComputeOut<C> y(ctx.output(0));
+        reduce<K, C>(plan, x.data(), y.data());
+        y.commit();
+    });
+}
+
+template <ReduceKind K>
+OpDef make_reduce_def(const char* type, int version) {
+    OpDef d;
+    d.type = type;
+    d.version = version;
+    d.first_opset = version;
+    d.input_roles = {"data", "axes"};
+    d.min_inputs = 2;
+    d.value_inputs = inputs(1);
+    d.parse_attrs = parse;
+    d.infer = [](const InferContext& ctx) { return infer(ctx, K); };
+    d.compute = compute<K>;
+    return d;
+}
+
+}  // namespace
+
+OpDef make_reduce_sum_op() { return make_reduce_def<ReduceKind::Sum>("ReduceSum", 1); }
+OpDef make_reduce_mean_op() { return make_reduce_def<ReduceKind::Mean>("ReduceMean", 1); }
+OpDef make_reduce_max_op() { return make_reduce_def<ReduceKind::Max>("ReduceMax", 1); }
+OpDef make_reduce_min_op() { return make_reduce_def<ReduceKind::Min>("ReduceMin", 1); }
+OpDef make_reduce_prod_op() { return make_reduce_def<ReduceKind::Prod>("ReduceProd", 1); }
+OpDef make_reduce_l1_op() { return make_reduce_def<ReduceKind::L1>("ReduceL1", 4); }
+OpDef make_reduce_l2_op() { return make_reduce_def<ReduceKind::L2>("ReduceL2", 4); }
+
+}  // namespace irlite

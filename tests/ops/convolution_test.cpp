@@ -1,0 +1,379 @@
+// Convolution-1, GroupConvolution-1, ConvolutionBackpropData-1, GroupConvolutionBackpropData-1:
+// shape rules (spec examples, auto_pad, dynamic dims), values against plain-loop references for
+// 1-D/2-D/3-D, strided, dilated, padded, grouped, depthwise and chunked cases, and errors.
+#include "nn_test_util.hpp"
+
+namespace irlite::testing {
+namespace {
+
+std::string join(const std::vector<int64_t>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+    return s;
+}
+
+// The window attributes of a row; pads_begin of `ref_pads` is what auto_pad must resolve to.
+struct Window {
+    std::vector<int64_t> strides, dilations, pads_begin, pads_end;
+    std::string auto_pad = "explicit";
+    std::vector<int64_t> output_padding;  // backprop only
+};
+
+std::vector<IrAttribute> attributes_of(const Window& w) {
+    std::vector<IrAttribute> a = {attr("strides", join(w.strides)), attr("auto_pad", w.auto_pad)};
+    if (!w.dilations.empty()) a.push_back(attr("dilations", join(w.dilations)));
+    const std::vector<int64_t> zeros(w.strides.size(), 0);
+    a.push_back(attr("pads_begin", join(w.pads_begin.empty() ? zeros : w.pads_begin)));
+    a.push_back(attr("pads_end", join(w.pads_end.empty() ? zeros : w.pads_end)));
+    if (!w.output_padding.empty()) a.push_back(attr("output_padding", join(w.output_padding)));
+    return a;
+}
+
+int64_t at(const std::vector<int64_t>& v, size_t i, int64_t fallback) { return v.empty() ? fallback : v[i]; }
+
+// Forward: out[n][g*CO + co][o] = sum x[n][g*CI + ci][o*s - p + k*d] * w[g][co][ci][k].
+std::vector<double> forward_reference(const Tensor& x, const Tensor& w, bool group, const Shape& out_shape,
+                                      const Window& win, const std::vector<int64_t>& pads) {
+    const Shape& xs = x.shape();
+    Shape ws = w.shape();
+    if (!group) ws.insert(ws.begin(), 1);
+    const int64_t cout_g = ws[1], cin_g = ws[2];
+    const Shape kernel(ws.begin() + 3, ws.end());
+    const size_t rank = kernel.size();
+    const std::vector<double> xv = to_doubles(x), wv = to_doubles(w);
+    std::vector<double> out(static_cast<size_t>(checked_num_elements(out_shape)));
+    for (size_t flat = 0; flat < out.size(); ++flat) {
+        const std::vector<int64_t> o = unravel(static_cast<int64_t>(flat), out_shape);
+        const int64_t g = o[1] / cout_g, co = o[1] % cout_g;
+        double sum = 0;
+        for (int64_t ci = 0; ci < cin_g; ++ci) {
+            for (int64_t kf = 0; kf < checked_num_elements(kernel); ++kf) {
+                const std::vector<int64_t> k = unravel(kf, kernel);
+                std::vector<int64_t> xi = {o[0], g * cin_g + ci};
+                bool inside = true;
+                for (size_t d = 0; d < rank; ++d) {
+                    const int64_t c = o[d + 2] * win.strides[d] - pads[d] + k[d] * at(win.dilations, d, 1);
+                    inside = inside && c >= 0 && c < xs[d + 2];
+                    xi.push_back(c);
+                }
+                if (!inside) continue;
+                std::vector<int64_t> wi = {g, co, ci};
+                wi.insert(wi.end(), k.begin(), k.end());
+                sum += xv[static_cast<size_t>(ravel(xi, xs))] * wv[static_cast<size_t>(ravel(wi, ws))];
+            }
+        }
+        out[flat] = sum;
+    }
+    return out;
+}
+
+// Backprop: every x[n][g*CI + ci][i] * w[g][ci][co][k] lands on out[n][g*CO + co][i*s - p + k*d].
+std::vector<double> backprop_reference(const Tensor& x, const Tensor& w, bool group, const Shape& out_shape,
+                                       const Window& win, const std::vector<int64_t>& pads) {
+    const Shape& xs = x.shape();
+    Shape ws = w.shape();
+    if (!group) ws.insert(ws.begin(), 1);
+    const int64_t cin_g = ws[1], cout_g = ws[2];
+    const Shape kernel(ws.begin() + 3, ws.end());
+    const size_t rank = kernel.size();
+    const std::vector<double> xv = to_doubles(x), wv = to_doubles(w);
+    std::vector<double> out(static_cast<size_t>(checked_num_elements(out_shape)), 0.0);
+    for (int64_t flat = 0; flat < x.num_elements(); ++flat) {
+        const std::vector<int64_t> i = unravel(flat, xs);
+        const int64_t g = i[1] / cin_g, ci = i[1] % cin_g;
+        for (int64_t co = 0; co < cout_g; ++co) {
+            for (int64_t kf = 0; kf < checked_num_elements(kernel); ++kf) {
+                const std::vector<int64_t> k = unravel(kf, kernel);
+                std::vector<int64_t> oi = {i[0], g * cout_g + co};
+                bool inside = true;
+                for (size_t d = 0; d < rank; ++d) {
+                    const int64_t c = i[d + 2] * win.strides[d] - pads[d] + k[d] * at(win.dilations, d, 1);
+                    inside = inside && c >= 0 && c < out_shape[d + 2];
+                    oi.push_back(c);
+                }
+                if (!inside) continue;
+                std::vector<int64_t> wi = {g, ci, co};
+                wi.insert(wi.end(), k.begin(), k.end());
+                out[static_cast<size_t>(ravel(oi, out_shape))] +=
+                    xv[static_cast<size_t>(flat)] * wv[static_cast<size_t>(ravel(wi, ws))];
+            }
+        }
+    }
+    return out;
+}
+
+struct ConvRow {
+    const char* name;
+    const char* type;
+    Shape data, filters;
+    Window window;
+    std::vector<int64_t> output_shape;  // backprop: the optional third input; empty = absent
+    Shape out;
+    std::vector<int64_t> ref_pads;  // pads_begin auto_pad resolves to
+};
+
+bool is_group(const ConvRow& r) { return std::string(r.type).rfind("Group", 0) == 0; }
+bool is_backprop(const ConvRow& r) { return std::string(r.type).find("Backprop") != std::string::npos; }
+
+const ConvRow kRows[] = {
+    // forward
+    {"conv1d_valid", "Convolution", {1, 5, 20}, {4, 5, 4}, {{2}, {1}, {}, {}, "valid"}, {}, {1, 4, 9}, {0}},
+    {"conv2d_pads", "Convolution", {2, 3, 7, 6}, {4, 3, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {}, {2, 4, 7, 6},
+     {1, 1}},
+    {"conv2d_stride_asymmetric_pads", "Convolution", {1, 2, 9, 8}, {3, 2, 3, 2}, {{2, 3}, {}, {1, 0}, {2, 1}}, {},
+     {1, 3, 5, 3}, {1, 0}},
+    {"conv2d_dilation", "Convolution", {1, 2, 10, 9}, {2, 2, 3, 3}, {{1, 2}, {2, 3}, {1, 1}, {1, 1}}, {},
+     {1, 2, 8, 3}, {1, 1}},
+    {"conv3d", "Convolution", {1, 2, 5, 6, 7}, {3, 2, 2, 3, 2}, {{1, 2, 1}, {1, 1, 2}, {0, 1, 1}, {1, 0, 1}}, {},
+     {1, 3, 5, 3, 7}, {0, 1, 1}},
+    {"same_upper", "Convolution", {1, 2, 7, 8}, {2, 2, 4, 3}, {{2, 2}, {1, 1}, {}, {}, "same_upper"}, {},
+     {1, 2, 4, 4}, {1, 0}},
+    {"same_lower", "Convolution", {1, 2, 7, 8}, {2, 2, 4, 3}, {{2, 2}, {1, 1}, {}, {}, "same_lower"}, {},
+     {1, 2, 4, 4}, {2, 1}},
+    {"notset_is_explicit", "Convolution", {1, 1, 4, 4}, {1, 1, 2, 2}, {{1, 1}, {1, 1}, {1, 0}, {0, 1}, "notset"}, {},
+     {1, 1, 4, 4}, {1, 0}},
+    {"pointwise", "Convolution", {2, 8, 5, 5}, {6, 8, 1, 1}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, {}, {2, 6, 5, 5},
+     {0, 0}},
+    {"pointwise_strided", "Convolution", {1, 4, 5, 5}, {3, 4, 1, 1}, {{2, 2}, {1, 1}, {0, 0}, {0, 0}}, {},
+     {1, 3, 3, 3}, {0, 0}},
+    {"chunked_im2col", "Convolution", {1, 64, 40, 40}, {8, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {1, 8, 40, 40}, {1, 1}},
+    {"one_input_channel_gemm", "Convolution", {1, 1, 8, 8}, {6, 1, 5, 5}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, {},
+     {1, 6, 4, 4}, {0, 0}},
+    {"one_input_channel_direct", "Convolution", {2, 1, 8, 8}, {3, 1, 5, 5}, {{1, 2}, {1, 1}, {2, 0}, {0, 1}}, {},
+     {2, 3, 6, 3}, {2, 0}},
+    {"group", "GroupConvolution", {1, 6, 5, 5}, {3, 4, 2, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {1, 12, 5, 5}, {1, 1}},
+    {"depthwise", "GroupConvolution", {2, 5, 9, 9}, {5, 1, 1, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {2, 5, 5, 5}, {1, 1}},
+    {"depthwise_multiplier_dilated", "GroupConvolution", {1, 3, 6, 7}, {3, 2, 1, 3, 3},
+     {{1, 1}, {2, 2}, {2, 2}, {2, 2}}, {}, {1, 6, 6, 7}, {2, 2}},
+    {"depthwise_1d", "GroupConvolution", {1, 4, 10}, {4, 1, 1, 3}, {{3}, {1}, {2}, {0}}, {}, {1, 4, 4}, {2}},
+    {"depthwise_3d_same_upper", "GroupConvolution", {1, 2, 4, 5, 7}, {2, 1, 1, 2, 2, 3},
+     {{1, 2, 2}, {1, 1, 1}, {}, {}, "same_upper"}, {}, {1, 2, 4, 3, 4}, {0, 0, 1}},
+    // backprop
+    {"backprop_1d", "ConvolutionBackpropData", {1, 1, 3}, {1, 2, 3}, {{1}, {1}, {0}, {0}, "explicit", {0}}, {},
+     {1, 2, 5}, {0}},
+    {"backprop_output_padding", "ConvolutionBackpropData", {1, 1, 3, 3}, {1, 2, 3, 3},
+     {{3, 2}, {1, 1}, {0, 0}, {0, 0}, "explicit", {1, 1}}, {}, {1, 2, 10, 8}, {0, 0}},
+    {"backprop_pads", "ConvolutionBackpropData", {1, 1, 3, 3}, {1, 2, 3, 3},
+     {{3, 2}, {1, 1}, {1, 2}, {1, 2}, "explicit", {0, 0}}, {}, {1, 2, 7, 3}, {1, 2}},
+    {"backprop_3d_dilated", "ConvolutionBackpropData", {1, 2, 3, 2, 3}, {2, 3, 2, 2, 2},
+     {{1, 2, 1}, {2, 1, 1}, {1, 0, 0}, {0, 0, 1}}, {}, {1, 3, 4, 4, 3}, {1, 0, 0}},
+    {"backprop_1d_dilated_output_padding", "ConvolutionBackpropData", {2, 3, 5}, {3, 2, 2},
+     {{2}, {2}, {1}, {0}, "explicit", {1}}, {}, {2, 2, 11}, {1}},
+    {"backprop_output_shape_explicit", "ConvolutionBackpropData", {1, 2, 4, 4}, {2, 3, 3, 3},
+     {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, {8, 9}, {1, 3, 8, 9}, {1, 1}},
+    {"backprop_output_shape_same_upper", "ConvolutionBackpropData", {1, 2, 3, 3}, {2, 1, 3, 3},
+     {{2, 2}, {1, 1}, {}, {}, "same_upper"}, {6, 5}, {1, 1, 6, 5}, {1, 1}},
+    {"backprop_output_shape_same_lower", "ConvolutionBackpropData", {1, 2, 3, 3}, {2, 1, 3, 3},
+     {{2, 2}, {1, 1}, {}, {}, "same_lower"}, {6, 5}, {1, 1, 6, 5}, {0, 1}},
+    {"backprop_same_upper_without_output_shape", "ConvolutionBackpropData", {1, 2, 3, 3}, {2, 1, 3, 3},
+     {{2, 2}, {1, 1}, {}, {}, "same_upper"}, {}, {1, 1, 7, 7}, {0, 0}},
+    {"backprop_valid_ignores_pads", "ConvolutionBackpropData", {1, 2, 3, 3}, {2, 2, 2, 2},
+     {{1, 1}, {1, 1}, {1, 1}, {1, 1}, "valid"}, {}, {1, 2, 4, 4}, {0, 0}},
+    {"backprop_chunked", "ConvolutionBackpropData", {1, 4, 90, 90}, {4, 8, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}},
+     {}, {1, 8, 90, 90}, {1, 1}},
+    {"group_backprop", "GroupConvolutionBackpropData", {1, 4, 3, 3}, {2, 2, 3, 2, 2}, {{2, 2}, {1, 1}, {0, 0}, {0, 0}},
+     {}, {1, 6, 6, 6}, {0, 0}},
+    {"group_backprop_output_shape", "GroupConvolutionBackpropData", {2, 6, 4}, {3, 2, 1, 3},
+     {{2}, {1}, {}, {}, "same_lower"}, {8}, {2, 3, 8}, {0}},
+};
+
+std::vector<Tensor> inputs_of(const ConvRow& row, ElementType type, unsigned seed) {
+    std::vector<Tensor> in = {random_tensor(type, row.data, seed), random_tensor(type, row.filters, seed + 1)};
+    if (!row.output_shape.empty()) in.push_back(i64s(row.output_shape));
+    return in;
+}
+
+TEST(Convolution, ShapeRuleOfEveryRow) {
+    for (const ConvRow& row : kRows) {
+        SCOPED_TRACE(row.name);
+        const OpTester op(row.type, 1, attributes_of(row.window));
+        std::vector<RuleInput> in = {unknown(ElementType::f32, row.data), unknown(ElementType::f32, row.filters)};
+        if (!row.output_shape.empty()) in.push_back(known(i64s(row.output_shape)));
+        const auto infos = op.infer(in);
+        ASSERT_EQ(infos.size(), 1u);
+        EXPECT_EQ(infos[0].shape, PartialShape(row.out));
+    }
+}
+
+TEST(Convolution, ValuesMatchReference) {
+    unsigned seed = 100;
+    for (const ConvRow& row : kRows) {
+        SCOPED_TRACE(row.name);
+        const OpTester op(row.type, 1, attributes_of(row.window));
+        const std::vector<Tensor> in = inputs_of(row, ElementType::f32, seed += 2);
+        // Backprop's output_shape is a run-time value at load time.
+        const Tensor out = op.run1(in, row.output_shape.empty() ? std::vector<size_t>{} : std::vector<size_t>{2});
+        ASSERT_EQ(out.shape(), row.out);
+        const std::vector<double> want =
+            is_backprop(row) ? backprop_reference(in[0], in[1], is_group(row), row.out, row.window, row.ref_pads)
+                             : forward_reference(in[0], in[1], is_group(row), row.out, row.window, row.ref_pads);
+        EXPECT_TRUE(all_close(out, want, 1e-4));
+    }
+}
+
+TEST(Convolution, OtherFloatTypes) {
+    struct TypeCase {
+        ElementType type;
+        double tol;
+    };
+    const TypeCase types[] = {{ElementType::f64, 1e-12}, {ElementType::f16, 2e-2}, {ElementType::bf16, 6e-2}};
+    for (const char* name : {"conv2d_dilation", "depthwise", "pointwise", "backprop_pads", "group_backprop"}) {
+        const ConvRow& row = *std::find_if(std::begin(kRows), std::end(kRows),
+                                           [&](const ConvRow& r) { return std::string(r.name) == name; });
+        for (const TypeCase& tc : types) {
+            SCOPED_TRACE(std::string(name) + " " + to_string(tc.type));
+            const std::vector<Tensor> in = inputs_of(row, tc.type, 7);
+            const Tensor out = OpTester(row.type, 1, attributes_of(row.window)).run1(in);
+            EXPECT_EQ(out.type(), tc.type);
+            const std::vector<double> want =
+                is_backprop(row) ? backprop_reference(in[0], in[1], is_group(row), row.out, row.window, row.ref_pads)
+                                 : forward_reference(in[0], in[1], is_group(row), row.out, row.window, row.ref_pads);
+            EXPECT_TRUE(all_close(out, want, tc.tol));
+        }
+    }
+}
+
+TEST(Convolution, HandComputedOnnxExample) {
+    // ONNX's conv example: 5x5 iota, 3x3 ones, pads 1.
+    const Tensor x = iota(ElementType::f32, {1, 1, 5, 5});
+    const Tensor w = make_tensor(ElementType::f32, {1, 1, 3, 3}, std::vector<double>(9, 1.0));
+    const Tensor out = OpTester("Convolution", 1, attributes_of({{1, 1}, {1, 1}, {1, 1}, {1, 1}})).run1({x, w});
+    EXPECT_TRUE(tensors_equal(out, make_tensor<float>({1, 1, 5, 5}, {12, 21, 27, 33, 24, 33, 54, 63, 72, 51, 63, 99, 108,
+                                                                     117, 81, 93, 144, 153, 162, 111, 72, 111, 117,
+                                                                     123, 84})));
+    // ConvTranspose 1-D: x = [0, 1, 2], w = ones -> [0, 1, 3, 3, 2].
+    const Tensor t = OpTester("ConvolutionBackpropData", 1, attributes_of({{1}, {1}, {0}, {0}}))
+                         .run1({iota(ElementType::f32, {1, 1, 3}), make_tensor<float>({1, 1, 3}, {1, 1, 1})});
+    EXPECT_TRUE(tensors_equal(t, make_tensor<float>({1, 1, 5}, {0, 1, 3, 3, 2})));
+}
+
+TEST(Convolution, ShapeRuleSpecExamplesAndDynamicDims) {
+    struct Row {
+        const char* name;
+        const char* type;
+        PartialShape data, filters;
+        Window window;
+        std::optional<Tensor> output_shape;  // value known at load time
+        PartialShape out;
+    };
+    const Row rows[] = {
+        {"spec_conv1d", "Convolution", {1, 5, 128}, {16, 5, 4}, {{2}, {1}, {0}, {0}, "valid"}, {}, {1, 16, 63}},
+        {"spec_conv2d", "Convolution", {1, 3, 224, 224}, {64, 3, 5, 5}, {{1, 1}, {1, 1}, {2, 2}, {2, 2}}, {},
+         {1, 64, 224, 224}},
+        {"spec_conv3d", "Convolution", {1, 7, 320, 320, 320}, {32, 7, 3, 3, 3},
+         {{3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}}, {}, {1, 32, 106, 106, 106}},
+        {"spec_backprop", "ConvolutionBackpropData", {1, 20, 224, 224}, {20, 10, 3, 3},
+         {{2, 2}, {1, 1}, {1, 1}, {1, 1}, "explicit", {0, 0}}, {}, {1, 10, 447, 447}},
+        {"spec_backprop_output_padding", "ConvolutionBackpropData", {1, 20, 2, 2}, {20, 10, 3, 3},
+         {{3, 3}, {1, 1}, {0, 0}, {0, 0}, "explicit", {2, 2}}, {}, {1, 10, 8, 8}},
+        {"spec_backprop_output_shape", "ConvolutionBackpropData", {1, 20, 224, 224}, {20, 10, 3, 3},
+         {{1, 1}, {1, 1}, {1, 1}, {1, 1}, "valid", {0, 0}}, i64s({450, 450}), {1, 10, 450, 450}},
+        {"dynamic_batch_and_height", "Convolution", {kDynamic, 3, kDynamic, 10}, {8, 3, 3, 3},
+         {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {}, {kDynamic, 8, kDynamic, 10}},
+        {"dynamic_filters", "Convolution", {1, 3, 10, 10}, {kDynamic, 3, kDynamic, 3}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}},
+         {}, {1, kDynamic, kDynamic, 8}},
+        {"dynamic_filter_rank", "GroupConvolution", {1, 4, 10, 10}, PartialShape::dynamic_rank(),
+         {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, {}, {1, kDynamic, kDynamic, kDynamic}},
+        {"dynamic_data_rank", "Convolution", PartialShape::dynamic_rank(), {8, 3, 3, 3},
+         {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, {}, PartialShape::dynamic_rank()},
+    };
+    for (const Row& row : rows) {
+        SCOPED_TRACE(row.name);
+        std::vector<RuleInput> in = {unknown(ElementType::f32, row.data), unknown(ElementType::f32, row.filters)};
+        if (row.output_shape) in.push_back(known(*row.output_shape));
+        EXPECT_EQ(OpTester(row.type, 1, attributes_of(row.window)).infer(in)[0].shape, row.out);
+    }
+    // output_shape known only at run time: spatial dims unknown at load.
+    const auto infos = OpTester("ConvolutionBackpropData", 1, attributes_of({{1, 1}, {1, 1}, {0, 0}, {0, 0}}))
+                           .infer({unknown(ElementType::f32, {1, 2, 3, 3}), unknown(ElementType::f32, {2, 5, 3, 3}),
+                                   unknown(ElementType::i32, {2})});
+    EXPECT_EQ(infos[0].shape, PartialShape({1, 5, kDynamic, kDynamic}));
+}
+
+TEST(Convolution, Errors) {
+    const Window plain2d = {{1, 1}, {1, 1}, {0, 0}, {0, 0}};
+    struct Row {
+        const char* name;
+        const char* type;
+        std::vector<IrAttribute> attributes;
+        std::vector<RuleInput> inputs;
+        ErrorKind kind;
+        const char* code;
+        const char* text;
+        int port;
+    };
+    const auto f32 = ElementType::f32;
+    const Row rows[] = {
+        {"channels_differ", "Convolution", attributes_of(plain2d),
+         {unknown(f32, {1, 3, 5, 5}), unknown(f32, {4, 2, 3, 3})}, ErrorKind::ShapeRule, "channels-mismatch",
+         "has 3 channels", 1},
+        {"group_channels_differ", "GroupConvolution", attributes_of(plain2d),
+         {unknown(f32, {1, 6, 5, 5}), unknown(f32, {4, 2, 2, 3, 3})}, ErrorKind::ShapeRule, "channels-mismatch",
+         "4 groups x 2 = 8", 1},
+        {"backprop_channels_differ", "ConvolutionBackpropData", attributes_of(plain2d),
+         {unknown(f32, {1, 3, 5, 5}), unknown(f32, {2, 3, 3, 3})}, ErrorKind::ShapeRule, "channels-mismatch",
+         "expect 2", 1},
+        {"data_rank_2", "Convolution", attributes_of(plain2d), {unknown(f32, {3, 5}), unknown(f32, {4, 3, 3, 3})},
+         ErrorKind::ShapeRule, "rank-invalid", "rank 3..5", 0},
+        {"filters_rank", "Convolution", attributes_of(plain2d), {unknown(f32, {1, 3, 5, 5}), unknown(f32, {4, 3, 3})},
+         ErrorKind::ShapeRule, "rank-invalid", "filters of rank 4", 1},
+        {"strides_count", "Convolution", attributes_of({{1}, {1, 1}, {0, 0}, {0, 0}}),
+         {unknown(f32, {1, 3, 5, 5}), unknown(f32, {4, 3, 3, 3})}, ErrorKind::Attribute, "attribute-invalid",
+         "'strides' has 1 value(s)", -1},
+        {"pads_count", "Convolution", attributes_of({{1, 1}, {1, 1}, {0, 0, 0}, {0, 0}}),
+         {unknown(f32, {1, 3, 5, 5}), unknown(f32, {4, 3, 3, 3})}, ErrorKind::Attribute, "attribute-invalid",
+         "'pads_begin' has 3 value(s)", -1},
+        {"window_too_large", "Convolution", attributes_of(plain2d),
+         {unknown(f32, {1, 1, 3, 3}), unknown(f32, {1, 1, 5, 5})}, ErrorKind::ShapeRule, "window-too-large",
+         "dilated kernel (5) is larger than the padded input (3)", -1},
+        {"integer_data", "Convolution", attributes_of(plain2d),
+         {unknown(ElementType::i32, {1, 3, 5, 5}), unknown(ElementType::i32, {4, 3, 3, 3})}, ErrorKind::Type,
+         "type-unsupported", "i32", 0},
+        {"types_differ", "Convolution", attributes_of(plain2d),
+         {unknown(f32, {1, 3, 5, 5}), unknown(ElementType::f16, {4, 3, 3, 3})}, ErrorKind::Type, "type-mismatch", "f16",
+         1},
+        {"output_shape_length", "ConvolutionBackpropData", attributes_of(plain2d),
+         {unknown(f32, {1, 3, 5, 5}), unknown(f32, {3, 2, 3, 3}), known(i64s({4, 4, 4}))}, ErrorKind::ShapeRule,
+         "dims-mismatch", "has 3 values", 2},
+        {"output_shape_zero", "ConvolutionBackpropData", attributes_of(plain2d),
+         {unknown(f32, {1, 3, 5, 5}), unknown(f32, {3, 2, 3, 3}), known(i64s({0, 4}))}, ErrorKind::Value,
+         "output-shape-invalid", "output_shape[0] = 0", 2},
+        {"output_shape_float", "ConvolutionBackpropData", attributes_of(plain2d),
+         {unknown(f32, {1, 3, 5, 5}), unknown(f32, {3, 2, 3, 3}), unknown(f32, {2})}, ErrorKind::Type,
+         "type-unsupported", "integer", 2},
+        {"backprop_output_too_small", "ConvolutionBackpropData", attributes_of({{1, 1}, {1, 1}, {1, 1}, {1, 1}}),
+         {unknown(f32, {1, 1, 1, 1}), unknown(f32, {1, 1, 1, 1})}, ErrorKind::ShapeRule, "output-size-invalid",
+         "would be -1", -1},
+    };
+    for (const Row& row : rows) {
+        SCOPED_TRACE(row.name);
+        EXPECT_TRUE(throws_error([&] { OpTester(row.type, 1, row.attributes).infer(row.inputs); }, row.kind, row.code,
+                                 row.text, row.port));
+    }
+    struct AttrRow {
+        const char* name;
+        std::vector<IrAttribute> attributes;
+        const char* text;
+    };
+    const AttrRow attr_rows[] = {
+        {"stride_zero", {attr("strides", "0,1"), attr("pads_begin", "0,0"), attr("pads_end", "0,0")}, "'strides'"},
+        {"dilation_zero",
+         {attr("strides", "1,1"), attr("dilations", "1,0"), attr("pads_begin", "0,0"), attr("pads_end", "0,0")},
+         "'dilations'"},
+        {"negative_pad", {attr("strides", "1,1"), attr("pads_begin", "-1,0"), attr("pads_end", "0,0")}, "'pads_begin'"},
+        {"unknown_auto_pad", {attr("strides", "1,1"), attr("auto_pad", "full")}, "'auto_pad'"},
+    };
+    for (const AttrRow& row : attr_rows) {
+        SCOPED_TRACE(row.name);
+        EXPECT_TRUE(throws_error([&] { OpTester("Convolution", 1, row.attributes).attrs(); }, ErrorKind::Attribute,
+                                 "attribute-invalid", row.text));
+    }
+    EXPECT_TRUE(throws_error([] { OpTester("Convolution", 1, {attr("strides", "1,1")}).attrs(); }, ErrorKind::Attribute,
+                             "attribute-missing", "pads_begin"));
+}
+
+}  // namespace
+}  // namespace irlite::testing
