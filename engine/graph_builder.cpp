@@ -92,7 +92,7 @@ private:
         w.port = pos;
         w.port_is_output = output;
         const OpDef* def = defs_.empty() ? nullptr : defs_[li];
-        if (!output && def && pos < def->max_inputs()) w.port_role = def->input_roles[pos];
+        if (!output && def) w.port_role = def->input_role(static_cast<size_t>(pos));
         return w;
     }
     std::string layer_ref(int li) const {
@@ -341,8 +341,10 @@ private:
         const int n_in = static_cast<int>(l.inputs.size());
         if (n_in < def->min_inputs || n_in > def->max_inputs()) {
             report(Severity::Error, ErrorKind::Graph, "input-count", at_layer(li),
-                   str(def->type, "-", def->version, " takes ", def->min_inputs == def->max_inputs()
-                           ? str(def->min_inputs) : str(def->min_inputs, " to ", def->max_inputs()),
+                   str(def->type, "-", def->version, " takes ",
+                       def->variadic_inputs ? str("at least ", def->min_inputs)
+                       : def->min_inputs == def->max_inputs() ? str(def->min_inputs)
+                                                                : str(def->min_inputs, " to ", def->max_inputs()),
                        " inputs, the layer has ", n_in));
             return;
         }

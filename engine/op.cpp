@@ -168,7 +168,7 @@ namespace {
 Error located_at_input(const OpDef& def, size_t i, ErrorKind kind, std::string code, std::string message) {
     Location where;
     where.port = static_cast<int>(i);
-    if (i < def.input_roles.size()) where.port_role = def.input_roles[i];
+    where.port_role = def.input_role(i);
     return Error(kind, std::move(code), std::move(message), where);
 }
 }  // namespace
@@ -187,6 +187,12 @@ const Tensor* VariableStore::find(const std::string& id) const {
 }
 
 // ---- registry --------------------------------------------------------------------------------
+
+std::string OpDef::input_role(size_t i) const {
+    if (i < input_roles.size() && !(variadic_inputs && i + 1 >= input_roles.size())) return input_roles[i];
+    if (variadic_inputs && !input_roles.empty()) return input_roles.back() + std::to_string(i + 1 - input_roles.size());
+    return {};
+}
 
 std::string OpDef::opset_range() const {
     if (last_opset >= kLatestOpset) return str("opset", first_opset, "+");

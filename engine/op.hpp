@@ -168,7 +168,8 @@ struct OpDef {
     int version = 1;   // the op's own version, e.g. 8 for Slice-8
     int first_opset = 1, last_opset = kLatestOpset;  // opsets that contain this version
     std::vector<std::string> input_roles;  // names of the input ports, by position
-    int min_inputs = 0;                    // max = input_roles.size()
+    int min_inputs = 0;                    // max = input_roles.size(), unless variadic_inputs
+    bool variadic_inputs = false;          // the last role repeats without limit (Concat)
     int num_outputs = 1;                   // -1: decided by the shape rule (VariadicSplit)
     uint32_t value_inputs = 0;  // bit i: the shape rule needs input i's values when known
     uint32_t shape_only_inputs = 0;  // bit i: the kernel reads only input i's shape (ShapeOf)
@@ -179,7 +180,9 @@ struct OpDef {
     ShapeRule infer;
     KernelFn compute;
 
-    int max_inputs() const { return static_cast<int>(input_roles.size()); }
+    int max_inputs() const { return variadic_inputs ? INT32_MAX : static_cast<int>(input_roles.size()); }
+    // The role of input port i ("data", "start", ...; "data3" for a variadic op's 4th input).
+    std::string input_role(size_t i) const;
     std::string opset_range() const;  // "opset8+", "opset1..opset7"
 };
 

@@ -10,8 +10,6 @@
 namespace irlite {
 namespace {
 
-constexpr int kMaxInputs = 4096;
-
 struct ConcatAttrs : OpAttrs {
     int64_t axis = 0;
 };
@@ -89,7 +87,8 @@ OpDef make_concat_op() {
     OpDef d;
     d.type = "Concat";
     d.version = 1;
-    for (int i = 0; i < kMaxInputs; ++i) d.input_roles.push_back(str("data", i));
+    d.input_roles = {"data"};  // data0, data1, ... (see OpDef::input_role)
+    d.variadic_inputs = true;
     d.min_inputs = 1;
     d.parse_attrs = [](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
         auto a = std::make_unique<ConcatAttrs>();

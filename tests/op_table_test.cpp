@@ -37,7 +37,8 @@ TEST(OpTable, DefinitionsAreComplete) {
         EXPECT_LE(d.min_inputs, d.max_inputs());
         EXPECT_LE(d.first_opset, d.last_opset);
         EXPECT_GE(d.first_opset, 1);
-        EXPECT_LT(d.value_inputs >> d.input_roles.size(), 1u) << "value_inputs names a port the op does not have";
+        if (!d.variadic_inputs)
+            EXPECT_LT(d.value_inputs >> d.input_roles.size(), 1u) << "value_inputs names a port the op does not have";
     }
 }
 

@@ -25,6 +25,7 @@ int check_command(const std::vector<std::string>& args);
 int info_command(const std::vector<std::string>& args);
 int dot_command(const std::vector<std::string>& args);
 int bench_command(const std::vector<std::string>& args);
+int ops_command(const std::vector<std::string>& args);
 
 // Option parsing helper: `--opt VALUE`, `--opt=VALUE` or `-o VALUE`.
 class ArgCursor {

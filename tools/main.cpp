@@ -24,6 +24,8 @@ const char* kUsage =
     "         draw the graph as Graphviz DOT\n"
     "  bench  MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-n RUNS]\n"
     "         time inferences\n"
+    "  ops    [--markdown]\n"
+    "         list the ops irlite runs, with their opsets\n"
     "\n"
     "'irlite <command> --help' describes a command. Exit codes: 0 success, 1 error in the model,\n"
     "an input or at run time (message on stderr), 2 usage error.\n";
@@ -53,6 +55,7 @@ int main(int argc, char** argv) {
         if (command == "info") return info_command(args);
         if (command == "dot") return dot_command(args);
         if (command == "bench") return bench_command(args);
+        if (command == "ops") return ops_command(args);
         throw UsageError("unknown command '" + command + "'");
     } catch (const UsageError& e) {
         std::cerr << "irlite: " << e.what() << "\n(see 'irlite --help')\n";
