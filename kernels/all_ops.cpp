@@ -63,6 +63,39 @@ OpDef make_logical_and_op();
 OpDef make_logical_or_op();
 OpDef make_logical_xor_op();
 OpDef make_select_op();
+// Unary math and activations.
+OpDef make_exp_op();
+OpDef make_log_op();
+OpDef make_sqrt_op();
+OpDef make_erf_op();
+OpDef make_sin_op();
+OpDef make_cos_op();
+OpDef make_tan_op();
+OpDef make_asin_op();
+OpDef make_acos_op();
+OpDef make_atan_op();
+OpDef make_sinh_op();
+OpDef make_cosh_op();
+OpDef make_abs_op();
+OpDef make_negative_op();
+OpDef make_sign_op();
+OpDef make_floor_op();
+OpDef make_ceiling_op();
+OpDef make_round_op();
+OpDef make_logical_not_op();
+OpDef make_relu_op();
+OpDef make_sigmoid_op();
+OpDef make_tanh_op();
+OpDef make_elu_op();
+OpDef make_gelu_2_op();
+OpDef make_gelu_7_op();
+OpDef make_hswish_op();
+OpDef make_hsigmoid_op();
+OpDef make_softplus_op();
+OpDef make_mish_op();
+OpDef make_clamp_op();
+OpDef make_swish_op();
+OpDef make_prelu_op();
 
 // Numeric NN ops (MatMul, convolution, pooling, reductions, softmax, normalization).
 OpDef make_mat_mul_op();
@@ -147,6 +180,38 @@ OpRegistry build_registry() {
              make_logical_or_op,
              make_logical_xor_op,
              make_select_op,
+             make_exp_op,
+             make_log_op,
+             make_sqrt_op,
+             make_erf_op,
+             make_sin_op,
+             make_cos_op,
+             make_tan_op,
+             make_asin_op,
+             make_acos_op,
+             make_atan_op,
+             make_sinh_op,
+             make_cosh_op,
+             make_abs_op,
+             make_negative_op,
+             make_sign_op,
+             make_floor_op,
+             make_ceiling_op,
+             make_round_op,
+             make_logical_not_op,
+             make_relu_op,
+             make_sigmoid_op,
+             make_tanh_op,
+             make_elu_op,
+             make_gelu_2_op,
+             make_gelu_7_op,
+             make_hswish_op,
+             make_hsigmoid_op,
+             make_softplus_op,
+             make_mish_op,
+             make_clamp_op,
+             make_swish_op,
+             make_prelu_op,
              make_mat_mul_op,
              make_convolution_op,
              make_group_convolution_op,

@@ -1,0 +1,60 @@
+// Gelu-2 and Gelu-7 (OpenVINO opset specs): x * Phi(x), Phi the standard normal CDF.
+// Input 0 'data', output of the same type and shape. Types: f16, bf16, f32, f64.
+//   Gelu-2 (opset2..6): no attributes; the exact form 0.5 x (1 + erf(x / sqrt(2))).
+//   Gelu-7 (opset7+): attribute approximation_mode = erf (default, the exact form) or tanh:
+//     0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+// The erf form uses a real erf (Eigen's, vectorised for f32; std::erf for f64), never the tanh
+// approximation, so that it matches PyTorch's nn.GELU() to ~1e-7.
+#include <unsupported/Eigen/SpecialFunctions>
+
+#include "kernels/detail/unary.hpp"
+
+namespace irlite {
+namespace {
+
+using namespace detail;
+
+struct GeluAttrs : OpAttrs {
+    bool tanh_approximation = false;
+};
+
+template <class X>
+auto gelu_erf(const X& x) {
+    using C = typename X::Scalar;
+    return C(0.5) * x * (C(1) + (x * C(0.70710678118654752440)).erf());
+}
+
+template <class X>
+auto gelu_tanh(const X& x) {
+    using C = typename X::Scalar;
+    const C k = C(0.79788456080286535588);  // sqrt(2 / pi)
+    return C(0.5) * x * (C(1) + (k * (x + C(0.044715) * x * x * x)).tanh());
+}
+
+}  // namespace
+
+OpDef make_gelu_2_op() {
+    OpDef d = make_unary_op<kFloatTypes>("Gelu", 2, [](const NoAttrs&, auto x) { return gelu_erf(x); });
+    d.last_opset = 6;
+    return d;
+}
+
+OpDef make_gelu_7_op() {
+    OpDef d = unary_op_def("Gelu", 7, kFloatTypes);
+    d.parse_attrs = [](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
+        auto a = std::make_unique<GeluAttrs>();
+        a->tanh_approximation = r.get_enum("approximation_mode", {"erf", "tanh"}, "erf") == "tanh";
+        return a;
+    };
+    // The mode picks one of two kernels, so that each stays a single vectorised expression.
+    d.compute = [](KernelContext& ctx) {
+        const auto& attrs = ctx.attrs<GeluAttrs>();
+        if (attrs.tanh_approximation)
+            run_unary<kFloatTypes, UnaryIntegers::None>(ctx, attrs, [](const GeluAttrs&, auto x) { return gelu_tanh(x); });
+        else
+            run_unary<kFloatTypes, UnaryIntegers::None>(ctx, attrs, [](const GeluAttrs&, auto x) { return gelu_erf(x); });
+    };
+    return d;
+}
+
+}  // namespace irlite
