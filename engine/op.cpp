@@ -69,8 +69,12 @@ const std::string* AttrReader::find(std::string_view name) const {
 bool AttrReader::has(std::string_view name) const { return find(name) != nullptr; }
 
 void AttrReader::invalid(std::string_view name, const std::string& value, std::string_view why) const {
+    // A value of megabytes is not repeated whole: its start and its length say enough.
+    constexpr size_t kShown = 100;
+    const std::string shown =
+        value.size() <= kShown ? value : str(value.substr(0, kShown), "...\" (", value.size(), " characters)");
     throw Error(ErrorKind::Attribute, "attribute-invalid",
-                str("attribute '", name, "' = \"", value, "\" is invalid: ", why));
+                str("attribute '", name, "' = \"", shown, value.size() <= kShown ? "\"" : "", " is invalid: ", why));
 }
 
 std::string AttrReader::get_string(std::string_view name) const {

@@ -39,6 +39,10 @@ struct CompiledModel::Impl {
     std::vector<PortInfo> inputs, outputs;
     std::vector<int> steps;                                   // node indices to run, in order
     std::vector<std::vector<ValueRef>> release_after;        // per step
+    // Per step: run the shape rule again at run time. Output shapes that were static at load time
+    // can be reused only when every input shape was static then too; a static output computed from
+    // a dynamic input ([0] + [?] -> [0]) must be checked again against the real input.
+    std::vector<bool> infer_at_run_time;
     std::unordered_map<int, size_t> parameter_slot;           // node index -> input position
     std::unordered_map<int, size_t> result_slot;              // node index -> output position
     std::string file;
@@ -81,11 +85,19 @@ void plan(CompiledModel::Impl& impl) {
         if (n.live && !n.is_constant()) impl.steps.push_back(static_cast<int>(ni));
     }
     // Last step that reads each non-constant value.
-    std::unordered_map<int64_t, size_t> last_use;
-    auto key = [](ValueRef v) { return (static_cast<int64_t>(v.node) << 20) | v.output; };
+    std::unordered_map<uint64_t, size_t> last_use;
+    // node and output are ints: 32 bits each, so that no output count can make two keys collide.
+    auto key = [](ValueRef v) { return (static_cast<uint64_t>(v.node) << 32) | static_cast<uint32_t>(v.output); };
     for (size_t s = 0; s < impl.steps.size(); ++s)
         for (const ValueRef& v : g.nodes[impl.steps[s]].inputs)
             if (!g.nodes[v.node].is_constant()) last_use[key(v)] = s;
+    impl.infer_at_run_time.resize(impl.steps.size());
+    for (size_t s = 0; s < impl.steps.size(); ++s) {
+        const Node& n = g.nodes[impl.steps[s]];
+        bool inputs_static = true;
+        for (const ValueRef& v : n.inputs) inputs_static = inputs_static && g.nodes[v.node].outputs[v.output].shape.is_static();
+        impl.infer_at_run_time[s] = !n.shapes_static || !inputs_static;
+    }
     impl.release_after.resize(impl.steps.size());
     // Outputs nobody reads (a VariadicSplit part no one uses) go right after they are made.
     for (size_t s = 0; s < impl.steps.size(); ++s)
@@ -99,6 +111,21 @@ void plan(CompiledModel::Impl& impl) {
                 auto& list = impl.release_after[s];
                 if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
             }
+}
+
+// Consumers whose shapes were settled at load time rely on their inputs having those shapes: a
+// run-time shape that contradicts a load-time one is an error, never a surprise for a kernel.
+void check_against_load_time(const Node& node, const std::vector<Tensor>& values, const std::string& file) {
+    for (size_t o = 0; o < values.size() && o < node.outputs.size(); ++o) {
+        if (!values[o].valid() || shapes_compatible(node.outputs[o].shape, PartialShape(values[o].shape()))) continue;
+        Location where = node.location(file);
+        where.port = static_cast<int>(o);
+        where.port_is_output = true;
+        throw Error(ErrorKind::ShapeRule, "shape-changed",
+                    str("output ", o, " has shape ", to_string(values[o].shape()), " at run time, but ",
+                        to_string(node.outputs[o].shape), " was inferred at load time"),
+                    where);
+    }
 }
 
 }  // namespace
@@ -188,7 +215,8 @@ void InferRequest::infer() {
         for (const ValueRef& v : node.inputs) inputs.push_back(s.values[v.node][v.output]);
         const Tensor* bound = nullptr;
         if (node.def->role == OpRole::Parameter) bound = &s.bound[m.parameter_slot.at(ni)];
-        s.values[ni] = run_node(node, inputs, node.shapes_static ? &node.outputs : nullptr, &s.variables, bound, m.file);
+        s.values[ni] = run_node(node, inputs, m.infer_at_run_time[step] ? nullptr : &node.outputs, &s.variables, bound, m.file);
+        if (m.infer_at_run_time[step]) check_against_load_time(node, s.values[ni], m.file);
         if (node.def->role == OpRole::Result) s.results[m.result_slot.at(ni)] = inputs[0];
         for (const ValueRef& v : m.release_after[step]) s.values[v.node][v.output] = Tensor();
     }

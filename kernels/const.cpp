@@ -1,8 +1,12 @@
 // Constant-0 (IR type "Const", every opset): data stored in the .bin.
 // Attributes: element_type, shape ("1,3", "1, 3"; "" = scalar), offset and size (bytes into the
-// .bin). The tensor is a zero-copy view into the memory-mapped .bin. irlite requires size to equal
+// .bin). The tensor is a zero-copy view into the memory-mapped .bin (an aligned copy when the
+// offset is not a multiple of the element size). irlite requires size to equal
 // the element count x byte width exactly (OpenVINO also accepts a larger size; a mismatch almost
 // always means a wrong shape or type). Types: all.
+#include <cstdint>
+#include <cstring>
+
 #include "engine/op.hpp"
 
 namespace irlite {
@@ -39,8 +43,16 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
                     str("offset ", offset, " + size ", size, " = ", static_cast<uint64_t>(offset) + static_cast<uint64_t>(size),
                         " is beyond the end of the weights file (", w->size, " bytes", w->path.empty() ? "" : ", ",
                         w->path, ")"));
+    const std::byte* bytes = w->data + offset;
+    if (reinterpret_cast<uintptr_t>(bytes) % element_size(type) != 0) {
+        // The .bin has no alignment padding: a Const after an odd-sized one is misaligned for its
+        // type, and kernels read typed elements. Such a Const gets an aligned copy.
+        a->value = Tensor(type, dims);
+        if (needed) std::memcpy(a->value.data(), bytes, needed);
+        return a;
+    }
     // The .bin is read-only: the view is const in spirit; kernels never write their inputs.
-    a->value = Tensor::wrap(type, dims, const_cast<std::byte*>(w->data + offset),
+    a->value = Tensor::wrap(type, dims, const_cast<std::byte*>(bytes),
                             std::shared_ptr<void>(w->owner, const_cast<void*>(w->owner.get())));
     return a;
 }

@@ -1,14 +1,16 @@
-// pugixml -> IrDocument. Traverses only the known structure (net/layers/layer/..., net/edges/edge),
-// iteratively, so deeply nested or huge documents cost no stack.
+// pugixml -> IrDocument. Traverses only the known structure (net/layers/layer/..., net/edges/edge)
+// with sibling loops, never recursively, so deeply nested or huge documents cost no stack.
 #include "parser/ir_reader.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <pugixml.hpp>
 
 #include "engine/error.hpp"
@@ -17,200 +19,295 @@
 namespace irlite {
 namespace {
 
-// Byte offset -> 1-based line, by binary search over newline offsets.
+// Byte offset -> 1-based line and column, by binary search over the newline offsets.
 class LineIndex {
 public:
     LineIndex(const char* text, size_t size) {
-        for (size_t i = 0; i < size; ++i)
-            if (text[i] == '\n') newlines_.push_back(i);
+        const char* end = text + size;
+        for (const char* p = text; p < end;) {
+            const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+            if (!nl) break;
+            const char* at = static_cast<const char*>(nl);
+            newlines_.push_back(static_cast<size_t>(at - text));
+            p = at + 1;
+        }
     }
+    // 0 when the offset is unknown (pugixml returns -1 then).
     int64_t line_of(ptrdiff_t offset) const {
         if (offset < 0) return 0;
-        return static_cast<int64_t>(std::lower_bound(newlines_.begin(), newlines_.end(), static_cast<size_t>(offset)) -
-                                    newlines_.begin()) + 1;
+        const auto it = std::lower_bound(newlines_.begin(), newlines_.end(), static_cast<size_t>(offset));
+        return static_cast<int64_t>(it - newlines_.begin()) + 1;
     }
     int64_t column_of(ptrdiff_t offset) const {
         const int64_t line = line_of(offset);
-        const size_t start = line <= 1 ? 0 : newlines_[static_cast<size_t>(line - 2)] + 1;
-        return static_cast<int64_t>(offset) - static_cast<int64_t>(start) + 1;
+        if (line == 0) return 0;
+        const size_t line_start = line == 1 ? 0 : newlines_[static_cast<size_t>(line - 2)] + 1;
+        return static_cast<int64_t>(offset) - static_cast<int64_t>(line_start) + 1;
     }
 
 private:
     std::vector<size_t> newlines_;
 };
 
-std::string trim(std::string_view s) {
-    size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-    return std::string(s.substr(b, e - b));
+Location file_and_line(const std::string& file, int64_t line) {
+    Location where;
+    where.file = file;
+    where.line = line;
+    return where;
 }
 
-// Strict whole-string unsigned parse (no sign, no junk, no overflow past int64).
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::string_view trim(std::string_view s) {
+    size_t begin = 0, end = s.size();
+    while (begin < end && is_space(s[begin])) ++begin;
+    while (end > begin && is_space(s[end - 1])) --end;
+    return s.substr(begin, end - begin);
+}
+
+// Strict whole-string unsigned parse: digits only (no sign, no spaces, no suffix), at most
+// INT64_MAX. Returns -1 otherwise.
 int64_t parse_unsigned(std::string_view text) {
-    const std::string t = trim(text);
-    if (t.empty() || t.size() > 18) return -1;
-    for (char c : t)
+    if (text.empty()) return -1;
+    int64_t value = 0;
+    for (const char c : text) {
         if (c < '0' || c > '9') return -1;
-    return std::stoll(t);
+        const int digit = c - '0';
+        if (value > (std::numeric_limits<int64_t>::max() - digit) / 10) return -1;
+        value = value * 10 + digit;
+    }
+    return value;
 }
 
-// Splits `names` on unescaped commas; "\," is a literal comma.
+// A <dim>: an int64 >= -1, optionally surrounded by XML whitespace (pretty-printed files).
+bool parse_dim(std::string_view text, int64_t& out) {
+    text = trim(text);
+    if (text == "-1") {
+        out = -1;
+        return true;
+    }
+    out = parse_unsigned(text);
+    return out >= 0;
+}
+
+// Splits `names` on unescaped commas; "\," is a literal comma. Spaces around each name are
+// dropped, and so are empty names.
 std::vector<std::string> split_names(std::string_view text) {
     std::vector<std::string> out;
-    std::string cur;
+    std::string current;
+    const auto flush = [&] {
+        const std::string_view name = trim(current);
+        if (!name.empty()) out.emplace_back(name);
+        current.clear();
+    };
     for (size_t i = 0; i < text.size(); ++i) {
         if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == ',') {
-            cur += ',';
+            current += ',';
             ++i;
         } else if (text[i] == ',') {
-            out.push_back(trim(cur));
-            cur.clear();
+            flush();
         } else {
-            cur += text[i];
+            current += text[i];
         }
     }
-    out.push_back(trim(cur));
-    out.erase(std::remove(out.begin(), out.end(), std::string()), out.end());
+    flush();
     return out;
+}
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
 }
 
 class Reader {
 public:
-    Reader(const char* text, size_t size, std::string file) : text_(text), size_(size), lines_(text, size), file_(std::move(file)) {}
+    Reader(std::string_view text, std::string file) : text_(text), lines_(text.data(), text.size()), file_(std::move(file)) {}
 
-    IrDocument read() {
+    IrDocument read() const {
         pugi::xml_document xml;
-        const pugi::xml_parse_result ok = xml.load_buffer(text_, size_, pugi::parse_default, pugi::encoding_utf8);
-        if (!ok) {
-            Location where{file_, lines_.line_of(ok.offset)};
+        const pugi::xml_parse_result parsed =
+            xml.load_buffer(text_.data(), text_.size(), pugi::parse_default | pugi::parse_fragment, pugi::encoding_utf8);
+        if (!parsed) {
+            const int64_t line = lines_.line_of(parsed.offset);
             throw Error(ErrorKind::Parse, "xml-malformed",
-                        str("XML is not well-formed: ", ok.description(), " (line ", lines_.line_of(ok.offset),
-                            ", column ", lines_.column_of(ok.offset), ")"),
-                        where);
+                        str("XML is not well-formed: ", parsed.description(), " (line ", line, ", column ",
+                            lines_.column_of(parsed.offset), ")"),
+                        file_and_line(file_, line));
         }
+        check_single_root(xml);
         const pugi::xml_node net = xml.document_element();
-        std::string root = net.name();
-        std::transform(root.begin(), root.end(), root.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        if (root != "net")
+        // OpenVINO checks the root tag case-insensitively.
+        if (!equals_ignoring_case(net.name(), "net"))
             throw Error(ErrorKind::Parse, "xml-no-net",
                         str("the root element is <", net.name(), ">, expected <net> (not an OpenVINO IR file?)"),
                         at(net));
         IrDocument doc;
         doc.xml_path = file_;
         doc.name = net.attribute("name").value();
-        const pugi::xml_attribute version = net.attribute("version");
-        doc.ir_version = version ? parse_unsigned(version.value()) : -1;
-        if (doc.ir_version != 10 && doc.ir_version != 11)
-            throw Error(ErrorKind::Unsupported, "ir-version",
-                        version ? str("IR version \"", version.value(), "\" is not supported; supported IR versions are 10 and 11")
-                                : std::string("<net> has no version attribute; supported IR versions are 10 and 11"),
-                        at(net));
-        for (pugi::xml_node l = net.child("layers").child("layer"); l; l = l.next_sibling("layer"))
-            doc.layers.push_back(read_layer(l));
-        for (pugi::xml_node e = net.child("edges").child("edge"); e; e = e.next_sibling("edge"))
-            doc.edges.push_back(read_edge(e));
+        doc.ir_version = read_version(net);
+        for (pugi::xml_node layer = net.child("layers").child("layer"); layer; layer = layer.next_sibling("layer"))
+            doc.layers.push_back(read_layer(layer));
+        for (pugi::xml_node edge = net.child("edges").child("edge"); edge; edge = edge.next_sibling("edge"))
+            doc.edges.push_back(read_edge(edge));
         return doc;
     }
 
 private:
-    int64_t line(const pugi::xml_node& n) const { return lines_.line_of(n.offset_debug()); }
-    Location at(const pugi::xml_node& n) const { return Location{file_, line(n)}; }
+    int64_t line(const pugi::xml_node& node) const { return lines_.line_of(node.offset_debug()); }
+    Location at(const pugi::xml_node& node) const { return file_and_line(file_, line(node)); }
+
+    // Parsed as a fragment so that pugixml keeps top-level text (it would drop it silently); then
+    // the document must have exactly one root element and no text beside it.
+    void check_single_root(const pugi::xml_document& xml) const {
+        bool seen_root = false;
+        for (const pugi::xml_node node : xml.children()) {
+            const pugi::xml_node_type type = node.type();
+            if (type == pugi::node_pcdata || type == pugi::node_cdata || (type == pugi::node_element && seen_root)) {
+                // Text nodes start at the whitespace before the text; point at the text itself.
+                size_t offset = static_cast<size_t>(std::max<ptrdiff_t>(node.offset_debug(), 0));
+                while (offset < text_.size() && is_space(text_[offset])) ++offset;
+                const auto at_offset = static_cast<ptrdiff_t>(offset);
+                const int64_t line_no = lines_.line_of(at_offset);
+                throw Error(ErrorKind::Parse, "xml-malformed",
+                            str("XML is not well-formed: ",
+                                type == pugi::node_element ? "a second root element <" + std::string(node.name()) + ">"
+                                                           : std::string("text outside the root element"),
+                                " (line ", line_no, ", column ", lines_.column_of(at_offset), ")"),
+                            file_and_line(file_, line_no));
+            }
+            seen_root = seen_root || type == pugi::node_element;
+        }
+        if (!seen_root) {
+            const int64_t end_line = lines_.line_of(static_cast<ptrdiff_t>(text_.size()));
+            throw Error(ErrorKind::Parse, "xml-malformed", "XML is not well-formed: No document element found",
+                        file_and_line(file_, end_line));
+        }
+    }
+
+    int64_t read_version(const pugi::xml_node& net) const {
+        const pugi::xml_attribute version = net.attribute("version");
+        const int64_t value = version ? parse_unsigned(version.value()) : -1;
+        if (value == 10 || value == 11) return value;
+        throw Error(ErrorKind::Unsupported, "ir-version",
+                    version ? str("IR version \"", version.value(), "\" is not supported; supported IR versions are 10 and 11")
+                            : std::string("<net> has no version attribute; supported IR versions are 10 and 11"),
+                    at(net));
+    }
 
     IrLayer read_layer(const pugi::xml_node& node) const {
-        IrLayer l;
-        l.line = line(node);
+        IrLayer layer;
+        layer.line = line(node);
         for (const pugi::xml_attribute a : node.attributes()) {
-            const std::string name = a.name();
-            if (name == "id") l.id_text = a.value();
-            else if (name == "name") l.name = a.value();
-            else if (name == "type") l.type = a.value();
-            else if (name == "version") l.version = a.value();
-            else l.layer_attributes.push_back({name, a.value()});
+            const std::string_view name = a.name();
+            if (name == "id") layer.id_text = a.value();
+            else if (name == "name") layer.name = a.value();
+            else if (name == "type") layer.type = a.value();
+            else if (name == "version") layer.version = a.value();
+            else layer.layer_attributes.push_back({a.name(), a.value()});
         }
-        l.id = parse_unsigned(l.id_text);
+        layer.id = parse_unsigned(layer.id_text);
         const pugi::xml_node data = node.child("data");
-        l.data_line = data ? line(data) : l.line;
-        for (const pugi::xml_attribute a : data.attributes()) l.attributes.push_back({a.name(), a.value()});
-        for (pugi::xml_node p = node.child("input").child("port"); p; p = p.next_sibling("port"))
-            l.inputs.push_back(read_port(p));
-        for (pugi::xml_node p = node.child("output").child("port"); p; p = p.next_sibling("port"))
-            l.outputs.push_back(read_port(p));
-        return l;
+        layer.data_line = data ? line(data) : layer.line;
+        for (const pugi::xml_attribute a : data.attributes()) layer.attributes.push_back({a.name(), a.value()});
+        for (pugi::xml_node port = node.child("input").child("port"); port; port = port.next_sibling("port"))
+            layer.inputs.push_back(read_port(port));
+        for (pugi::xml_node port = node.child("output").child("port"); port; port = port.next_sibling("port"))
+            layer.outputs.push_back(read_port(port));
+        return layer;
     }
 
     IrPort read_port(const pugi::xml_node& node) const {
-        IrPort p;
-        p.line = line(node);
-        p.id_text = node.attribute("id").value();
-        p.id = parse_unsigned(p.id_text);
-        p.precision = trim(node.attribute("precision").value());
-        if (const pugi::xml_attribute names = node.attribute("names")) p.names = split_names(names.value());
-        for (pugi::xml_node d = node.child("dim"); d; d = d.next_sibling("dim")) {
-            const std::string text = trim(d.child_value());
-            char* end = nullptr;
-            errno = 0;
-            const long long v = std::strtoll(text.c_str(), &end, 10);
-            if (text.empty() || errno == ERANGE || end != text.c_str() + text.size() || v < -1) {
-                if (p.dims_valid)
-                    p.dims_error = str("<dim>", text, "</dim> is not a valid dimension (an integer >= -1; ",
-                                       "'?' and intervals are not allowed in port dims)");
-                p.dims_valid = false;
-                p.dims.push_back(-1);
-                continue;
+        IrPort port;
+        port.line = line(node);
+        port.id_text = node.attribute("id").value();
+        port.id = parse_unsigned(port.id_text);
+        port.precision = node.attribute("precision").value();
+        if (const pugi::xml_attribute names = node.attribute("names")) port.names = split_names(names.value());
+        for (pugi::xml_node dim = node.child("dim"); dim; dim = dim.next_sibling("dim")) {
+            int64_t value = -1;
+            if (!parse_dim(dim.child_value(), value)) {
+                if (port.dims_valid)
+                    port.dims_error = str("<dim>", dim.child_value(), "</dim> (line ", line(dim),
+                                          ") is not a valid dimension: expected an integer >= -1 (-1 = dynamic; ",
+                                          "'?' and intervals are not allowed in port dims)");
+                port.dims_valid = false;
             }
-            p.dims.push_back(v);
+            port.dims.push_back(value);
         }
-        return p;
+        return port;
     }
 
     IrEdge read_edge(const pugi::xml_node& node) const {
-        IrEdge e;
-        e.line = line(node);
-        e.from_layer = parse_unsigned(node.attribute("from-layer").value());
-        e.from_port = parse_unsigned(node.attribute("from-port").value());
-        e.to_layer = parse_unsigned(node.attribute("to-layer").value());
-        e.to_port = parse_unsigned(node.attribute("to-port").value());
-        e.text = str("from-layer=", node.attribute("from-layer").value(), " from-port=", node.attribute("from-port").value(),
-                     " to-layer=", node.attribute("to-layer").value(), " to-port=", node.attribute("to-port").value());
-        return e;
+        IrEdge edge;
+        edge.line = line(node);
+        const char* from_layer = node.attribute("from-layer").value();
+        const char* from_port = node.attribute("from-port").value();
+        const char* to_layer = node.attribute("to-layer").value();
+        const char* to_port = node.attribute("to-port").value();
+        edge.from_layer = parse_unsigned(from_layer);
+        edge.from_port = parse_unsigned(from_port);
+        edge.to_layer = parse_unsigned(to_layer);
+        edge.to_port = parse_unsigned(to_port);
+        edge.text = str("from-layer=\"", from_layer, "\" from-port=\"", from_port, "\" to-layer=\"", to_layer,
+                        "\" to-port=\"", to_port, "\"");
+        return edge;
     }
 
-    const char* text_;
-    size_t size_;
+    std::string_view text_;
     LineIndex lines_;
     std::string file_;
 };
 
+[[noreturn]] void xml_unreadable(const std::string& path, const char* what, int err) {
+    throw Error(ErrorKind::Io, "xml-unreadable", str("cannot ", what, " '", path, "': ", std::strerror(err)));
+}
+
+// Reads a whole regular file; its size (from fstat) bounds the buffer.
 std::string read_whole_file(const std::string& path) {
-    FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) throw Error(ErrorKind::Io, "xml-unreadable", str("cannot open '", path, "': ", std::strerror(errno)));
-    std::string data;
-    char buf[1 << 16];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, n);
-    const bool failed = std::ferror(f);
-    std::fclose(f);
-    if (failed) throw Error(ErrorKind::Io, "xml-unreadable", str("cannot read '", path, "'"));
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) xml_unreadable(path, "open", errno);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        xml_unreadable(path, "stat", err);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw Error(ErrorKind::Io, "xml-unreadable", str("cannot read '", path, "': not a regular file"));
+    }
+    std::string data(static_cast<size_t>(st.st_size), '\0');
+    size_t done = 0;
+    int err = 0;
+    while (done < data.size()) {
+        const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) err = errno;
+        if (n <= 0) break;  // an error, or the file shrank meanwhile
+        done += static_cast<size_t>(n);
+    }
+    ::close(fd);
+    if (done != data.size()) xml_unreadable(path, "read", err ? err : EIO);
     return data;
 }
 
-bool is_regular_file(const std::string& path) {
+bool file_exists(const std::string& path) {
     struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    return ::stat(path.c_str(), &st) == 0;
 }
 
 std::string default_bin_path(const std::string& xml_path) {
     const size_t slash = xml_path.find_last_of('/');
     const size_t dot = xml_path.find_last_of('.');
-    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return xml_path + ".bin";
-    return xml_path.substr(0, dot) + ".bin";
+    const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+    return (has_extension ? xml_path.substr(0, dot) : xml_path) + ".bin";
 }
 
 }  // namespace
 
 IrDocument read_ir_memory(std::string_view xml_text, std::shared_ptr<WeightsBlob> weights, std::string display_name) {
-    IrDocument doc = Reader(xml_text.data(), xml_text.size(), std::move(display_name)).read();
+    IrDocument doc = Reader(xml_text, std::move(display_name)).read();
     doc.weights = std::move(weights);
     if (!doc.weights) doc.weights_note = "no weights were given";
     return doc;
@@ -218,14 +315,15 @@ IrDocument read_ir_memory(std::string_view xml_text, std::shared_ptr<WeightsBlob
 
 IrDocument read_ir_file(const std::string& xml_path, const std::string& bin_path) {
     const std::string text = read_whole_file(xml_path);
-    IrDocument doc = Reader(text.data(), text.size(), xml_path).read();
+    IrDocument doc = Reader(text, xml_path).read();
     if (!bin_path.empty()) {
         doc.weights = map_weights_file(bin_path);
-    } else {
-        const std::string guess = default_bin_path(xml_path);
-        if (is_regular_file(guess)) doc.weights = map_weights_file(guess);
-        else doc.weights_note = str("no weights file: '", guess, "' does not exist");
+        return doc;
     }
+    const std::string guess = default_bin_path(xml_path);
+    // A path that exists but cannot be mapped (a directory, no permission) is an error, not "absent".
+    if (file_exists(guess)) doc.weights = map_weights_file(guess);
+    else doc.weights_note = str("no weights file: '", guess, "' does not exist");
     return doc;
 }
 

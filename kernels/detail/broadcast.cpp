@@ -5,7 +5,7 @@
 
 namespace irlite::detail {
 
-const char* to_string(AutoBroadcast mode) { return mode == AutoBroadcast::None ? "none" : "numpy"; }
+const char* auto_broadcast_name(AutoBroadcast mode) { return mode == AutoBroadcast::None ? "none" : "numpy"; }
 
 AutoBroadcast parse_auto_broadcast(const AttrReader& reader) {
     std::string v = reader.get_string("auto_broadcast", "numpy");
@@ -27,7 +27,7 @@ namespace {
 Error incompatible(const PartialShape& a, const PartialShape& b, AutoBroadcast mode, const std::string& why) {
     return Error(ErrorKind::ShapeRule, "broadcast-incompatible",
                  str("input shapes ", to_string(a), " and ", to_string(b),
-                     " are not compatible with auto_broadcast=", to_string(mode), ": ", why));
+                     " are not compatible with auto_broadcast=", auto_broadcast_name(mode), ": ", why));
 }
 
 int64_t broadcast_dim(int64_t x, int64_t y, bool& ok) {
@@ -81,8 +81,7 @@ BroadcastPlan plan_broadcast(const Shape& a, const Shape& b, const Shape& out) {
     const size_t rank = out.size();
     const auto fail = [&] {
         return Error(ErrorKind::ShapeRule, "broadcast-incompatible",
-                     str("cannot broadcast ", irlite::to_string(a), " and ", irlite::to_string(b), " to ",
-                         irlite::to_string(out)));
+                     str("cannot broadcast ", to_string(a), " and ", to_string(b), " to ", to_string(out)));
     };
     if (a.size() > rank || b.size() > rank) throw fail();
     // Per output dim of size != 1, which inputs advance along it (bit 0: a, bit 1: b).

@@ -14,7 +14,8 @@ enum class AutoBroadcast {
     Numpy,  // numpy rules: align right, a dim of 1 stretches
 };
 
-const char* to_string(AutoBroadcast mode);
+// "none" or "numpy" (named so as not to hide irlite::to_string inside namespace detail).
+const char* auto_broadcast_name(AutoBroadcast mode);
 
 // Reads the `auto_broadcast` attribute: "numpy" (the default when absent), "none" or "explicit"
 // (OpenVINO treats the two alike for elementwise ops). "pdpd" throws Error(kind Unsupported, code

@@ -56,14 +56,15 @@ void strided_copy(const void* src, const Shape& src_shape, void* dst, const Shap
     for (int64_t d : out_shape)
         if (d == 0) return;
     check_region(src_shape, out_shape, start, step);
-    // In range (checked above), so none of these products overflow.
+    // In range (checked above), so none of these products overflow. A dim read once may have any
+    // step (Slice's INT64_MIN included): its stride is never used, so it is 0, not step x stride.
     const std::vector<int64_t> strides = row_major_strides(src_shape);
     const auto elem = static_cast<int64_t>(elem_size);
     int64_t offset = 0;
     std::vector<int64_t> byte_strides(src_shape.size());
     for (size_t d = 0; d < src_shape.size(); ++d) {
         offset += start[d] * strides[d] * elem;
-        byte_strides[d] = step[d] * strides[d] * elem;
+        byte_strides[d] = out_shape[d] > 1 ? step[d] * strides[d] * elem : 0;
     }
     view_copy(src, checked_byte_size(src_shape, elem_size), offset, dst, out_shape, byte_strides, elem_size);
 }

@@ -1,0 +1,585 @@
+// libFuzzer harness: a differential fuzzer over small graphs.
+//
+// The fuzzer's bytes drive a FuzzedDataProvider that builds a chain of 1..5 ops (Slice,
+// VariadicSplit, ScatterNDUpdate, GatherElements, Add, Multiply, Transpose, Concat, Reshape) over
+// a data tensor of random type and shape (rank 0..4, dims 0..5), with random index values (mostly
+// valid, sometimes out of range or extreme) and constants. Every auxiliary input is a Const or a
+// Parameter (so shapes are known at load time or only at run time), the data source too (a Const
+// source makes the whole chain fold at load time), and Parameter shapes may have `?` dims.
+//
+// The graph is written as IR XML + weights in memory, loaded and run through the public API, and
+// compared with tests/fuzz/reference_ops.hpp:
+//   - the reference rejects some op's inputs  -> irlite must throw irlite::Error (load or run);
+//   - otherwise                               -> irlite must not throw, and every output must
+//     have the reference's type, shape and values (two inferences on the same request).
+// A mismatch prints the model and traps; anything but irlite::Error escaping is a crash too.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "engine/irlite.hpp"
+#include "ir_builder.hpp"
+#include "reference_ops.hpp"
+
+namespace {
+
+using irlite::ElementType;
+using irlite::Shape;
+using irlite::reference::Invalid;
+using irlite::reference::RefTensor;
+namespace ref = irlite::reference;
+
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+// A value in the graph: the producing layer's output port, what it holds, and the dims its port
+// declares (exact, or -1 each).
+struct Value {
+    int layer = -1;
+    int port = 0;
+    RefTensor ref;
+    std::vector<long long> declared;
+};
+
+std::vector<long long> dims_of(const Shape& s) { return std::vector<long long>(s.begin(), s.end()); }
+
+// Everything stored in a tensor of `t` must fit its type: wrap (integers) or keep (floats).
+RefTensor fit(RefTensor t) {
+    for (auto& v : t.values) v = ref::to_type(t.type, v);
+    return t;
+}
+
+// The element's bytes as irlite stores it.
+void store(ElementType type, int64_t v, void* dst) {
+    irlite::dispatch_type(type, [&](auto tag) {
+        using T = decltype(tag);
+        T x;
+        if constexpr (std::is_same_v<T, irlite::float16>)
+            x = irlite::float16{irlite::f32_to_f16(static_cast<float>(v))};
+        else if constexpr (std::is_same_v<T, irlite::bfloat16>)
+            x = irlite::bfloat16{irlite::f32_to_bf16(static_cast<float>(v))};
+        else if constexpr (std::is_same_v<T, bool>)
+            x = v != 0;
+        else
+            x = static_cast<T>(v);
+        std::memcpy(dst, &x, sizeof x);
+    });
+}
+
+std::vector<unsigned char> to_bytes(const RefTensor& t) {
+    const size_t size = irlite::element_size(t.type);
+    std::vector<unsigned char> bytes(t.values.size() * size);
+    for (size_t i = 0; i < t.values.size(); ++i) store(t.type, t.values[i], bytes.data() + i * size);
+    return bytes;
+}
+
+irlite::Tensor to_tensor(const RefTensor& t) {
+    irlite::Tensor out(t.type, t.shape);
+    const std::vector<unsigned char> bytes = to_bytes(t);
+    if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+}
+
+// Element i of an irlite output equals the reference value (floats by value: -0 == 0).
+bool element_matches(const irlite::Tensor& out, int64_t i, int64_t expected) {
+    if (irlite::is_float(out.type())) return out.value_as_double(i) == static_cast<double>(expected);
+    unsigned char want[8] = {};
+    store(out.type(), expected, want);
+    return std::memcmp(out.bytes() + static_cast<size_t>(i) * irlite::element_size(out.type()), want,
+                       irlite::element_size(out.type())) == 0;
+}
+
+class GraphFuzzer {
+public:
+    explicit GraphFuzzer(FuzzedDataProvider& fdp) : fdp_(fdp) {}
+
+    void build() {
+        Value cur = source(random_data(), fdp_.ConsumeIntegralInRange(0, 3) != 0, true);
+        const int ops = fdp_.ConsumeIntegralInRange(1, 5);
+        for (int i = 0; i < ops && !expect_error_; ++i) cur = apply_random_op(cur);
+        result(cur);
+    }
+
+    void run_and_compare() const {
+        const std::string xml = ir_.xml();
+        const auto& weights = ir_.weights();
+        std::string failure;
+        bool threw = false;
+        std::string error_text;
+        try {
+            // Always a weights buffer, even an empty one: a model of 0-byte Consts still has a .bin.
+            static const unsigned char no_bytes = 0;
+            const irlite::Model model =
+                irlite::Model::read_from_memory(xml, weights.empty() ? &no_bytes : weights.data(), weights.size());
+            const irlite::CompiledModel compiled(model);
+            irlite::InferRequest request = compiled.create_infer_request();
+            if (compiled.inputs().size() != params_.size())
+                failure = "the compiled model has " + std::to_string(compiled.inputs().size()) + " inputs, expected " +
+                          std::to_string(params_.size());
+            if (!expect_error_ && compiled.outputs().size() != expected_.size())
+                failure = "the compiled model has " + std::to_string(compiled.outputs().size()) + " outputs, expected " +
+                          std::to_string(expected_.size());
+            for (size_t i = 0; i < params_.size() && failure.empty(); ++i) request.set_input(i, to_tensor(params_[i]));
+            for (int round = 0; round < 2 && failure.empty(); ++round) {
+                request.infer();
+                if (expect_error_) break;
+                for (size_t o = 0; o < expected_.size() && failure.empty(); ++o) failure = compare(request.output(o), o);
+            }
+        } catch (const irlite::Error& e) {
+            threw = true;
+            error_text = e.what();
+        }
+        if (threw && !expect_error_) failure = "irlite threw, the reference accepts the graph: " + error_text;
+        if (!threw && expect_error_ && failure.empty())
+            failure = "irlite accepted the graph, the reference rejects it: " + reason_;
+        if (failure.empty()) return;
+        std::fprintf(stderr, "fuzz_graph mismatch: %s\n--- model.xml ---\n%s\n", failure.c_str(), xml.c_str());
+        for (size_t i = 0; i < params_.size(); ++i)
+            std::fprintf(stderr, "input %zu: %s\n", i, describe(params_[i]).c_str());
+        for (const std::string& c : constants_) std::fprintf(stderr, "%s\n", c.c_str());
+        __builtin_trap();
+    }
+
+private:
+    // ---- random choices -----------------------------------------------------------------------
+    bool one_in(int n) { return fdp_.ConsumeIntegralInRange(1, n) == 1; }
+
+    ElementType data_type() {
+        static const ElementType types[] = {ElementType::f32, ElementType::i32, ElementType::i8,  ElementType::u8,
+                                            ElementType::i64, ElementType::f64, ElementType::i16, ElementType::u16,
+                                            ElementType::u32, ElementType::u64};
+        return fdp_.PickValueInArray(types);
+    }
+    ElementType other_type(ElementType not_this) {
+        const ElementType t = data_type();
+        return t == not_this ? (t == ElementType::f32 ? ElementType::i32 : ElementType::f32) : t;
+    }
+    // Index types: mostly i64/i32; any integer where the op allows it; rarely a wrong one.
+    ElementType index_type(bool any_integer) {
+        if (one_in(24)) return fdp_.PickValueInArray({ElementType::f32, ElementType::boolean, ElementType::u8});
+        if (!any_integer || fdp_.ConsumeBool()) return fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32;
+        return fdp_.PickValueInArray({ElementType::i8, ElementType::i16, ElementType::i32, ElementType::i64, ElementType::u8,
+                                      ElementType::u16, ElementType::u32, ElementType::u64});
+    }
+
+    // Mostly in [lo, hi]; sometimes just outside, or an extreme.
+    int64_t index_in(int64_t lo, int64_t hi) {
+        switch (fdp_.ConsumeIntegralInRange(0, 23)) {
+            case 0: return kMin;
+            case 1: return kMax;
+            case 2: return lo - fdp_.ConsumeIntegralInRange<int64_t>(1, 3);
+            case 3: return hi + fdp_.ConsumeIntegralInRange<int64_t>(1, 3);
+            default: return hi < lo ? lo : fdp_.ConsumeIntegralInRange(lo, hi);
+        }
+    }
+
+    // An index tensor of `type` holding `values` clamped into the type's range (INT64_MIN/MAX
+    // become that type's min/max: the open ends Slice must handle for every width).
+    static RefTensor index_tensor(ElementType type, Shape shape, const std::vector<int64_t>& values) {
+        RefTensor t;
+        t.type = type;
+        t.shape = std::move(shape);
+        for (int64_t v : values) {
+            int64_t lo = kMin, hi = kMax;
+            switch (type) {
+                case ElementType::i8: lo = INT8_MIN, hi = INT8_MAX; break;
+                case ElementType::i16: lo = INT16_MIN, hi = INT16_MAX; break;
+                case ElementType::i32: lo = INT32_MIN, hi = INT32_MAX; break;
+                case ElementType::u8: lo = 0, hi = UINT8_MAX; break;
+                case ElementType::u16: lo = 0, hi = UINT16_MAX; break;
+                case ElementType::u32: lo = 0, hi = UINT32_MAX; break;
+                case ElementType::u64: lo = 0; break;
+                case ElementType::boolean: lo = 0, hi = 1; break;
+                default: break;
+            }
+            int64_t x = std::clamp(v, lo, hi);
+            if (type == ElementType::u64 && v == kMax) x = -1;  // UINT64_MAX, stored as its bit pattern
+            t.values.push_back(x);
+        }
+        return t;
+    }
+
+    Shape random_shape(int min_rank, int max_rank) {
+        Shape s(static_cast<size_t>(fdp_.ConsumeIntegralInRange(min_rank, max_rank)));
+        for (auto& d : s) d = fdp_.ConsumeIntegralInRange<int64_t>(0, 5);
+        return s;
+    }
+
+    RefTensor random_values(ElementType type, Shape shape, int magnitude) {
+        RefTensor t = ref::make(type, std::move(shape));
+        for (auto& v : t.values) v = fdp_.ConsumeIntegralInRange(-magnitude, magnitude);
+        return fit(t);
+    }
+
+    RefTensor random_data() {
+        const Shape s = random_shape(one_in(16) ? 0 : 1, 4);
+        return random_values(data_type(), s, 8);
+    }
+
+    // ---- graph writing ------------------------------------------------------------------------
+    // A Const (or, with `may_be_parameter`, sometimes a Parameter, possibly with `?` dims).
+    Value source(const RefTensor& t, bool as_parameter, bool data_source = false) {
+        Value v;
+        v.layer = next_id_++;
+        v.ref = t;
+        v.declared = dims_of(t.shape);
+        const std::string type = irlite::to_string(t.type);
+        if (as_parameter) {
+            if (one_in(data_source ? 3 : 6))
+                for (auto& d : v.declared)
+                    if (fdp_.ConsumeBool()) d = -1;
+            ir_.parameter(v.layer, "p" + std::to_string(v.layer), type, v.declared);
+            params_.push_back(t);
+        } else {
+            const std::vector<unsigned char> bytes = to_bytes(t);
+            constants_.push_back("c" + std::to_string(v.layer) + ": " + describe(t));
+            ir_.constant(v.layer, "c" + std::to_string(v.layer), type, v.declared, bytes.data(), bytes.size());
+        }
+        return v;
+    }
+    Value aux(const RefTensor& t) { return source(t, one_in(4)); }
+
+    // One op layer: input ports 0..n-1, output ports n.., each output declaring its reference shape
+    // (or -1 dims, or, when the reference rejects the op, -1 dims of `fallback_rank`).
+    std::vector<Value> emit(const std::string& type, const std::string& opset, const std::string& data,
+                            const std::vector<const Value*>& inputs, const std::vector<RefTensor>& outputs,
+                            size_t output_count, size_t fallback_rank) {
+        const int id = next_id_++;
+        std::vector<irlite::testing::PortSpec> in_ports, out_ports;
+        for (size_t i = 0; i < inputs.size(); ++i) in_ports.push_back({static_cast<int>(i), "", inputs[i]->declared, ""});
+        const bool exact = fdp_.ConsumeBool();
+        std::vector<Value> out(output_count);
+        for (size_t o = 0; o < output_count; ++o) {
+            out[o].layer = id;
+            out[o].port = static_cast<int>(inputs.size() + o);
+            if (o < outputs.size()) {
+                out[o].ref = outputs[o];
+                out[o].declared = dims_of(outputs[o].shape);
+                if (!exact)
+                    for (auto& d : out[o].declared) d = -1;
+            } else {
+                out[o].ref.type = inputs[0]->ref.type;
+                out[o].declared.assign(fallback_rank, -1);
+            }
+            out_ports.push_back({out[o].port, irlite::testing::IrBuilder::precision(irlite::to_string(out[o].ref.type)),
+                                 out[o].declared, ""});
+        }
+        ir_.layer(id, type + std::to_string(id), type, opset, data, in_ports, out_ports);
+        for (size_t i = 0; i < inputs.size(); ++i) ir_.edge(inputs[i]->layer, inputs[i]->port, id, static_cast<int>(i));
+        return out;
+    }
+
+    // Runs the reference; on Invalid the graph must be rejected and the chain stops here.
+    template <class Fn>
+    std::vector<RefTensor> reference(Fn fn) {
+        try {
+            return fn();
+        } catch (const Invalid& e) {
+            expect_error_ = true;
+            reason_ = e.why;
+            return {};
+        }
+    }
+
+    void result(const Value& v) {
+        const int id = next_id_++;
+        ir_.layer(id, "r" + std::to_string(id), "Result", "opset1", "",
+                  {{0, irlite::testing::IrBuilder::precision(irlite::to_string(v.ref.type)), v.declared, ""}}, {});
+        ir_.edge(v.layer, v.port, id, 0);
+        if (!expect_error_) expected_.push_back(v.ref);
+    }
+
+    // ---- ops ----------------------------------------------------------------------------------
+    Value apply_random_op(const Value& cur) {
+        switch (fdp_.ConsumeIntegralInRange(0, 8)) {
+            case 0: return slice(cur);
+            case 1: return variadic_split(cur);
+            case 2: return scatter_nd_update(cur);
+            case 3: return gather_elements(cur);
+            case 4: return binary(cur, false);
+            case 5: return binary(cur, true);
+            case 6: return transpose(cur);
+            case 7: return concat(cur);
+            default: return reshape(cur);
+        }
+    }
+
+    Value slice(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const int64_t rank = static_cast<int64_t>(shape.size());
+        const int64_t n = one_in(16) ? rank + 1 : fdp_.ConsumeIntegralInRange<int64_t>(0, rank);
+        const bool with_axes = fdp_.ConsumeBool();
+        std::vector<int64_t> order(static_cast<size_t>(rank));
+        std::iota(order.begin(), order.end(), 0);
+        for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[fdp_.ConsumeIntegralInRange<size_t>(0, i - 1)]);
+        std::vector<int64_t> axes, start, stop, step;
+        for (int64_t i = 0; i < n; ++i) {
+            int64_t axis = with_axes ? (i < rank ? order[static_cast<size_t>(i)] : 0) : i;
+            const int64_t d = axis < rank ? shape[static_cast<size_t>(axis)] : 1;
+            if (with_axes && fdp_.ConsumeBool()) axis -= rank;
+            if (with_axes && one_in(16)) axis = index_in(-rank, rank - 1);
+            axes.push_back(axis);
+            start.push_back(index_in(-d - 1, d + 1));
+            stop.push_back(index_in(-d - 1, d + 1));
+            int64_t s = fdp_.ConsumeIntegralInRange<int64_t>(-3, 3);
+            if (s == 0 && !one_in(4)) s = 1;
+            if (one_in(24)) s = fdp_.ConsumeBool() ? kMin : kMax;
+            step.push_back(s);
+        }
+        const Shape len{n};
+        const RefTensor t_start = index_tensor(index_type(true), len, start);
+        const RefTensor t_stop = index_tensor(index_type(true), len, stop);
+        const RefTensor t_step = index_tensor(index_type(true), len, step);
+        const RefTensor t_axes = index_tensor(index_type(true), len, axes);
+        std::vector<Value> in{data, aux(t_start), aux(t_stop), aux(t_step)};
+        if (with_axes) in.push_back(aux(t_axes));
+        const auto outs = reference([&] {
+            return std::vector<RefTensor>{ref::slice(data.ref, t_start, t_stop, t_step, with_axes ? &t_axes : nullptr)};
+        });
+        return emit("Slice", "opset8", "", pointers(in), outs, 1, shape.size()).at(0);
+    }
+
+    Value variadic_split(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const int64_t rank = static_cast<int64_t>(shape.size());
+        const int64_t axis = index_in(-rank, rank - 1);
+        const int64_t d = axis >= -rank && axis < rank ? shape[static_cast<size_t>(axis < 0 ? axis + rank : axis)] : 3;
+        const size_t count = fdp_.ConsumeIntegralInRange<size_t>(1, 4);
+        std::vector<int64_t> lengths(count, 0);
+        if (one_in(8)) {
+            for (auto& l : lengths) l = fdp_.ConsumeIntegralInRange<int64_t>(-2, d + 1);
+        } else {
+            int64_t left = d;
+            for (size_t i = 0; i + 1 < count; ++i) {
+                lengths[i] = fdp_.ConsumeIntegralInRange<int64_t>(0, left);
+                left -= lengths[i];
+            }
+            lengths[count - 1] = left;
+            if (fdp_.ConsumeBool()) lengths[fdp_.ConsumeIntegralInRange<size_t>(0, count - 1)] = -1;
+        }
+        Shape axis_shape;
+        if (fdp_.ConsumeBool()) axis_shape = {1};
+        std::vector<int64_t> axis_values{axis};
+        if (one_in(24)) {
+            axis_shape = {2};
+            axis_values.push_back(0);
+        }
+        const RefTensor t_axis = index_tensor(index_type(true), axis_shape, axis_values);
+        const RefTensor t_lengths = index_tensor(index_type(true), {static_cast<int64_t>(count)}, lengths);
+        std::vector<Value> in{data, aux(t_axis), aux(t_lengths)};
+        const auto outs = reference([&] { return ref::variadic_split(data.ref, t_axis, t_lengths); });
+        std::vector<Value> parts = emit("VariadicSplit", "opset1", "", pointers(in), outs, count, shape.size());
+        const size_t keep = fdp_.ConsumeIntegralInRange<size_t>(0, count - 1);
+        for (size_t i = 0; i < count; ++i)
+            if (i != keep) result(parts[i]);
+        return parts[keep];
+    }
+
+    Value scatter_nd_update(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const int64_t rank = static_cast<int64_t>(shape.size());
+        const int64_t k = one_in(16) ? rank + 1 : fdp_.ConsumeIntegralInRange<int64_t>(0, rank);
+        Shape batch = random_shape(0, 2);
+        for (auto& b : batch) b = std::min<int64_t>(b, 3);
+        Shape indices_shape = batch;
+        indices_shape.push_back(k);
+        std::vector<int64_t> indices;
+        const int64_t rows = ref::count(batch);
+        for (int64_t row = 0; row < rows; ++row)
+            for (int64_t j = 0; j < k; ++j) {
+                const int64_t d = j < rank ? shape[static_cast<size_t>(j)] : 1;
+                indices.push_back(one_in(4) ? index_in(-d, d - 1) : (d > 0 ? fdp_.ConsumeIntegralInRange<int64_t>(0, d - 1) : 0));
+            }
+        Shape updates_shape = batch;
+        if (k <= rank) updates_shape.insert(updates_shape.end(), shape.begin() + k, shape.end());
+        if (one_in(16) && !updates_shape.empty())
+            updates_shape[fdp_.ConsumeIntegralInRange<size_t>(0, updates_shape.size() - 1)] += 1;
+        const ElementType updates_type = one_in(24) ? other_type(data.ref.type) : data.ref.type;
+        const RefTensor t_indices = index_tensor(index_type(false), indices_shape, indices);
+        const RefTensor t_updates = random_values(updates_type, updates_shape, 8);
+        std::vector<Value> in{data, aux(t_indices), aux(t_updates)};
+        const auto outs = reference([&] {
+            return std::vector<RefTensor>{ref::scatter_nd_update(data.ref, t_indices, t_updates)};
+        });
+        return emit("ScatterNDUpdate", "opset3", "", pointers(in), outs, 1, shape.size()).at(0);
+    }
+
+    Value gather_elements(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const int64_t rank = static_cast<int64_t>(shape.size());
+        const int64_t axis = one_in(8) ? index_in(-rank, rank - 1) : (rank ? fdp_.ConsumeIntegralInRange(-rank, rank - 1) : 0);
+        const bool axis_ok = axis >= -rank && axis < rank;
+        const size_t a = axis_ok ? static_cast<size_t>(axis < 0 ? axis + rank : axis) : 0;
+        Shape indices_shape = shape;
+        if (axis_ok) indices_shape[a] = fdp_.ConsumeIntegralInRange<int64_t>(0, 5);
+        if (one_in(16) && !indices_shape.empty())
+            indices_shape[fdp_.ConsumeIntegralInRange<size_t>(0, indices_shape.size() - 1)] += 1;
+        const int64_t d = axis_ok ? shape[a] : 1;
+        std::vector<int64_t> indices(static_cast<size_t>(ref::count(indices_shape)));
+        for (auto& i : indices) i = one_in(4) ? index_in(-d, d - 1) : (d > 0 ? fdp_.ConsumeIntegralInRange<int64_t>(-d, d - 1) : 0);
+        const RefTensor t_indices = index_tensor(index_type(false), indices_shape, indices);
+        std::vector<Value> in{data, aux(t_indices)};
+        const auto outs = reference([&] {
+            return std::vector<RefTensor>{ref::gather_elements(data.ref, t_indices, axis)};
+        });
+        return emit("GatherElements", "opset6", "axis=\"" + std::to_string(axis) + "\"", pointers(in), outs, 1,
+                    indices_shape.size())
+            .at(0);
+    }
+
+    Value binary(const Value& a, bool multiply) {
+        const Shape& shape = a.ref.shape;
+        // The other operand: a suffix of a's dims, each kept or 1, maybe with leading dims added.
+        Shape other;
+        const size_t keep = fdp_.ConsumeIntegralInRange<size_t>(0, shape.size());
+        for (size_t i = shape.size() - keep; i < shape.size(); ++i) other.push_back(one_in(3) ? 1 : shape[i]);
+        if (one_in(4)) other.insert(other.begin(), fdp_.ConsumeIntegralInRange<int64_t>(1, 3));
+        if (one_in(16) && !other.empty()) other[fdp_.ConsumeIntegralInRange<size_t>(0, other.size() - 1)] = fdp_.ConsumeIntegralInRange<int64_t>(0, 5);
+        const ElementType type = one_in(24) ? other_type(a.ref.type) : a.ref.type;
+        const Value b = aux(random_values(type, other, multiply ? 3 : 8));
+        std::string broadcast;
+        bool numpy = true;
+        switch (fdp_.ConsumeIntegralInRange(0, 7)) {
+            case 0: broadcast = "auto_broadcast=\"numpy\""; break;
+            case 1:
+                broadcast = "auto_broadcast=\"none\"";
+                numpy = false;
+                break;
+            default: break;
+        }
+        const bool swap = fdp_.ConsumeBool();
+        const Value& x = swap ? b : a;
+        const Value& y = swap ? a : b;
+        const auto outs = reference([&] {
+            return std::vector<RefTensor>{multiply ? ref::multiply(x.ref, y.ref, numpy) : ref::add(x.ref, y.ref, numpy)};
+        });
+        return emit(multiply ? "Multiply" : "Add", "opset1", broadcast, {&x, &y}, outs, 1,
+                    std::max(shape.size(), other.size()))
+            .at(0);
+    }
+
+    Value transpose(const Value& data) {
+        const size_t rank = data.ref.shape.size();
+        std::vector<int64_t> order(rank);
+        std::iota(order.begin(), order.end(), 0);
+        for (size_t i = rank; i > 1; --i) std::swap(order[i - 1], order[fdp_.ConsumeIntegralInRange<size_t>(0, i - 1)]);
+        if (one_in(8)) order.clear();
+        if (one_in(16)) {
+            if (!order.empty() && fdp_.ConsumeBool()) order[fdp_.ConsumeIntegralInRange<size_t>(0, order.size() - 1)] = index_in(-1, static_cast<int64_t>(rank));
+            else order.push_back(0);
+        }
+        const RefTensor t_order = index_tensor(index_type(true), {static_cast<int64_t>(order.size())}, order);
+        std::vector<Value> in{data, aux(t_order)};
+        const auto outs = reference([&] { return std::vector<RefTensor>{ref::transpose(data.ref, t_order)}; });
+        return emit("Transpose", "opset1", "", pointers(in), outs, 1, rank).at(0);
+    }
+
+    Value concat(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const int64_t rank = static_cast<int64_t>(shape.size());
+        const int64_t axis = one_in(8) ? index_in(-rank, rank - 1) : (rank ? fdp_.ConsumeIntegralInRange(-rank, rank - 1) : 0);
+        const bool axis_ok = axis >= -rank && axis < rank;
+        const size_t others = fdp_.ConsumeIntegralInRange<size_t>(1, 2);
+        const size_t position = fdp_.ConsumeIntegralInRange<size_t>(0, others);
+        std::vector<Value> in;
+        for (size_t i = 0; i < others; ++i) {
+            Shape s = shape;
+            if (axis_ok) s[static_cast<size_t>(axis < 0 ? axis + rank : axis)] = fdp_.ConsumeIntegralInRange<int64_t>(0, 3);
+            if (one_in(16) && !s.empty()) s[fdp_.ConsumeIntegralInRange<size_t>(0, s.size() - 1)] += 1;
+            const ElementType type = one_in(24) ? other_type(data.ref.type) : data.ref.type;
+            in.push_back(aux(random_values(type, s, 8)));
+        }
+        in.insert(in.begin() + static_cast<std::ptrdiff_t>(position), data);
+        std::vector<RefTensor> refs;
+        for (const Value& v : in) refs.push_back(v.ref);
+        const auto outs = reference([&] { return std::vector<RefTensor>{ref::concat(refs, axis)}; });
+        return emit("Concat", "opset1", "axis=\"" + std::to_string(axis) + "\"", pointers(in), outs, 1, shape.size()).at(0);
+    }
+
+    Value reshape(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const bool special_zero = fdp_.ConsumeBool();
+        std::vector<int64_t> pattern;
+        switch (fdp_.ConsumeIntegralInRange(0, 7)) {
+            case 0: pattern = {ref::count(shape)}; break;  // flatten
+            case 1:  // random, mostly wrong
+                pattern.resize(fdp_.ConsumeIntegralInRange<size_t>(0, 4));
+                for (auto& p : pattern) p = fdp_.ConsumeIntegralInRange<int64_t>(-2, 6);
+                break;
+            case 2:  // merge two neighbours
+                pattern.assign(shape.begin(), shape.end());
+                if (pattern.size() >= 2) {
+                    const size_t i = fdp_.ConsumeIntegralInRange<size_t>(0, pattern.size() - 2);
+                    pattern[i] *= pattern[i + 1];
+                    pattern.erase(pattern.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+                }
+                break;
+            default:  // the same dims with 1s inserted
+                pattern.assign(shape.begin(), shape.end());
+                for (int ones = fdp_.ConsumeIntegralInRange(0, 2); ones > 0; --ones)
+                    pattern.insert(pattern.begin() + fdp_.ConsumeIntegralInRange<std::ptrdiff_t>(0, static_cast<std::ptrdiff_t>(pattern.size())), 1);
+                break;
+        }
+        if (special_zero)
+            for (size_t i = 0; i < pattern.size() && i < shape.size(); ++i)
+                if (pattern[i] == shape[i] && fdp_.ConsumeBool()) pattern[i] = 0;
+        if (!pattern.empty() && one_in(3)) pattern[fdp_.ConsumeIntegralInRange<size_t>(0, pattern.size() - 1)] = -1;
+        const RefTensor t_pattern = index_tensor(index_type(true), {static_cast<int64_t>(pattern.size())}, pattern);
+        std::vector<Value> in{data, aux(t_pattern)};
+        const auto outs = reference([&] { return std::vector<RefTensor>{ref::reshape(data.ref, t_pattern, special_zero)}; });
+        return emit("Reshape", "opset1", std::string("special_zero=\"") + (special_zero ? "true" : "false") + "\"",
+                    pointers(in), outs, 1, pattern.size())
+            .at(0);
+    }
+
+    // ---- comparing ----------------------------------------------------------------------------
+    std::string compare(const irlite::Tensor& out, size_t o) const {
+        const RefTensor& want = expected_[o];
+        if (!out.valid()) return "output " + std::to_string(o) + " is not set";
+        if (out.type() != want.type || out.shape() != want.shape)
+            return "output " + std::to_string(o) + " is " + irlite::to_string(out.type()) + " " + irlite::to_string(out.shape()) +
+                   ", expected " + irlite::to_string(want.type) + " " + irlite::to_string(want.shape);
+        for (int64_t i = 0; i < out.num_elements(); ++i)
+            if (!element_matches(out, i, want.values[static_cast<size_t>(i)]))
+                return "output " + std::to_string(o) + " element " + std::to_string(i) + " is " +
+                       std::to_string(out.value_as_double(i)) + ", expected " + std::to_string(want.values[static_cast<size_t>(i)]) +
+                       "; expected " + describe(want);
+        return {};
+    }
+
+    static std::string describe(const RefTensor& t) {
+        std::string s = std::string(irlite::to_string(t.type)) + " " + irlite::to_string(t.shape) + " {";
+        for (size_t i = 0; i < t.values.size() && i < 64; ++i) s += (i ? "," : "") + std::to_string(t.values[i]);
+        return s + (t.values.size() > 64 ? ",...}" : "}");
+    }
+
+    static std::vector<const Value*> pointers(const std::vector<Value>& values) {
+        std::vector<const Value*> p;
+        for (const Value& v : values) p.push_back(&v);
+        return p;
+    }
+
+    FuzzedDataProvider& fdp_;
+    irlite::testing::IrBuilder ir_;
+    int next_id_ = 0;
+    std::vector<RefTensor> params_;    // Parameter values, in XML order
+    std::vector<RefTensor> expected_;  // per Result, in XML order
+    std::vector<std::string> constants_;  // "c<id>: <values>", for mismatch reports
+    bool expect_error_ = false;
+    std::string reason_;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    FuzzedDataProvider fdp(data, size);
+    GraphFuzzer fuzzer(fdp);
+    fuzzer.build();
+    fuzzer.run_and_compare();
+    return 0;
+}

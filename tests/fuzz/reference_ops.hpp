@@ -1,0 +1,429 @@
+// Plain reference implementations of the ops the differential fuzzer (fuzz_graph.cpp) builds
+// graphs from, written from the specs (../shared/specs/README.md and the README's semantics
+// section) as straightforward loops over multi-indices, with no code shared with kernels/.
+// Unit tests may use them too.
+//
+// Values are held as int64 whatever the element type: the fuzzer feeds integer values only, so
+// every float result is exact (the arithmetic ops round through the real type once, as IEEE
+// does). Integer arithmetic wraps modulo 2^bits, as irlite's does. u64 values are stored as their
+// bit pattern.
+//
+// Every op either returns its outputs or throws reference::Invalid when the spec says the inputs
+// must be rejected (irlite must then throw irlite::Error).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "engine/element_type.hpp"
+#include "engine/shape.hpp"
+
+namespace irlite::reference {
+
+struct Invalid {
+    std::string why;
+};
+
+struct RefTensor {
+    ElementType type = ElementType::f32;
+    Shape shape;
+    std::vector<int64_t> values;  // row-major
+};
+
+inline std::string shape_text(const Shape& s) { return to_string(s); }
+
+// Element count; Invalid when a dim is negative or the product overflows int64.
+inline int64_t count(const Shape& shape) {
+    int64_t n = 1;
+    for (int64_t d : shape) {
+        if (d < 0) throw Invalid{"negative dim in " + shape_text(shape)};
+        if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) throw Invalid{"element count overflows"};
+        n *= d;
+    }
+    return n;
+}
+
+inline RefTensor make(ElementType type, Shape shape) {
+    RefTensor t;
+    t.type = type;
+    t.shape = std::move(shape);
+    t.values.assign(static_cast<size_t>(count(t.shape)), 0);
+    return t;
+}
+
+// Row-major strides in elements.
+inline std::vector<int64_t> strides(const Shape& shape) {
+    std::vector<int64_t> s(shape.size(), 1);
+    for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+    return s;
+}
+
+// Calls fn(index) for every multi-index of `shape` in row-major order.
+template <class Fn>
+void for_each_index(const Shape& shape, Fn fn) {
+    if (count(shape) == 0) return;
+    std::vector<int64_t> index(shape.size(), 0);
+    while (true) {
+        fn(index);
+        size_t d = shape.size();
+        while (d > 0) {
+            --d;
+            if (++index[d] < shape[d]) break;
+            index[d] = 0;
+            if (d == 0) return;
+        }
+        if (shape.empty()) return;
+    }
+}
+
+inline int64_t offset_of(const Shape& shape, const std::vector<int64_t>& index) {
+    const std::vector<int64_t> s = strides(shape);
+    int64_t off = 0;
+    for (size_t i = 0; i < index.size(); ++i) off += index[i] * s[i];
+    return off;
+}
+
+inline bool is_integer_type(ElementType t) { return is_integral(t); }
+inline bool is_i32_or_i64(ElementType t) { return t == ElementType::i32 || t == ElementType::i64; }
+
+// An index value widened to int64 (u64 above INT64_MAX saturates, as irlite reads it).
+inline int64_t index_value(const RefTensor& t, size_t i) {
+    const int64_t v = t.values[i];
+    if (t.type == ElementType::u64 && v < 0) return std::numeric_limits<int64_t>::max();
+    return v;
+}
+
+// v wrapped to the integer type t (two's complement), or rounded through float/double.
+inline int64_t to_type(ElementType t, int64_t v) {
+    const uint64_t u = static_cast<uint64_t>(v);
+    switch (t) {
+        case ElementType::i8: return static_cast<int8_t>(static_cast<uint8_t>(u));
+        case ElementType::i16: return static_cast<int16_t>(static_cast<uint16_t>(u));
+        case ElementType::i32: return static_cast<int32_t>(static_cast<uint32_t>(u));
+        case ElementType::u8: return static_cast<uint8_t>(u);
+        case ElementType::u16: return static_cast<uint16_t>(u);
+        case ElementType::u32: return static_cast<uint32_t>(u);
+        case ElementType::f32: return static_cast<int64_t>(static_cast<float>(v));
+        default: return v;  // i64, u64 (bit pattern), f64 (exact for the fuzzer's magnitudes)
+    }
+}
+
+inline int64_t normalize_axis(int64_t axis, int64_t rank, const char* what) {
+    if (axis < -rank || axis >= rank)
+        throw Invalid{std::string(what) + " " + std::to_string(axis) + " not in [-r, r-1], r = " + std::to_string(rank)};
+    return axis < 0 ? axis + rank : axis;
+}
+
+inline void require_1d(const RefTensor& t, const char* what) {
+    if (t.shape.size() != 1) throw Invalid{std::string(what) + " must be 1-D"};
+}
+
+// ---- Slice-8 -----------------------------------------------------------------------------------
+// Per sliced axis of size d, with x < 0 read as x + d (spec digest):
+//   step > 0: lo = clamp(start, 0, d), hi = clamp(stop, 0, d), len = max(0, ceil((hi - lo) / step))
+//   step < 0: lo = clamp(start, 0, d - 1), hi = clamp(stop, -1, d), len = max(0, ceil((lo - hi) / -step))
+// element i along the axis is data[lo + i * step]. Computed in 128 bits: nothing can overflow.
+inline RefTensor slice(const RefTensor& data, const RefTensor& start, const RefTensor& stop, const RefTensor& step,
+                       const RefTensor* axes) {
+    const int64_t rank = static_cast<int64_t>(data.shape.size());
+    if (rank == 0) throw Invalid{"Slice data must not be a scalar"};
+    for (const RefTensor* t : {&start, &stop, &step, axes}) {
+        if (!t) continue;
+        if (!is_integer_type(t->type)) throw Invalid{"Slice index inputs must be integers"};
+        require_1d(*t, "Slice index input");
+    }
+    const int64_t n = start.shape[0];
+    if (stop.shape[0] != n || step.shape[0] != n || (axes && axes->shape[0] != n))
+        throw Invalid{"Slice start/stop/step/axes lengths differ"};
+    if (n > rank) throw Invalid{"Slice has more start values than data dims"};
+    std::vector<int64_t> axis_of(static_cast<size_t>(n));
+    std::vector<bool> used(static_cast<size_t>(rank), false);
+    for (int64_t i = 0; i < n; ++i) {
+        const int64_t a = axes ? normalize_axis(index_value(*axes, static_cast<size_t>(i)), rank, "Slice axis") : i;
+        if (used[static_cast<size_t>(a)]) throw Invalid{"Slice axes repeat"};
+        used[static_cast<size_t>(a)] = true;
+        axis_of[static_cast<size_t>(i)] = a;
+    }
+    std::vector<__int128> first(static_cast<size_t>(rank), 0), stride(static_cast<size_t>(rank), 1);
+    Shape out_shape = data.shape;
+    for (int64_t i = 0; i < n; ++i) {
+        const size_t a = static_cast<size_t>(axis_of[static_cast<size_t>(i)]);
+        const __int128 d = data.shape[a];
+        __int128 b = index_value(start, static_cast<size_t>(i)), e = index_value(stop, static_cast<size_t>(i));
+        const __int128 s = index_value(step, static_cast<size_t>(i));
+        if (s == 0) throw Invalid{"Slice step is 0"};
+        if (b < 0) b += d;
+        if (e < 0) e += d;
+        __int128 len = 0;
+        if (d == 0) {
+            b = 0;  // nothing is read
+        } else if (s > 0) {
+            b = std::clamp<__int128>(b, 0, d);
+            e = std::clamp<__int128>(e, 0, d);
+            len = e > b ? (e - b + s - 1) / s : 0;
+        } else {
+            b = std::clamp<__int128>(b, 0, d - 1);
+            e = std::clamp<__int128>(e, -1, d);
+            len = b > e ? (b - e + (-s) - 1) / (-s) : 0;
+        }
+        first[a] = b;
+        stride[a] = s;
+        out_shape[a] = static_cast<int64_t>(len);
+    }
+    RefTensor out = make(data.type, out_shape);
+    int64_t o = 0;
+    for_each_index(out_shape, [&](const std::vector<int64_t>& idx) {
+        std::vector<int64_t> src(idx.size());
+        for (size_t a = 0; a < idx.size(); ++a) src[a] = static_cast<int64_t>(first[a] + idx[a] * stride[a]);
+        out.values[static_cast<size_t>(o++)] = data.values[static_cast<size_t>(offset_of(data.shape, src))];
+    });
+    return out;
+}
+
+// ---- VariadicSplit-1 ---------------------------------------------------------------------------
+inline std::vector<RefTensor> variadic_split(const RefTensor& data, const RefTensor& axis, const RefTensor& lengths) {
+    if (!is_integer_type(axis.type) || !is_integer_type(lengths.type)) throw Invalid{"VariadicSplit inputs must be integers"};
+    if (!(axis.shape.empty() || (axis.shape.size() == 1 && axis.shape[0] == 1)))
+        throw Invalid{"VariadicSplit axis must be a scalar or of shape [1]"};
+    require_1d(lengths, "split_lengths");
+    const int64_t rank = static_cast<int64_t>(data.shape.size());
+    const size_t a = static_cast<size_t>(normalize_axis(index_value(axis, 0), rank, "VariadicSplit axis"));
+    const int64_t d = data.shape[a];
+    std::vector<int64_t> len(lengths.values.size());
+    int minus_one = -1;
+    __int128 sum = 0;
+    for (size_t i = 0; i < len.size(); ++i) {
+        len[i] = index_value(lengths, i);
+        if (len[i] < -1) throw Invalid{"split length below -1"};
+        if (len[i] == -1) {
+            if (minus_one >= 0) throw Invalid{"two -1 split lengths"};
+            minus_one = static_cast<int>(i);
+        } else {
+            sum += len[i];
+        }
+    }
+    if (minus_one >= 0) {
+        if (sum > d) throw Invalid{"split lengths exceed the dim"};
+        len[static_cast<size_t>(minus_one)] = d - static_cast<int64_t>(sum);
+    } else if (sum != d) {
+        throw Invalid{"split lengths do not add up to the dim"};
+    }
+    std::vector<RefTensor> outs;
+    int64_t begin = 0;
+    for (int64_t l : len) {
+        Shape s = data.shape;
+        s[a] = l;
+        RefTensor out = make(data.type, s);
+        int64_t o = 0;
+        for_each_index(s, [&](const std::vector<int64_t>& idx) {
+            std::vector<int64_t> src = idx;
+            src[a] += begin;
+            out.values[static_cast<size_t>(o++)] = data.values[static_cast<size_t>(offset_of(data.shape, src))];
+        });
+        outs.push_back(std::move(out));
+        begin += l;
+    }
+    return outs;
+}
+
+// ---- ScatterNDUpdate-3 -------------------------------------------------------------------------
+// Every coordinate must be in [-d, d-1] of its own dim (negative counts from the end); duplicate
+// index tuples: the last one in row-major order wins.
+inline RefTensor scatter_nd_update(const RefTensor& data, const RefTensor& indices, const RefTensor& updates) {
+    if (!is_i32_or_i64(indices.type)) throw Invalid{"ScatterNDUpdate indices must be i32 or i64"};
+    if (updates.type != data.type) throw Invalid{"ScatterNDUpdate updates type differs from data"};
+    const size_t r = data.shape.size(), q = indices.shape.size();
+    if (r < 1 || q < 1) throw Invalid{"ScatterNDUpdate data and indices need rank >= 1"};
+    const int64_t k = indices.shape.back();
+    if (k > static_cast<int64_t>(r)) throw Invalid{"ScatterNDUpdate indices.shape[-1] > data rank"};
+    Shape expected(indices.shape.begin(), indices.shape.end() - 1);
+    expected.insert(expected.end(), data.shape.begin() + k, data.shape.end());
+    const bool one_element_for_scalar = expected.empty() && count(updates.shape) == 1;
+    if (updates.shape != expected && !one_element_for_scalar)
+        throw Invalid{"ScatterNDUpdate updates shape " + shape_text(updates.shape) + ", expected " + shape_text(expected)};
+    const int64_t chunk = count(Shape(data.shape.begin() + k, data.shape.end()));
+    const int64_t rows = count(Shape(indices.shape.begin(), indices.shape.end() - 1));
+    const std::vector<int64_t> data_strides = strides(data.shape);
+    std::vector<int64_t> offsets(static_cast<size_t>(rows));
+    for (int64_t row = 0; row < rows; ++row) {
+        int64_t off = 0;
+        for (int64_t j = 0; j < k; ++j) {
+            int64_t c = index_value(indices, static_cast<size_t>(row * k + j));
+            const int64_t d = data.shape[static_cast<size_t>(j)];
+            if (c < -d || c >= d) throw Invalid{"ScatterNDUpdate index out of range"};
+            if (c < 0) c += d;
+            off += c * data_strides[static_cast<size_t>(j)];
+        }
+        offsets[static_cast<size_t>(row)] = off;
+    }
+    RefTensor out = data;
+    for (int64_t row = 0; row < rows; ++row)
+        for (int64_t e = 0; e < chunk; ++e)
+            out.values[static_cast<size_t>(offsets[static_cast<size_t>(row)] + e)] =
+                updates.values[static_cast<size_t>(row * chunk + e)];
+    return out;
+}
+
+// ---- GatherElements-6 --------------------------------------------------------------------------
+inline RefTensor gather_elements(const RefTensor& data, const RefTensor& indices, int64_t axis) {
+    if (!is_i32_or_i64(indices.type)) throw Invalid{"GatherElements indices must be i32 or i64"};
+    const int64_t rank = static_cast<int64_t>(data.shape.size());
+    if (rank < 1) throw Invalid{"GatherElements data needs rank >= 1"};
+    if (indices.shape.size() != data.shape.size()) throw Invalid{"GatherElements ranks differ"};
+    const size_t a = static_cast<size_t>(normalize_axis(axis, rank, "GatherElements axis"));
+    for (size_t i = 0; i < data.shape.size(); ++i)
+        if (i != a && indices.shape[i] != data.shape[i]) throw Invalid{"GatherElements non-axis dims differ"};
+    RefTensor out = make(data.type, indices.shape);
+    const int64_t d = data.shape[a];
+    int64_t o = 0;
+    for_each_index(indices.shape, [&](const std::vector<int64_t>& idx) {
+        int64_t v = index_value(indices, static_cast<size_t>(o));
+        if (v < -d || v >= d) throw Invalid{"GatherElements index out of range"};
+        if (v < 0) v += d;
+        std::vector<int64_t> src = idx;
+        src[a] = v;
+        out.values[static_cast<size_t>(o++)] = data.values[static_cast<size_t>(offset_of(data.shape, src))];
+    });
+    return out;
+}
+
+// ---- Add-1, Multiply-1 -------------------------------------------------------------------------
+// numpy broadcasting (auto_broadcast="numpy", the default) or none (shapes must be equal).
+inline RefTensor binary(const RefTensor& a, const RefTensor& b, bool numpy, bool multiply) {
+    if (a.type != b.type) throw Invalid{"binary op operand types differ"};
+    if (a.type == ElementType::boolean) throw Invalid{"binary arithmetic on boolean"};
+    Shape out_shape;
+    if (!numpy) {
+        if (a.shape != b.shape) throw Invalid{"auto_broadcast=none with different shapes"};
+        out_shape = a.shape;
+    } else {
+        const size_t rank = std::max(a.shape.size(), b.shape.size());
+        out_shape.assign(rank, 1);
+        for (size_t i = 0; i < rank; ++i) {
+            const int64_t x = i < rank - a.shape.size() ? 1 : a.shape[i - (rank - a.shape.size())];
+            const int64_t y = i < rank - b.shape.size() ? 1 : b.shape[i - (rank - b.shape.size())];
+            if (x != y && x != 1 && y != 1) throw Invalid{"shapes do not broadcast"};
+            out_shape[i] = x == 1 ? y : x;
+        }
+    }
+    RefTensor out = make(a.type, out_shape);
+    const auto source = [&](const RefTensor& t, const std::vector<int64_t>& idx) {
+        std::vector<int64_t> src(t.shape.size());
+        const size_t lead = idx.size() - t.shape.size();
+        for (size_t i = 0; i < src.size(); ++i) src[i] = t.shape[i] == 1 ? 0 : idx[lead + i];
+        return t.values[static_cast<size_t>(offset_of(t.shape, src))];
+    };
+    int64_t o = 0;
+    for_each_index(out_shape, [&](const std::vector<int64_t>& idx) {
+        const uint64_t x = static_cast<uint64_t>(source(a, idx)), y = static_cast<uint64_t>(source(b, idx));
+        out.values[static_cast<size_t>(o++)] = to_type(a.type, static_cast<int64_t>(multiply ? x * y : x + y));
+    });
+    return out;
+}
+inline RefTensor add(const RefTensor& a, const RefTensor& b, bool numpy = true) { return binary(a, b, numpy, false); }
+inline RefTensor multiply(const RefTensor& a, const RefTensor& b, bool numpy = true) { return binary(a, b, numpy, true); }
+
+// ---- Transpose-1 -------------------------------------------------------------------------------
+// An empty order reverses the dims; otherwise it must be a permutation of [0, r-1].
+inline RefTensor transpose(const RefTensor& data, const RefTensor& order) {
+    if (!is_integer_type(order.type)) throw Invalid{"Transpose order must be integers"};
+    require_1d(order, "Transpose order");
+    const size_t rank = data.shape.size();
+    std::vector<int64_t> perm(rank);
+    if (order.values.empty()) {
+        for (size_t i = 0; i < rank; ++i) perm[i] = static_cast<int64_t>(rank - 1 - i);
+    } else {
+        if (order.values.size() != rank) throw Invalid{"Transpose order length differs from the rank"};
+        std::vector<bool> seen(rank, false);
+        for (size_t i = 0; i < rank; ++i) {
+            perm[i] = index_value(order, i);
+            if (perm[i] < 0 || perm[i] >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(perm[i])])
+                throw Invalid{"Transpose order is not a permutation"};
+            seen[static_cast<size_t>(perm[i])] = true;
+        }
+    }
+    Shape out_shape(rank);
+    for (size_t i = 0; i < rank; ++i) out_shape[i] = data.shape[static_cast<size_t>(perm[i])];
+    RefTensor out = make(data.type, out_shape);
+    int64_t o = 0;
+    for_each_index(out_shape, [&](const std::vector<int64_t>& idx) {
+        std::vector<int64_t> src(rank);
+        for (size_t i = 0; i < rank; ++i) src[static_cast<size_t>(perm[i])] = idx[i];
+        out.values[static_cast<size_t>(o++)] = data.values[static_cast<size_t>(offset_of(data.shape, src))];
+    });
+    return out;
+}
+
+// ---- Concat-1 ----------------------------------------------------------------------------------
+inline RefTensor concat(const std::vector<RefTensor>& inputs, int64_t axis) {
+    const RefTensor& first = inputs.at(0);
+    const int64_t rank = static_cast<int64_t>(first.shape.size());
+    if (rank < 1) throw Invalid{"Concat of scalars"};
+    const size_t a = static_cast<size_t>(normalize_axis(axis, rank, "Concat axis"));
+    Shape out_shape = first.shape;
+    out_shape[a] = 0;
+    for (const RefTensor& t : inputs) {
+        if (t.type != first.type) throw Invalid{"Concat types differ"};
+        if (t.shape.size() != first.shape.size()) throw Invalid{"Concat ranks differ"};
+        for (size_t i = 0; i < t.shape.size(); ++i)
+            if (i != a && t.shape[i] != first.shape[i]) throw Invalid{"Concat non-axis dims differ"};
+        out_shape[a] += t.shape[a];
+    }
+    RefTensor out = make(first.type, out_shape);
+    int64_t o = 0;
+    for_each_index(out_shape, [&](const std::vector<int64_t>& idx) {
+        std::vector<int64_t> src = idx;
+        size_t which = 0;
+        while (src[a] >= inputs[which].shape[a]) src[a] -= inputs[which++].shape[a];
+        out.values[static_cast<size_t>(o++)] = inputs[which].values[static_cast<size_t>(offset_of(inputs[which].shape, src))];
+    });
+    return out;
+}
+
+// ---- Reshape-1 ---------------------------------------------------------------------------------
+// special_zero: a 0 copies the input dim at the same index. One -1 at most, resolved from the
+// element count; when the other dims multiply to 0 it resolves to 0 for an empty input and is an
+// error otherwise.
+inline RefTensor reshape(const RefTensor& data, const RefTensor& pattern, bool special_zero) {
+    if (!is_integer_type(pattern.type)) throw Invalid{"Reshape shape must be integers"};
+    if (pattern.shape.size() > 1) throw Invalid{"Reshape shape must be 1-D"};
+    const int64_t in_count = count(data.shape);
+    Shape dims(pattern.values.size());
+    int minus_one = -1;
+    __int128 known = 1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+        int64_t v = index_value(pattern, i);
+        if (v < -1) throw Invalid{"Reshape dim below -1"};
+        if (v == -1) {
+            if (minus_one >= 0) throw Invalid{"Reshape has two -1"};
+            minus_one = static_cast<int>(i);
+        } else {
+            if (v == 0 && special_zero) {
+                if (i >= data.shape.size()) throw Invalid{"Reshape special zero past the input rank"};
+                v = data.shape[i];
+            }
+            known *= v;
+            if (known > std::numeric_limits<int64_t>::max()) throw Invalid{"Reshape element count overflows"};
+        }
+        dims[i] = v;
+    }
+    if (minus_one >= 0) {
+        if (known == 0) {
+            if (in_count != 0) throw Invalid{"Reshape -1 next to a 0 dim"};
+            dims[static_cast<size_t>(minus_one)] = 0;
+        } else {
+            if (in_count % static_cast<int64_t>(known) != 0) throw Invalid{"Reshape count not divisible"};
+            dims[static_cast<size_t>(minus_one)] = in_count / static_cast<int64_t>(known);
+        }
+    } else if (known != in_count) {
+        throw Invalid{"Reshape element count differs"};
+    }
+    RefTensor out = data;
+    out.shape = dims;
+    return out;
+}
+
+}  // namespace irlite::reference

@@ -1,0 +1,96 @@
+// One CompiledModel shared by several threads, each running its own InferRequest: the results
+// must be those of a single-threaded run, and ThreadSanitizer (scripts/tsan.sh) must see no race.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/irlite.hpp"
+#include "ir_builder.hpp"
+
+namespace irlite {
+namespace {
+
+using testing::IrBuilder;
+
+// x f32 [?,4] -> Slice(x, start=1, stop=INT64_MAX, step=1, axis 1) -> Add(., bias) -> Multiply(., x[:,1:])
+//   -> VariadicSplit(axis 1, [1, -1]) -> Concat(part1, part0) -> Result.
+// Shapes depend on the input (dynamic batch), so every request re-runs shape rules, and the Consts
+// are shared views into the one weights blob.
+IrBuilder shared_model() {
+    IrBuilder b;
+    const int64_t start = 1, stop = INT64_MAX, step = 1, axis = 1;
+    const float bias[3] = {0.5f, -1.0f, 2.0f};
+    const int64_t lengths[2] = {1, -1};
+    b.parameter(0, "x", "f32", {-1, 4});
+    b.constant(1, "start", "i64", {1}, &start, sizeof start);
+    b.constant(2, "stop", "i64", {1}, &stop, sizeof stop);
+    b.constant(3, "step", "i64", {1}, &step, sizeof step);
+    b.constant(4, "axes", "i64", {1}, &axis, sizeof axis);
+    b.layer(5, "slice", "Slice", "opset8", "",
+            {{0, "", {-1, 4}, ""}, {1, "", {1}, ""}, {2, "", {1}, ""}, {3, "", {1}, ""}, {4, "", {1}, ""}},
+            {{5, "FP32", {-1, 3}, ""}});
+    b.constant(6, "bias", "f32", {3}, bias, sizeof bias);
+    b.layer(7, "add", "Add", "opset1", "", {{0, "", {-1, 3}, ""}, {1, "", {3}, ""}}, {{2, "FP32", {-1, 3}, ""}});
+    b.layer(8, "mul", "Multiply", "opset1", "", {{0, "", {-1, 3}, ""}, {1, "", {-1, 3}, ""}}, {{2, "FP32", {-1, 3}, ""}});
+    b.constant(9, "split_axis", "i64", {}, &axis, sizeof axis);
+    b.constant(10, "lengths", "i64", {2}, lengths, sizeof lengths);
+    b.layer(11, "split", "VariadicSplit", "opset1", "", {{0, "", {-1, 3}, ""}, {1, "", {}, ""}, {2, "", {2}, ""}},
+            {{3, "FP32", {-1, 1}, ""}, {4, "FP32", {-1, 2}, ""}});
+    b.layer(12, "join", "Concat", "opset1", "axis=\"1\"", {{0, "", {-1, 2}, ""}, {1, "", {-1, 1}, ""}},
+            {{2, "FP32", {-1, 3}, "y"}});
+    b.result(13, "out", "f32", {-1, 3});
+    b.edge(0, 0, 5, 0).edge(1, 0, 5, 1).edge(2, 0, 5, 2).edge(3, 0, 5, 3).edge(4, 0, 5, 4);
+    b.edge(5, 5, 7, 0).edge(6, 0, 7, 1).edge(7, 2, 8, 0).edge(5, 5, 8, 1);
+    b.edge(8, 2, 11, 0).edge(9, 0, 11, 1).edge(10, 0, 11, 2);
+    b.edge(11, 4, 12, 0).edge(11, 3, 12, 1).edge(12, 2, 13, 0);
+    return b;
+}
+
+// The model computed by hand: s = x[:,1:]; m = (s + bias) * s; y = [m[:,1:], m[:,:1]].
+std::vector<float> expected(const std::vector<float>& x, int64_t batch) {
+    const float bias[3] = {0.5f, -1.0f, 2.0f};
+    std::vector<float> y;
+    for (int64_t r = 0; r < batch; ++r) {
+        float m[3];
+        for (int c = 0; c < 3; ++c) {
+            const float s = x[static_cast<size_t>(r * 4 + c + 1)];
+            m[c] = (s + bias[c]) * s;
+        }
+        y.insert(y.end(), {m[1], m[2], m[0]});
+    }
+    return y;
+}
+
+TEST(Threads, SharedCompiledModel) {
+    const IrBuilder b = shared_model();
+    const CompiledModel compiled(Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size()));
+    constexpr int kThreads = 4, kRuns = 50;
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            InferRequest req = compiled.create_infer_request();
+            for (int run = 0; run < kRuns; ++run) {
+                const int64_t batch = 1 + (t + run) % 5;  // shapes change from run to run
+                std::vector<float> x(static_cast<size_t>(batch * 4));
+                for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((t * 31 + run * 7 + static_cast<int>(i)) % 17) - 8;
+                req.set_input("x", Tensor::wrap(ElementType::f32, {batch, 4}, x.data()));
+                req.infer();
+                const Tensor& y = req.output("y");
+                const std::vector<float> want = expected(x, batch);
+                if (y.shape() != Shape{batch, 3} ||
+                    !std::equal(want.begin(), want.end(), y.data<float>()))
+                    ++failures;
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(failures.load(), 0);
+}
+
+}  // namespace
+}  // namespace irlite
