@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "engine/graph.hpp"
+#include "engine/opset_catalog.hpp"
 
 namespace irlite {
 namespace {
@@ -142,14 +143,26 @@ private:
     }
 
     // ---- 2. edges -----------------------------------------------------------------------------
-    static int find_port(const std::vector<IrPort>& ports, int64_t id) {
-        for (size_t i = 0; i < ports.size(); ++i)
-            if (ports[i].id == id) return static_cast<int>(i);
-        return -1;
+    // Port id -> position (the first port with that id). A linear scan for the usual handful of
+    // ports; a hash map, built on first use, for layers with many: a Concat of 100,000 inputs
+    // would otherwise make edge resolution quadratic.
+    int find_port(const std::vector<IrPort>& ports, int64_t id) {
+        constexpr size_t kLinear = 16;
+        if (ports.size() <= kLinear) {
+            for (size_t i = 0; i < ports.size(); ++i)
+                if (ports[i].id == id) return static_cast<int>(i);
+            return -1;
+        }
+        auto& index = port_index_[&ports];
+        if (index.empty())
+            for (size_t i = 0; i < ports.size(); ++i) index.emplace(ports[i].id, static_cast<int>(i));
+        const auto it = index.find(id);
+        return it == index.end() ? -1 : it->second;
     }
 
     void resolve_edges() {
         in_edges_.resize(doc_.layers.size());
+        feeds_something_.assign(doc_.layers.size(), false);
         for (size_t li = 0; li < doc_.layers.size(); ++li) in_edges_[li].resize(doc_.layers[li].inputs.size());
         for (const IrEdge& e : doc_.edges) {
             Location w;
@@ -192,6 +205,7 @@ private:
                 continue;
             }
             in_edges_[dst->second][in_pos].push_back({src->second, out_pos, e.line});
+            feeds_something_[src->second] = true;
         }
         for (size_t li = 0; li < doc_.layers.size(); ++li) {
             if (!valid_[li]) continue;
@@ -272,6 +286,11 @@ private:
         }
     }
 
+    static bool is_sink_type(const IrLayer& l) {
+        const std::string type = canonical_op_type(l.type);
+        return type == "result" || type == "assign";
+    }
+
     // ---- 4. liveness --------------------------------------------------------------------------
     void mark_live() {
         const int n = static_cast<int>(doc_.layers.size());
@@ -305,6 +324,12 @@ private:
             if (!live_[li])
                 report(Severity::Warning, ErrorKind::Graph, "dead-layer", at_layer(li),
                        "layer feeds no Result or Assign; OpenVINO drops it");
+            // Where a dead chain ends. A multi-output op with one output used is fine: its other
+            // outputs (TopK's indices, a VariadicSplit part) are often left unused on purpose.
+            if (!feeds_something_[li] && !doc_.layers[li].outputs.empty() && !is_sink_type(doc_.layers[li]))
+                report(Severity::Warning, ErrorKind::Graph, "output-unused", at_port(li, 0, true),
+                       doc_.layers[li].outputs.size() == 1 ? "the layer's output feeds nothing"
+                                                           : "none of the layer's outputs feeds anything");
             Node node;
             node.layer = &doc_.layers[li];
             node.live = live_[li];
@@ -323,18 +348,15 @@ private:
                        kLatestOpset, ")"));
             return;
         }
+        if (*opset > kLatestOpset) {
+            report(Severity::Error, ErrorKind::Unsupported, "unknown-opset", at_layer(li),
+                   str("version \"", l.version, "\" is newer than the latest opset irlite knows (opset",
+                       kLatestOpset, ")"));
+            return;
+        }
         const OpDef* def = registry_.find(l.type, *opset);
         if (!def) {
-            const auto others = registry_.find_all(l.type);
-            if (others.empty()) {
-                report(Severity::Error, ErrorKind::Unsupported, "unsupported-op", at_layer(li),
-                       str("irlite does not implement op type '", l.type, "'"));
-            } else {
-                std::string have;
-                for (const OpDef* d : others) have += str(have.empty() ? "" : ", ", d->type, "-", d->version, " in ", d->opset_range());
-                report(Severity::Error, ErrorKind::Unsupported, "op-not-in-opset", at_layer(li),
-                       str("'", l.type, "' is not in ", l.version, "; irlite has ", have));
-            }
+            report_unresolved_op(li, *opset);
             return;
         }
         defs_[li] = def;
@@ -362,6 +384,74 @@ private:
             return;
         }
         node.def = def;
+    }
+
+    // No definition for (type, opset) in the registry: the catalog of OpenVINO's opsets tells a
+    // misspelt type from a type in the wrong opset and from a real op irlite cannot run yet. The
+    // last is only a warning in check mode: the layer keeps its declared outputs (node.def stays
+    // null) and checking goes on downstream.
+    void report_unresolved_op(int li, int opset) {
+        const IrLayer& l = doc_.layers[li];
+        const auto runs = registry_.find_all(l.type);
+        std::string irlite_has;
+        for (const OpDef* d : runs)
+            irlite_has += str(irlite_has.empty() ? "" : ", ", d->type, "-", d->version, " in ", d->opset_range());
+        if (const OpsetCatalogEntry* entry = find_catalog_entry(l.type, opset)) {
+            const std::string op = str(entry->type, "-", entry->version, " (", l.version, ")");
+            const std::string others = irlite_has.empty() ? "" : str(" (it runs ", irlite_has, ")");
+            if (options_.keep_going)
+                report(Severity::Warning, ErrorKind::Unsupported, "unsupported-op", at_layer(li),
+                       str("irlite cannot run ", op, " yet", others, "; its output dims are taken as declared"));
+            else
+                report(Severity::Error, ErrorKind::Unsupported, "unsupported-op", at_layer(li),
+                       str("irlite cannot run ", op, " yet", others));
+            return;
+        }
+        const auto entries = catalog_entries(l.type);
+        if (!entries.empty() || !runs.empty()) {
+            const std::string where = entries.empty() ? str("irlite has ", irlite_has)
+                                                      : str("OpenVINO has ", describe_catalog_entries(entries));
+            report(Severity::Error, ErrorKind::Unsupported, "op-not-in-opset", at_layer(li),
+                   str("op type '", l.type, "' is not in ", l.version, "; ", where));
+            return;
+        }
+        const std::string hint = closest_op_type(l.type);
+        report(Severity::Error, ErrorKind::Unsupported, "unknown-op", at_layer(li),
+               str("'", l.type, "' is not an OpenVINO op type (no opset from opset1 to opset", kLatestOpset,
+                   " has it)", hint.empty() ? "" : str("; did you mean '", hint, "'?")));
+    }
+
+    // The catalog's op type nearest to `type` (edit distance at most 2, ignoring case), or "".
+    static std::string closest_op_type(const std::string& type) {
+        const std::string key = canonical_op_type(type);
+        std::string best;
+        size_t best_distance = 3;
+        for (const OpsetCatalogEntry& e : opset_catalog()) {
+            const std::string candidate = canonical_op_type(e.type);
+            const size_t d = edit_distance(key, candidate, best_distance);
+            if (d < best_distance) {
+                best_distance = d;
+                best = e.type;
+            }
+        }
+        return best;
+    }
+
+    // Levenshtein distance, or `limit` when it is known to be at least `limit`.
+    static size_t edit_distance(const std::string& a, const std::string& b, size_t limit) {
+        if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) >= limit) return limit;
+        std::vector<size_t> row(b.size() + 1);
+        for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+        for (size_t i = 1; i <= a.size(); ++i) {
+            size_t diagonal = row[0];
+            row[0] = i;
+            for (size_t j = 1; j <= b.size(); ++j) {
+                const size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+                diagonal = row[j];
+                row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
+            }
+        }
+        return std::min(row[b.size()], limit);
     }
 
     // ---- 6. types and shapes ------------------------------------------------------------------
@@ -525,8 +615,10 @@ private:
     std::vector<bool> valid_;                          // per layer: usable id
     std::vector<std::vector<std::vector<EdgeEnd>>> in_edges_;  // per layer, per input position
     std::vector<bool> live_;
+    std::vector<bool> feeds_something_;  // per layer: an edge leaves one of its outputs
     std::vector<const OpDef*> defs_;  // per layer, once resolved
     std::vector<int> node_of_layer_;
+    std::unordered_map<const std::vector<IrPort>*, std::unordered_map<int64_t, int>> port_index_;  // see find_port
 };
 
 }  // namespace

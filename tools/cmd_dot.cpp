@@ -1,6 +1,160 @@
-// Placeholder until 'irlite dot' lands.
+// irlite dot: the model as a Graphviz DOT graph. A node per layer (name, Type-opsetN), edges
+// labelled with element type and dims, Const nodes small, layers with findings from `irlite check`
+// drawn red with the findings as tooltip.
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <unordered_map>
+
+#include "engine/op.hpp"
+#include "tools/check_report.hpp"
 #include "tools/cli.hpp"
 
 namespace irlite::cli {
-int dot_command(const std::vector<std::string>&) { throw UsageError("'dot' is not implemented yet"); }
+namespace {
+
+const char* kDotHelp =
+    "usage: irlite dot MODEL.xml [-w MODEL.bin] [-o FILE.dot]\n"
+    "\n"
+    "Writes the model as a Graphviz DOT graph (to FILE.dot, or to standard output): one node per\n"
+    "layer labelled with its name and Type-opsetN, edges labelled with the element type and dims\n"
+    "flowing along them (inferred, or declared where inference is impossible), Const layers small.\n"
+    "Layers (and edges) with findings from 'irlite check' are red; hover them to read the findings.\n"
+    "Render with e.g. 'dot -Tsvg model.dot -o model.svg'.\n"
+    "\n"
+    "  -w, --weights FILE   the weights (.bin); default: MODEL.xml with the extension .bin\n"
+    "  -o, --output FILE    where to write the graph\n";
+
+// A DOT double-quoted string: quotes and backslashes escaped, line breaks as DOT's \n.
+std::string quoted(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\', out += c;
+        else if (c == '\n') out += "\\n";
+        else if (c == '\r') continue;
+        else out += c;
+    }
+    return out + "\"";
+}
+
+std::string port_label(const std::string& precision, const std::vector<int64_t>& dims) {
+    std::string s = precision.empty() ? "?" : precision;
+    s += " [";
+    for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
+    return s + "]";
+}
+
+int find_port(const std::vector<IrPort>& ports, int64_t id) {
+    for (size_t i = 0; i < ports.size(); ++i)
+        if (ports[i].id == id) return static_cast<int>(i);
+    return -1;
+}
+
+std::string to_dot(const CheckReport& report) {
+    const IrDocument& doc = *report.document;
+    // Findings per layer, and per (layer, input port id) for the edge that enters that port.
+    std::map<int, std::string> layer_findings;
+    std::map<std::pair<int, int>, std::string> port_findings;
+    for (const Diagnostic& d : report.findings) {
+        const int li = finding_layer_index(doc, d);
+        if (li < 0) continue;
+        const std::string line = str(to_string(d.severity), " [", d.code, "]",
+                                     d.where.port >= 0 ? str(" port ", d.where.port) : "", ": ", d.message);
+        std::string& text = layer_findings[li];
+        text += (text.empty() ? "" : "\n") + line;
+        if (d.where.port >= 0 && !d.where.port_is_output) {
+            std::string& p = port_findings[{li, d.where.port}];
+            p += (p.empty() ? "" : "\n") + line;
+        }
+    }
+    // Inferred outputs, where the graph has a node for the layer.
+    std::unordered_map<const IrLayer*, const Node*> node_of;
+    if (report.graph)
+        for (const Node& n : report.graph->nodes) node_of[n.layer] = &n;
+    std::unordered_map<int64_t, int> layer_of_id;  // the first layer with each id, as edges resolve
+    for (size_t li = 0; li < doc.layers.size(); ++li)
+        if (doc.layers[li].id >= 0) layer_of_id.emplace(doc.layers[li].id, static_cast<int>(li));
+
+    std::string out = "digraph " + quoted(doc.name.empty() ? std::string("model") : doc.name) + " {\n";
+    out += "  graph [rankdir=TB, fontname=\"Helvetica\", tooltip=" + quoted(report.file) + "];\n";
+    out += "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", fontname=\"Helvetica\", fontsize=10];\n";
+    out += "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#555555\"];\n";
+    for (size_t i = 0; i < doc.layers.size(); ++i) {
+        const IrLayer& l = doc.layers[i];
+        const std::string type = canonical_op_type(l.type);
+        std::string attrs = "label=" + quoted(l.name + "\n" + l.type + "-" + (l.version.empty() ? "?" : l.version));
+        if (type == "const") {
+            attrs += ", fontsize=7, height=0.2, width=0.3, margin=\"0.04,0.02\", fillcolor=\"#eeeeee\"";
+        } else if (type == "parameter") {
+            attrs += ", shape=invhouse, style=filled, fillcolor=\"#dbeafe\"";
+        } else if (type == "result") {
+            attrs += ", shape=house, style=filled, fillcolor=\"#dcfce7\"";
+        }
+        const auto f = layer_findings.find(static_cast<int>(i));
+        if (f != layer_findings.end()) {
+            attrs += ", color=red, fontcolor=red, penwidth=2, tooltip=" + quoted(f->second);
+        } else {
+            attrs += ", tooltip=" + quoted(str(l.type, " id=", l.id_text, " (line ", l.line, ")"));
+        }
+        out += "  L" + std::to_string(i) + " [" + attrs + "];\n";
+    }
+    for (const IrEdge& e : doc.edges) {
+        const auto src = layer_of_id.find(e.from_layer), dst = layer_of_id.find(e.to_layer);
+        if (src == layer_of_id.end() || dst == layer_of_id.end()) continue;  // a finding of its own
+        const IrLayer& from = doc.layers[static_cast<size_t>(src->second)];
+        const int out_pos = find_port(from.outputs, e.from_port);
+        std::string label = "?";
+        if (out_pos >= 0) {
+            const auto n = node_of.find(&from);
+            if (n != node_of.end() && static_cast<size_t>(out_pos) < n->second->outputs.size()) {
+                const OutputInfo& o = n->second->outputs[static_cast<size_t>(out_pos)];
+                label = str(to_string(o.type), " ", to_string(o.shape));
+            } else {
+                label = port_label(from.outputs[static_cast<size_t>(out_pos)].precision,
+                                   from.outputs[static_cast<size_t>(out_pos)].dims);
+            }
+        }
+        std::string attrs = "label=" + quoted(label);
+        const auto pf = port_findings.find({dst->second, static_cast<int>(e.to_port)});
+        if (pf != port_findings.end()) attrs += ", color=red, fontcolor=red, penwidth=2, tooltip=" + quoted(pf->second);
+        out += "  L" + std::to_string(src->second) + " -> L" + std::to_string(dst->second) + " [" + attrs + "];\n";
+    }
+    return out + "}\n";
+}
+
+}  // namespace
+
+int dot_command(const std::vector<std::string>& args) {
+    ArgCursor cur(args);
+    std::string model_path, bin_path, out_path;
+    while (!cur.done()) {
+        if (cur.take_flag({"-h", "--help"})) {
+            std::cout << kDotHelp;
+            return kExitOk;
+        }
+        if (cur.take_option({"-w", "--weights"}, bin_path)) continue;
+        if (cur.take_option({"-o", "--output"}, out_path)) continue;
+        if (!model_path.empty())
+            throw UsageError("dot: more than one model given ('" + model_path + "', '" + cur.peek() + "')");
+        model_path = cur.take_positional();
+    }
+    if (model_path.empty()) throw UsageError("dot: no model given");
+
+    const CheckReport report = run_check(model_path, bin_path);
+    if (!report.document) {
+        for (const Diagnostic& d : report.findings) std::cerr << "irlite: " << d.format() << "\n";
+        return kExitError;
+    }
+    const std::string dot = to_dot(report);
+    if (out_path.empty()) {
+        std::cout << dot;
+        return kExitOk;
+    }
+    std::ofstream f(out_path, std::ios::binary);
+    f << dot;
+    f.close();
+    if (!f) throw Error(ErrorKind::Io, "output-write", str("cannot write '", out_path, "'"));
+    return kExitOk;
+}
+
 }  // namespace irlite::cli

@@ -1,6 +1,259 @@
-// Placeholder until 'irlite info' lands.
+// irlite info: what a model takes and gives, what it is made of, and what irlite cannot run yet.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "engine/op.hpp"
+#include "tools/check_report.hpp"
 #include "tools/cli.hpp"
+#include "tools/json.hpp"
 
 namespace irlite::cli {
-int info_command(const std::vector<std::string>&) { throw UsageError("'info' is not implemented yet"); }
+namespace {
+
+const char* kInfoHelp =
+    "usage: irlite info MODEL.xml [-w MODEL.bin] [--json]\n"
+    "\n"
+    "Summarises the model: inputs and outputs (names, element types, shapes), op types with their\n"
+    "counts and opsets, the number of layers and edges, the bytes of Const data, and the ops irlite\n"
+    "cannot run yet. Shapes are the ones inferred by 'irlite check' (declared ones where inference\n"
+    "is impossible); '?' is a dim known only at run time.\n"
+    "\n"
+    "  -w, --weights FILE   the weights (.bin); default: MODEL.xml with the extension .bin\n"
+    "      --json           print one JSON document:\n"
+    "                       {\"file\", \"name\", \"ir_version\", \"layers\", \"edges\", \"const_bytes\",\n"
+    "                        \"inputs\": [{\"name\", \"names\", \"element_type\", \"shape\"}], \"outputs\": [...],\n"
+    "                        \"ops\": [{\"type\", \"count\", \"opsets\", \"runs\"}], \"cannot_run\": [{\"type\", \"opset\"}],\n"
+    "                        \"check\": {\"errors\", \"warnings\"}}  (a shape is a list, -1 = dynamic;\n"
+    "                        null for an unknown rank)\n";
+
+struct BoundaryInfo {
+    std::string name;
+    std::vector<std::string> names;
+    ElementType type = ElementType::f32;
+    PartialShape shape;
+};
+
+struct OpUse {
+    std::string type;  // as first spelt in the file
+    int count = 0;
+    std::set<int> opsets;           // parsed opset numbers
+    std::set<std::string> other_versions;  // version strings that are not opsetN
+    std::set<int> cannot_run;       // opsets in which irlite has no definition
+};
+
+struct ModelInfo {
+    std::vector<BoundaryInfo> inputs, outputs;
+    std::vector<OpUse> ops;  // by type name
+    uint64_t const_bytes = 0;
+};
+
+// The output's user-facing name, as the runtime names it (see README: input and output names).
+std::string output_name(const Graph& g, const Node& result) {
+    const ValueRef src = result.inputs.empty() ? ValueRef{} : result.inputs[0];
+    if (src.node < 0) return result.layer->name;
+    const IrLayer& producer = *g.nodes[static_cast<size_t>(src.node)].layer;
+    const IrPort& port = producer.outputs[static_cast<size_t>(src.output)];
+    if (!port.names.empty()) return port.names.front();
+    if (g.document->ir_version == 10)
+        return producer.outputs.size() > 1 ? str(producer.name, ".", src.output) : producer.name;
+    return result.layer->name;
+}
+
+ModelInfo collect(const CheckReport& report) {
+    ModelInfo info;
+    const IrDocument& doc = *report.document;
+    const Graph* g = report.graph.get();
+    if (g) {
+        for (int ni : g->parameters) {
+            const Node& n = g->nodes[static_cast<size_t>(ni)];
+            if (n.outputs.empty()) continue;
+            info.inputs.push_back({n.layer->name, n.layer->outputs.empty() ? std::vector<std::string>{} : n.layer->outputs[0].names,
+                                   n.outputs[0].type, n.outputs[0].shape});
+        }
+        for (int ni : g->results) {
+            const Node& n = g->nodes[static_cast<size_t>(ni)];
+            BoundaryInfo b;
+            b.name = output_name(*g, n);
+            b.shape = PartialShape::dynamic_rank();
+            if (!n.inputs.empty() && n.inputs[0].node >= 0) {
+                const Node& p = g->nodes[static_cast<size_t>(n.inputs[0].node)];
+                const size_t out = static_cast<size_t>(n.inputs[0].output);
+                b.names = p.layer->outputs[out].names;
+                b.type = p.outputs[out].type;
+                b.shape = p.outputs[out].shape;
+            }
+            info.outputs.push_back(std::move(b));
+        }
+    }
+    std::map<std::string, OpUse> ops;
+    for (const IrLayer& l : doc.layers) {
+        OpUse& use = ops[canonical_op_type(l.type)];
+        if (use.type.empty()) use.type = l.type;
+        ++use.count;
+        const std::optional<int> opset = parse_opset(l.version);
+        if (opset) use.opsets.insert(*opset);
+        else use.other_versions.insert(l.version);
+        if (!opset || !OpRegistry::builtin().find(l.type, *opset)) use.cannot_run.insert(opset ? *opset : 0);
+        if (canonical_op_type(l.type) == "const")
+            for (const IrAttribute& a : l.attributes)
+                if (a.name == "size" && !a.value.empty() && a.value.size() <= 19 &&
+                    std::all_of(a.value.begin(), a.value.end(), [](char c) { return c >= '0' && c <= '9'; }))
+                    info.const_bytes += std::stoull(a.value);
+    }
+    for (auto& [key, use] : ops) info.ops.push_back(std::move(use));
+    std::sort(info.ops.begin(), info.ops.end(), [](const OpUse& a, const OpUse& b) { return a.type < b.type; });
+    return info;
+}
+
+std::string opsets_text(const OpUse& use) {
+    std::string s;
+    for (int o : use.opsets) s += (s.empty() ? "" : ",") + str("opset", o);
+    for (const std::string& v : use.other_versions) s += (s.empty() ? "" : ",") + (v.empty() ? "(no version)" : v);
+    return s;
+}
+
+std::string cannot_run_text(const OpUse& use) {
+    std::string s;
+    for (int o : use.cannot_run) s += (s.empty() ? "" : ", ") + (o > 0 ? str("opset", o) : std::string("its version"));
+    return s;
+}
+
+std::string bytes_text(uint64_t bytes) {
+    if (bytes < 1024) return str(bytes, " B");
+    const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(bytes);
+    int u = -1;
+    while (v >= 1024 && u < 3) v /= 1024, ++u;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+    return str(bytes, " B (", buf, ")");
+}
+
+std::string pad(const std::string& s, size_t width) { return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' '); }
+
+void print_boundaries(const char* title, const std::vector<BoundaryInfo>& list) {
+    std::cout << title << " (" << list.size() << "):\n";
+    for (const BoundaryInfo& b : list) {
+        std::string names;
+        for (const std::string& n : b.names)
+            if (n != b.name) names += (names.empty() ? "" : ", ") + n;
+        std::cout << "  " << pad(b.name, 24) << pad(to_string(b.type), 8) << to_string(b.shape)
+                  << (names.empty() ? "" : "  (also: " + names + ")") << "\n";
+    }
+}
+
+void print_text(const CheckReport& report, const ModelInfo& info) {
+    const IrDocument& doc = *report.document;
+    std::cout << "model:   " << report.file << " (net '" << doc.name << "', IR v" << doc.ir_version << ")\n";
+    std::cout << "layers:  " << doc.layers.size() << ", edges: " << doc.edges.size() << "\n";
+    std::cout << "weights: " << bytes_text(info.const_bytes) << " of Const data\n";
+    print_boundaries("inputs", info.inputs);
+    print_boundaries("outputs", info.outputs);
+    std::cout << "ops (" << info.ops.size() << " types):\n";
+    std::string cannot;
+    for (const OpUse& use : info.ops) {
+        std::cout << "  " << pad(use.type, 28) << pad(std::to_string(use.count), 6) << opsets_text(use)
+                  << (use.cannot_run.empty() ? "" : "  (irlite cannot run it)") << "\n";
+        if (!use.cannot_run.empty()) cannot += (cannot.empty() ? "" : ", ") + use.type + " (" + cannot_run_text(use) + ")";
+    }
+    std::cout << "irlite cannot run: " << (cannot.empty() ? "nothing, every op is supported" : cannot) << "\n";
+    std::cout << "check:   " << count_text(report.errors, report.warnings)
+              << (report.findings.empty() ? "" : " (see 'irlite check')") << "\n";
+}
+
+void write_boundaries(JsonWriter& j, const char* key, const std::vector<BoundaryInfo>& list) {
+    j.key(key).begin_array();
+    for (const BoundaryInfo& b : list) {
+        j.begin_object();
+        j.field("name", b.name);
+        j.field_string_list("names", b.names);
+        j.field("element_type", to_string(b.type));
+        if (b.shape.rank_known()) j.field_int_list("shape", b.shape.dims());
+        else j.key("shape").null();
+        j.end_object();
+    }
+    j.end_array();
+}
+
+std::string to_json(const CheckReport& report, const ModelInfo& info) {
+    const IrDocument& doc = *report.document;
+    JsonWriter j;
+    j.begin_object();
+    j.field("file", report.file);
+    j.field("name", doc.name);
+    j.field("ir_version", doc.ir_version);
+    j.field("layers", static_cast<uint64_t>(doc.layers.size()));
+    j.field("edges", static_cast<uint64_t>(doc.edges.size()));
+    j.field("const_bytes", info.const_bytes);
+    write_boundaries(j, "inputs", info.inputs);
+    write_boundaries(j, "outputs", info.outputs);
+    j.key("ops").begin_array();
+    for (const OpUse& use : info.ops) {
+        std::vector<std::string> opsets;
+        for (int o : use.opsets) opsets.push_back(str("opset", o));
+        for (const std::string& v : use.other_versions) opsets.push_back(v);
+        j.begin_object();
+        j.field("type", use.type);
+        j.field("count", use.count);
+        j.field_string_list("opsets", opsets);
+        j.field("runs", use.cannot_run.empty());
+        j.end_object();
+    }
+    j.end_array();
+    j.key("cannot_run").begin_array();
+    for (const OpUse& use : info.ops)
+        for (int o : use.cannot_run) {
+            j.begin_object();
+            j.field("type", use.type);
+            j.key("opset");
+            if (o > 0) j.value(str("opset", o));
+            else j.null();
+            j.end_object();
+        }
+    j.end_array();
+    j.key("check").begin_object();
+    j.field("errors", static_cast<uint64_t>(report.errors));
+    j.field("warnings", static_cast<uint64_t>(report.warnings));
+    j.end_object();
+    j.end_object();
+    return j.str();
+}
+
+}  // namespace
+
+int info_command(const std::vector<std::string>& args) {
+    ArgCursor cur(args);
+    std::string model_path, bin_path;
+    bool json = false;
+    while (!cur.done()) {
+        if (cur.take_flag({"-h", "--help"})) {
+            std::cout << kInfoHelp;
+            return kExitOk;
+        }
+        if (cur.take_flag({"--json"})) {
+            json = true;
+            continue;
+        }
+        if (cur.take_option({"-w", "--weights"}, bin_path)) continue;
+        if (!model_path.empty())
+            throw UsageError("info: more than one model given ('" + model_path + "', '" + cur.peek() + "')");
+        model_path = cur.take_positional();
+    }
+    if (model_path.empty()) throw UsageError("info: no model given");
+
+    const CheckReport report = run_check(model_path, bin_path);
+    if (!report.document) {
+        // Not even readable: say why, as check would.
+        for (const Diagnostic& d : report.findings) std::cerr << "irlite: " << d.format() << "\n";
+        return kExitError;
+    }
+    const ModelInfo info = collect(report);
+    if (json) std::cout << to_json(report, info) << "\n";
+    else print_text(report, info);
+    return kExitOk;
+}
+
 }  // namespace irlite::cli

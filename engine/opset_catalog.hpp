@@ -1,0 +1,45 @@
+// The OpenVINO op catalog: the name of every op type in every opset, opset1 .. opset16, whether
+// irlite runs it or not. The graph builder uses it to tell three cases apart:
+//   - a type that exists in no opset at all ("Slise"): error `unknown-op`;
+//   - a real type that is not part of the layer's opset ("Slice" in opset7): error `op-not-in-opset`,
+//     listing the opsets that have it;
+//   - a real op that irlite cannot run yet ("Gelu" in opset7): `unsupported-op` (a warning in check
+//     mode, where the layer's outputs are taken as declared and checking goes on).
+//
+// One row per op version and run of consecutive opsets: {"Gather", 8, 8, 16} means that Gather-8
+// is the Gather of opset8 to opset16. A type can have several rows (Gather-1, Gather-7, Gather-8),
+// and rarely two rows for one version (RNNCell-3 was in opset1, left opset2, came back in opset3).
+// Types are matched as the OpRegistry matches them (canonical_op_type: case-insensitive, Const and
+// Constant are one type), so the IR spellings ReLU/Relu, PReLU/PRelu, SoftMax/Softmax all resolve.
+//
+// Sources: OpenVINO's "Available Operation Sets" pages (opset1 .. opset16) and its opsetN_tbl.hpp
+// lists. Where the two disagree the catalog takes the union (a too-wide catalog turns an error
+// into a warning; a too-narrow one would reject a valid model).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace irlite {
+
+struct OpsetCatalogEntry {
+    const char* type;  // the IR type as OpenVINO writes it ("Const"; "Constant" matches too)
+    int version;       // the op's own version: 8 for Slice-8
+    int first_opset;   // first opset containing this version
+    int last_opset;    // last opset containing this version (contiguous run)
+};
+
+// Every row, sorted by type (case-insensitive), then version, then first_opset.
+const std::vector<OpsetCatalogEntry>& opset_catalog();
+
+// The row for `type` in `opset`, or null when that opset has no such type.
+const OpsetCatalogEntry* find_catalog_entry(std::string_view type, int opset);
+
+// Every row of `type` (any opset), in catalog order; empty when OpenVINO has no such op type.
+std::vector<const OpsetCatalogEntry*> catalog_entries(std::string_view type);
+
+// "Gather-1 in opset1..opset6; Gather-7 in opset7; Gather-8 in opset8..opset16"; "" for no rows.
+std::string describe_catalog_entries(const std::vector<const OpsetCatalogEntry*>& entries);
+
+}  // namespace irlite
