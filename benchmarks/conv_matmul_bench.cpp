@@ -1,0 +1,127 @@
+// Throughput of the heavy numeric kernels, through the same OpDef path the executor uses (attribute
+// parsing and the shape rule run once, outside the timed loop). Each benchmark reports GFLOP/s
+// (multiply and add counted as 2 operations).
+//   irlite_bench --benchmark_filter=Conv
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/op.hpp"
+
+namespace irlite {
+namespace {
+
+// One node, ready to run: attributes parsed, outputs allocated from the shape rule.
+class Node1 {
+public:
+    Node1(const std::string& type, int opset, std::vector<IrAttribute> attributes, std::vector<Tensor> inputs)
+        : inputs_(std::move(inputs)) {
+        layer_.type = type;
+        layer_.version = "opset" + std::to_string(opset);
+        layer_.attributes = std::move(attributes);
+        def_ = OpRegistry::builtin().find(type, opset);
+        if (!def_) throw Error(ErrorKind::Unsupported, "unsupported-op", type + " is not registered");
+        attrs_ = def_->parse_attrs ? def_->parse_attrs(AttrReader(layer_, nullptr)) : std::make_unique<NoAttrs>();
+        std::vector<InferContext::Input> in;
+        for (const Tensor& t : inputs_) in.push_back({t.type(), PartialShape(t.shape()), &t});
+        const InferContext ctx(*def_, *attrs_, std::move(in), def_->num_outputs);
+        for (const OutputInfo& info : def_->infer(ctx)) outputs_.emplace_back(info.type, info.shape.to_shape());
+    }
+    void run() {
+        KernelContext ctx(*def_, *attrs_, inputs_, outputs_, nullptr, nullptr);
+        def_->compute(ctx);
+    }
+    const Tensor& output() const { return outputs_[0]; }
+
+private:
+    IrLayer layer_;
+    const OpDef* def_ = nullptr;
+    std::unique_ptr<OpAttrs> attrs_;
+    std::vector<Tensor> inputs_, outputs_;
+};
+
+Tensor random_f32(const Shape& shape, unsigned seed) {
+    Tensor t(ElementType::f32, shape);
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(gen);
+    return t;
+}
+
+void run_and_report(benchmark::State& state, Node1& node, double flops) {
+    for (auto _ : state) {
+        node.run();
+        benchmark::DoNotOptimize(node.output().data());
+        benchmark::ClobberMemory();
+    }
+    state.counters["GFLOP/s"] = benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+std::vector<IrAttribute> conv_attrs(const std::string& strides, const std::string& pads) {
+    return {{"strides", strides}, {"dilations", "1, 1"}, {"pads_begin", pads}, {"pads_end", pads}, {"auto_pad", "explicit"}};
+}
+
+// ResNet-18's stage-1 convolution: 3x3, 64 -> 64 channels on 56x56.
+void BM_Conv3x3_64to64_56x56(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "1, 1"),
+               {random_f32({1, 64, 56, 56}, 1), random_f32({64, 64, 3, 3}, 2)});
+    run_and_report(state, node, 2.0 * 64 * 64 * 9 * 56 * 56);
+}
+BENCHMARK(BM_Conv3x3_64to64_56x56)->Unit(benchmark::kMillisecond);
+
+// A ResNet bottleneck expansion: 1x1, 64 -> 256 channels on 56x56 (a plain GEMM).
+void BM_Conv1x1_64to256_56x56(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "0, 0"),
+               {random_f32({1, 64, 56, 56}, 3), random_f32({256, 64, 1, 1}, 4)});
+    run_and_report(state, node, 2.0 * 64 * 256 * 56 * 56);
+}
+BENCHMARK(BM_Conv1x1_64to256_56x56)->Unit(benchmark::kMillisecond);
+
+// A strided 3x3 convolution, 128 -> 128 channels, 56x56 -> 28x28 (im2col + GEMM).
+void BM_Conv3x3_stride2_128_56x56(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("2, 2", "1, 1"),
+               {random_f32({1, 128, 56, 56}, 5), random_f32({128, 128, 3, 3}, 6)});
+    run_and_report(state, node, 2.0 * 128 * 128 * 9 * 28 * 28);
+}
+BENCHMARK(BM_Conv3x3_stride2_128_56x56)->Unit(benchmark::kMillisecond);
+
+// MobileNetV2's depthwise 3x3 convolution: 144 channels on 56x56 (the direct kernel).
+void BM_Depthwise3x3_144_56x56(benchmark::State& state) {
+    Node1 node("GroupConvolution", 1, conv_attrs("1, 1", "1, 1"),
+               {random_f32({1, 144, 56, 56}, 7), random_f32({144, 1, 1, 3, 3}, 8)});
+    run_and_report(state, node, 2.0 * 144 * 9 * 56 * 56);
+}
+BENCHMARK(BM_Depthwise3x3_144_56x56)->Unit(benchmark::kMillisecond);
+
+// Square 512x512 MatMul.
+void BM_MatMul_512(benchmark::State& state) {
+    Node1 node("MatMul", 1, {{"transpose_a", "false"}, {"transpose_b", "false"}},
+               {random_f32({512, 512}, 9), random_f32({512, 512}, 10)});
+    run_and_report(state, node, 2.0 * 512 * 512 * 512);
+}
+BENCHMARK(BM_MatMul_512)->Unit(benchmark::kMillisecond);
+
+// A Transformer linear layer: [1, 128, 512] x [2048, 512]^T.
+void BM_MatMul_Linear_128x512x2048(benchmark::State& state) {
+    Node1 node("MatMul", 1, {{"transpose_a", "false"}, {"transpose_b", "true"}},
+               {random_f32({1, 128, 512}, 11), random_f32({2048, 512}, 12)});
+    run_and_report(state, node, 2.0 * 128 * 512 * 2048);
+}
+BENCHMARK(BM_MatMul_Linear_128x512x2048)->Unit(benchmark::kMillisecond);
+
+// Attention scores: 8 heads of [128, 64] x [64, 128] (many small products).
+void BM_MatMul_Attention_8x128x64(benchmark::State& state) {
+    Node1 node("MatMul", 1, {{"transpose_a", "false"}, {"transpose_b", "true"}},
+               {random_f32({1, 8, 128, 64}, 13), random_f32({1, 8, 128, 64}, 14)});
+    run_and_report(state, node, 2.0 * 8 * 128 * 128 * 64);
+}
+BENCHMARK(BM_MatMul_Attention_8x128x64)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace irlite
+
+BENCHMARK_MAIN();
