@@ -63,6 +63,7 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
                     " (", indices[d], " vs ", data[d], "); only the axis dim (", axis, ") may differ"));
         if (out[d] == kDynamic) out[d] = data[d];
     }
+    detail::check_known_indices(ctx, kIndices, data, [axis](int64_t) { return axis; });
     return {{type, out}};
 }
 

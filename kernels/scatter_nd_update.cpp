@@ -97,6 +97,7 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
                                   str("indices.shape[-1] = ", k, " is more than the data rank ", data.rank(),
                                       " (indices shape ", to_string(indices), ", data shape ", to_string(data), ")"));
         check_updates_shape(ctx, data, indices, k);
+        if (k > 0) detail::check_known_indices(ctx, kIndices, data, [k](int64_t position) { return position % k; });
     }
     return {{ctx.type(kData), data}};
 }

@@ -59,4 +59,23 @@ std::string position_text(const Shape& shape, int64_t flat);
 std::string index_out_of_range_message(const std::string& role, const Shape& index_shape, int64_t position,
                                        int64_t value, int64_t data_dim, int64_t dim_size);
 
+// Load-time check of index values already known (a Const indices input), so that `irlite check`
+// reports them without running: the value at flat position p must lie in [-d, d-1] for d = data
+// dim dim_of(p). Dims not known yet are skipped (the kernel checks every value at run time anyway).
+// Throws the kernel's own error: Error(kind Value, code "index-out-of-range") at `port`.
+template <class DimOf>
+void check_known_indices(const InferContext& ctx, size_t port, const PartialShape& data, DimOf&& dim_of) {
+    const Tensor* indices = ctx.value(port);
+    if (!indices || !data.rank_known()) return;
+    const std::vector<int64_t> values = read_index_values(*indices);
+    for (size_t p = 0; p < values.size(); ++p) {
+        const auto dim = static_cast<int64_t>(dim_of(static_cast<int64_t>(p)));
+        const int64_t size = data[static_cast<size_t>(dim)];
+        if (size != kDynamic && (values[p] < -size || values[p] >= size))
+            throw ctx.input_error(port, ErrorKind::Value, "index-out-of-range",
+                                  index_out_of_range_message(ctx.def().input_role(port), indices->shape(),
+                                                             static_cast<int64_t>(p), values[p], dim, size));
+    }
+}
+
 }  // namespace irlite::detail

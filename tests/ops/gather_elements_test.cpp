@@ -250,8 +250,12 @@ TEST(GatherElements, IndexErrors) {
             std::vector<double> idx(r.indices.begin(), r.indices.end());
             const std::vector<Tensor> in = {iota(ElementType::i32, r.data_shape),
                                             make_tensor(index_type, r.indices_shape, idx)};
+            // Const indices: the shape rule reports them at load time (what `irlite check` sees);
+            // indices bound at run time: the kernel does, with the same words.
             EXPECT_TRUE(throws_error([&] { tester(r.axis).run(in); }, ErrorKind::Value, "index-out-of-range",
                                      std::string("input 1 'indices': ") + r.message, 1));
+            EXPECT_TRUE(throws_error([&] { tester(r.axis).run_kernel(in, {1}); }, ErrorKind::Value,
+                                     "index-out-of-range", std::string("input 1 'indices': ") + r.message, 1));
         }
     }
 }

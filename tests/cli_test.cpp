@@ -1,0 +1,269 @@
+// The irlite command-line tool, run as a user runs it: exit codes, what `run` writes, what
+// `check` reports (text and JSON) on a model with many independent faults, `info`, and `dot`
+// output that Graphviz accepts.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "parser/npy.hpp"
+
+namespace irlite {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSource = IRLITE_SOURCE_DIR;
+const std::string kDemo = kSource + "/models/demo/model.xml";
+const std::string kDemoInput = kSource + "/models/demo/inputs/x.npy";
+const std::string kManyFaults = kSource + "/tests/data/check/many_faults.xml";
+
+struct CliResult {
+    int exit_code = -1;  // 128 + signal when killed by one
+    std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+class ScratchDir {
+public:
+    ScratchDir() {
+        std::string pattern = (fs::temp_directory_path() / "irlite_cli_XXXXXX").string();
+        if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+        path_ = pattern;
+    }
+    ~ScratchDir() {
+        std::error_code ignored;
+        fs::remove_all(path_, ignored);
+    }
+    fs::path operator/(const std::string& name) const { return path_ / name; }
+
+private:
+    fs::path path_;
+};
+
+// Runs `argv` (argv[0] found on PATH unless it has a '/') with stdout and stderr captured.
+CliResult run_program(const std::vector<std::string>& argv) {
+    ScratchDir dir;
+    const std::string out_path = (dir / "out").string(), err_path = (dir / "err").string();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        if (!std::freopen(out_path.c_str(), "w", stdout) || !std::freopen(err_path.c_str(), "w", stderr)) _exit(126);
+        std::vector<char*> args;
+        for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        ::execvp(args[0], args.data());
+        _exit(127);
+    }
+    CliResult r;
+    int status = 0;
+    if (pid < 0 || ::waitpid(pid, &status, 0) != pid) return r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out_path);
+    r.err = slurp(err_path);
+    return r;
+}
+
+CliResult irlite(std::vector<std::string> args) {
+    args.insert(args.begin(), IRLITE_CLI_PATH);
+    return run_program(args);
+}
+
+bool has_program(const std::string& name) { return run_program({"sh", "-c", "command -v " + name}).exit_code == 0; }
+
+int count_of(const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+// ---- exit codes ----------------------------------------------------------------------------
+
+TEST(Cli, UsageErrorsExitTwo) {
+    const std::vector<std::vector<std::string>> usages = {
+        {},
+        {"frobnicate"},
+        {"run"},
+        {"check"},
+        {"run", kDemo, "-i"},
+        {"run", kDemo, "-i", "no_equals_sign"},
+        {"check", kDemo, "--shape", "x=[1,oops]"},
+        {"check", kDemo, "--no-such-flag"},
+    };
+    for (const auto& args : usages) {
+        const CliResult r = irlite(args);
+        std::string shown;
+        for (const auto& a : args) shown += " " + a;
+        EXPECT_EQ(r.exit_code, 2) << "irlite" << shown << "\n" << r.err;
+        EXPECT_FALSE(r.err.empty()) << "irlite" << shown;
+    }
+}
+
+TEST(Cli, HelpExitsZero) {
+    for (const char* cmd : {"run", "check", "info", "dot", "bench"}) {
+        const CliResult r = irlite({cmd, "--help"});
+        EXPECT_EQ(r.exit_code, 0) << cmd;
+        EXPECT_NE(r.out.find("usage: irlite"), std::string::npos) << cmd;
+    }
+    EXPECT_EQ(irlite({"--help"}).exit_code, 0);
+}
+
+// ---- run -----------------------------------------------------------------------------------
+
+TEST(Cli, RunWritesEveryOutput) {
+    ScratchDir dir;
+    const CliResult r = irlite({"run", kDemo, "-i", "x=" + kDemoInput, "-o", (dir / "out").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const char* name : {"head", "reversed", "patched", "scaled"}) {
+        const fs::path p = dir / "out" / (std::string(name) + ".npy");
+        ASSERT_TRUE(fs::exists(p)) << p;
+        const Tensor t = read_npy(p.string());
+        EXPECT_EQ(t.type(), ElementType::f32) << name;
+    }
+    // The values models/make_demo.py computed for head: [[101, 203, 305]].
+    const Tensor head = read_npy((dir / "out" / "head.npy").string());
+    ASSERT_EQ(head.shape(), (Shape{1, 3}));
+    EXPECT_EQ(head.data<float>()[0], 101.0f);
+    EXPECT_EQ(head.data<float>()[2], 305.0f);
+}
+
+TEST(Cli, RunInputErrorsListWhatTheModelExpects) {
+    ScratchDir dir;
+    const CliResult missing = irlite({"run", kDemo});
+    EXPECT_EQ(missing.exit_code, 1);
+    EXPECT_NE(missing.err.find("'x' f32 [4,6]"), std::string::npos) << missing.err;
+
+    const CliResult unknown = irlite({"run", kDemo, "-i", "x=" + kDemoInput, "-i", "nope=" + kDemoInput});
+    EXPECT_EQ(unknown.exit_code, 1);
+    EXPECT_NE(unknown.err.find("nope"), std::string::npos) << unknown.err;
+    EXPECT_NE(unknown.err.find("'x' f32 [4,6]"), std::string::npos) << unknown.err;
+
+    // A [2,2] f32 array for a [4,6] Parameter.
+    Tensor small(ElementType::f32, {2, 2});
+    const std::string small_path = (dir / "small.npy").string();
+    write_npy(small_path, small);
+    const CliResult wrong = irlite({"run", kDemo, "-i", "x=" + small_path});
+    EXPECT_EQ(wrong.exit_code, 1);
+    EXPECT_NE(wrong.err.find("[2,2]"), std::string::npos) << wrong.err;
+    EXPECT_NE(wrong.err.find("[4,6]"), std::string::npos) << wrong.err;
+
+    const CliResult no_file = irlite({"run", kDemo, "-i", "x=" + (dir / "absent.npy").string()});
+    EXPECT_EQ(no_file.exit_code, 1);
+    EXPECT_NE(no_file.err.find("absent.npy"), std::string::npos) << no_file.err;
+
+    const CliResult no_model = irlite({"run", (dir / "absent.xml").string()});
+    EXPECT_EQ(no_model.exit_code, 1);
+    EXPECT_NE(no_model.err.find("absent.xml"), std::string::npos) << no_model.err;
+}
+
+// ---- check ---------------------------------------------------------------------------------
+
+TEST(Cli, CheckOfAValidModelIsClean) {
+    const CliResult r = irlite({"check", kDemo});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("0 errors, 0 warnings"), std::string::npos) << r.out;
+}
+
+// many_faults.xml has seven independent faults; one must not hide another.
+TEST(Cli, CheckReportsEveryIndependentFault) {
+    const CliResult r = irlite({"check", kManyFaults});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    const std::vector<std::string> expected = {
+        "many_faults.xml:29: error: [step-zero] layer 'slice' (Slice id=4) port 3 'step'",
+        "many_faults.xml:46: error: [const-out-of-bin] layer 'past_the_bin' (Const id=6): offset 16 + size 48",
+        "many_faults.xml:64: error: [dims-mismatch] layer 'gather' (GatherElements id=8) port 2: declared dims [3,5] "
+        "differ from the inferred [3,2]",
+        "many_faults.xml:69: error: [precision-mismatch] layer 'gathered/sink' (Result id=9) port 0",
+        "many_faults.xml:72: error: [unknown-op] layer 'typo' (Slise id=10)",
+        "did you mean 'Slice'?",
+        "many_faults.xml:96: error: [edge-missing-port] layer 'typo/sink' (Result id=11)",
+        "many_faults.xml:72: warning: [dead-layer] layer 'typo'",
+    };
+    for (const std::string& line : expected) EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n---\n" << r.out;
+    EXPECT_NE(r.out.find("many_faults.xml: 8 errors, 2 warnings"), std::string::npos) << r.out;
+}
+
+TEST(Cli, CheckJsonIsOneDocumentWithEveryFinding) {
+    const CliResult r = irlite({"check", "--json", kManyFaults});
+    EXPECT_EQ(r.exit_code, 1);
+    ASSERT_FALSE(r.out.empty());
+    EXPECT_EQ(r.out.front(), '{');
+    EXPECT_EQ(r.out[r.out.find_last_not_of('\n')], '}');
+    for (const char* key : {"\"file\"", "\"ir_version\"", "\"valid\"", "\"errors\"", "\"summary\"", "\"code\"",
+                            "\"severity\"", "\"line\"", "\"layer_id\"", "\"layer_name\"", "\"layer_type\"", "\"port\"",
+                            "\"message\"", "\"declared\"", "\"inferred\"", "\"warnings\""})
+        EXPECT_NE(r.out.find(key), std::string::npos) << key;
+    EXPECT_EQ(count_of(r.out, "\"severity\":\"error\"") + count_of(r.out, "\"severity\": \"error\""), 8) << r.out;
+    EXPECT_EQ(count_of(r.out, "\"severity\":\"warning\"") + count_of(r.out, "\"severity\": \"warning\""), 2) << r.out;
+    if (has_program("python3")) {
+        const CliResult parsed = run_program(
+            {"python3", "-c", "import json,sys; d=json.loads(sys.argv[1]); assert d['valid'] is False; "
+                              "assert d['summary'] == {'errors': 8, 'warnings': 2}, d['summary']; "
+                              "assert [e['declared'] for e in d['errors'] if e['code'] == 'dims-mismatch'][0] == '[3,5]'",
+             r.out});
+        EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
+    }
+}
+
+TEST(Cli, CheckWithAShapeOverride) {
+    // The demo's x is [4,6]; checked as [5,6], the declared dims downstream no longer hold.
+    const CliResult r = irlite({"check", kDemo, "--shape", "x=[5,6]"});
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.out.find("[dims-mismatch]"), std::string::npos) << r.out;
+    const CliResult unknown = irlite({"check", kDemo, "--shape", "nope=[5,6]"});
+    EXPECT_EQ(unknown.exit_code, 2) << unknown.out << unknown.err;
+}
+
+TEST(Cli, CheckOfAFileThatIsNotXml) {
+    ScratchDir dir;
+    const std::string path = (dir / "junk.xml").string();
+    std::ofstream(path) << "this is <not xml";
+    const CliResult r = irlite({"check", path});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("[xml-malformed]"), std::string::npos) << r.out;
+}
+
+// ---- info and dot --------------------------------------------------------------------------
+
+TEST(Cli, InfoSummarisesTheModel) {
+    const CliResult r = irlite({"info", kDemo});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const char* part : {"inputs (1)", "outputs (4)", "GatherElements", "opset6", "Const data"})
+        EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+    const CliResult json = irlite({"info", "--json", kDemo});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    EXPECT_EQ(json.out.front(), '{');
+}
+
+TEST(Cli, DotIsValidGraphvizWithFindingsInRed) {
+    ScratchDir dir;
+    const std::string dot = (dir / "g.dot").string();
+    const CliResult r = irlite({"dot", kManyFaults, "-o", dot});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string text = slurp(dot);
+    EXPECT_EQ(text.rfind("digraph", 0), 0u) << text.substr(0, 80);
+    EXPECT_NE(text.find("Slice-opset8"), std::string::npos);
+    EXPECT_NE(text.find("red"), std::string::npos);
+    EXPECT_NE(text.find("step must not be 0"), std::string::npos);  // the finding as a tooltip
+    if (!has_program("dot")) GTEST_SKIP() << "graphviz (dot) is not installed; the DOT text was not rendered";
+    for (const std::string& model : {kManyFaults, kDemo}) {
+        ASSERT_EQ(irlite({"dot", model, "-o", dot}).exit_code, 0);
+        const CliResult svg = run_program({"dot", "-Tsvg", dot, "-o", (dir / "g.svg").string()});
+        EXPECT_EQ(svg.exit_code, 0) << model << ": " << svg.err;
+        EXPECT_NE(slurp(dir / "g.svg").find("<svg"), std::string::npos) << model;
+    }
+}
+
+}  // namespace
+}  // namespace irlite
