@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -77,6 +78,27 @@ TEST(OpTable, EveryOpHasAUnitTest) {
         EXPECT_NE(sources.find(quoted), std::string::npos)
             << d.type << "-" << d.version << " has no unit test (no test source mentions " << quoted << ")";
     }
+}
+
+// The README's "Supported ops" section names every op type and says how many op versions there are.
+TEST(OpTable, EveryOpIsListedInTheReadme) {
+    std::ifstream f(std::string(IRLITE_SOURCE_DIR) + "/README.md");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string readme = ss.str();
+    const size_t begin = readme.find("## Supported ops");
+    ASSERT_NE(begin, std::string::npos) << "README.md has no 'Supported ops' section";
+    const std::string section = readme.substr(begin, readme.find("\n## ", begin + 1) - begin);
+    const auto is_name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+    for (const OpDef& d : OpRegistry::builtin().all()) {
+        bool found = false;
+        for (size_t at = section.find(d.type); at != std::string::npos && !found; at = section.find(d.type, at + 1))
+            found = (at == 0 || !is_name_char(section[at - 1])) &&
+                    (at + d.type.size() == section.size() || !is_name_char(section[at + d.type.size()]));
+        EXPECT_TRUE(found) << d.type << "-" << d.version << " is missing from the README's Supported ops section";
+    }
+    const std::string count = std::to_string(OpRegistry::builtin().all().size()) + " op versions";
+    EXPECT_NE(section.find(count), std::string::npos) << "the section should say '" << count << "'";
 }
 
 }  // namespace

@@ -122,9 +122,10 @@ inline void require_1d(const RefTensor& t, const char* what) {
 }
 
 // ---- Slice-8 -----------------------------------------------------------------------------------
-// Per sliced axis of size d, with x < 0 read as x + d (spec digest):
+// Per sliced axis of size d, with x < 0 read as x + d (numpy's slicing; the spec digest clamps a
+// negative-step start to 0 instead, see the README):
 //   step > 0: lo = clamp(start, 0, d), hi = clamp(stop, 0, d), len = max(0, ceil((hi - lo) / step))
-//   step < 0: lo = clamp(start, 0, d - 1), hi = clamp(stop, -1, d), len = max(0, ceil((lo - hi) / -step))
+//   step < 0: lo = clamp(start, -1, d - 1), hi = clamp(stop, -1, d), len = max(0, ceil((lo - hi) / -step))
 // element i along the axis is data[lo + i * step]. Computed in 128 bits: nothing can overflow.
 inline RefTensor slice(const RefTensor& data, const RefTensor& start, const RefTensor& stop, const RefTensor& step,
                        const RefTensor* axes) {
@@ -165,7 +166,7 @@ inline RefTensor slice(const RefTensor& data, const RefTensor& start, const RefT
             e = std::clamp<__int128>(e, 0, d);
             len = e > b ? (e - b + s - 1) / s : 0;
         } else {
-            b = std::clamp<__int128>(b, 0, d - 1);
+            b = std::clamp<__int128>(b, -1, d - 1);
             e = std::clamp<__int128>(e, -1, d);
             len = b > e ? (b - e + (-s) - 1) / (-s) : 0;
         }
