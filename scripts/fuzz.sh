@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (tests/fuzz/) with clang in build-fuzz/ and runs each one for
+# Builds the libFuzzer harnesses (tests/fuzz/) with clang in build-san/ and runs each one for
 # SECONDS (default 60), one after the other, on one core:
 #   fuzz_ir     IR XML + .bin through read, build, check and one inference
 #   fuzz_npy    .npy bytes through the reader
 #   fuzz_graph  differential: random small graphs vs tests/fuzz/reference_ops.hpp
-# Corpora live in build-fuzz/corpus/<harness>/ (kept between runs), seeded from
+# Corpora live in build-san/corpus/<harness>/ (kept between runs), seeded from
 # ../shared/conformance (when present), models/ and the regression inputs in tests/data/fuzz/<harness>/. A crash, sanitizer report,
 # leak, timeout or out-of-memory input is written to fuzz-artifacts/ and makes the script exit 1;
-# replay one with: build-fuzz/tests/fuzz/<harness> fuzz-artifacts/<file>
+# replay one with: build-san/tests/fuzz/<harness> fuzz-artifacts/<file>
 #
 # Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]
 set -euo pipefail
@@ -17,25 +17,14 @@ shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_ir fuzz_npy fuzz_graph)
 
-# clang and its runtime (libFuzzer, sanitizers), installed like scripts/install-deps.sh does.
-packages=(clang libclang-rt-14-dev cmake ninja-build libpugixml-dev libeigen3-dev libspdlog-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-      -DIRLITE_FUZZ=ON -DIRLITE_BUILD_TESTS=OFF -DIRLITE_NATIVE=OFF >/dev/null
-cmake --build build-fuzz --target "${harnesses[@]}" -j 2
+bash scripts/install-deps.sh
+# The `sanitize` preset (build-san/) is also the one scripts/test.sh runs the suite in: its library
+# is instrumented for coverage, so the same build serves the tests and the harnesses.
+cmake --preset sanitize >/dev/null
+cmake --build build-san --target "${harnesses[@]}" -j "$(nproc 2>/dev/null || echo 2)"
 
 # ---- seed corpora ----------------------------------------------------------------------------
-corpus=build-fuzz/corpus
+corpus=build-san/corpus
 mkdir -p "$corpus/fuzz_ir" "$corpus/fuzz_npy" "$corpus/fuzz_graph" fuzz-artifacts
 seed_dirs=(models)
 if [ -d ../shared/conformance ]; then
@@ -84,22 +73,29 @@ for h in "${harnesses[@]}"; do
   echo "== $h: ${seconds}s"
   before=$(ls fuzz-artifacts | wc -l)
   if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 UBSAN_OPTIONS=print_stacktrace=1 \
-      "build-fuzz/tests/fuzz/$h" "$corpus/$h" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=10 \
+      "build-san/tests/fuzz/$h" "$corpus/$h" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=10 \
       -print_final_stats=1 "${extra[@]}" -artifact_prefix="fuzz-artifacts/$h-" \
-      >"build-fuzz/$h.log" 2>&1; then
+      >"build-san/$h.log" 2>&1; then
     failed+=("$h")
   fi
   after=$(ls fuzz-artifacts | wc -l)
-  grep -E "^(stat::number_of_executed_units|stat::new_units_added|Done )" "build-fuzz/$h.log" || true
+  grep -E "^(stat::number_of_executed_units|stat::new_units_added|Done )" "build-san/$h.log" || true
   if [ "$after" -gt "$before" ] || [[ " ${failed[*]} " == *" $h "* ]]; then
-    echo "!! $h found a problem; log: build-fuzz/$h.log"
-    grep -E "ERROR|SUMMARY|mismatch|Test unit written" "build-fuzz/$h.log" | head -20 || true
+    echo "!! $h found a problem; log: build-san/$h.log"
+    grep -E "ERROR|SUMMARY|mismatch|Test unit written" "build-san/$h.log" | head -20 || true
     [[ " ${failed[*]} " == *" $h "* ]] || failed+=("$h")
   fi
 done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzzing failed: ${failed[*]}; inputs saved in $(pwd)/fuzz-artifacts/"
   ls -la fuzz-artifacts/
+  # A CI log is often all that is left of a run: print the (small) inputs, to be decoded with
+  # `base64 -d > file` and replayed.
+  for f in fuzz-artifacts/*; do
+    [ "$(stat -c %s "$f")" -le 65536 ] || continue
+    echo "---- base64 of $f"
+    base64 -w 100 "$f"
+  done
   exit 1
 fi
 echo "fuzzing: no findings (${harnesses[*]}, ${seconds}s each)"

@@ -92,5 +92,80 @@ TEST(Threads, SharedCompiledModel) {
     EXPECT_EQ(failures.load(), 0);
 }
 
+// A small CNN: x f32 [?,1,6,6] -> Convolution 2x1x3x3 -> ReLU -> MaxPool 2x2 -> Reshape [?,8]
+// -> MatMul [8,3] -> SoftMax. The numeric kernels (GEMM, pooling, reductions) in threads.
+IrBuilder cnn_model() {
+    IrBuilder b;
+    std::vector<float> filters(2 * 9), weights(8 * 3);
+    for (size_t i = 0; i < filters.size(); ++i) filters[i] = static_cast<float>(static_cast<int>(i % 7) - 3) / 4;
+    for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>(static_cast<int>(i % 5) - 2) / 3;
+    const int64_t flat[2] = {-1, 8};
+    b.parameter(0, "x", "f32", {-1, 1, 6, 6});
+    b.constant(1, "filters", "f32", {2, 1, 3, 3}, filters.data(), filters.size() * sizeof(float));
+    b.layer(2, "conv", "Convolution", "opset1",
+            "strides=\"1,1\" dilations=\"1,1\" pads_begin=\"0,0\" pads_end=\"0,0\" auto_pad=\"explicit\"",
+            {{0, "", {-1, 1, 6, 6}, ""}, {1, "", {2, 1, 3, 3}, ""}}, {{2, "FP32", {-1, 2, 4, 4}, ""}});
+    b.layer(3, "relu", "ReLU", "opset1", "", {{0, "", {-1, 2, 4, 4}, ""}}, {{1, "FP32", {-1, 2, 4, 4}, ""}});
+    b.layer(4, "pool", "MaxPool", "opset1",
+            "strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" kernel=\"2,2\" rounding_type=\"floor\" "
+            "auto_pad=\"explicit\"",
+            {{0, "", {-1, 2, 4, 4}, ""}}, {{1, "FP32", {-1, 2, 2, 2}, ""}});
+    b.constant(5, "flat", "i64", {2}, flat, sizeof flat);
+    b.layer(6, "reshape", "Reshape", "opset1", "special_zero=\"false\"", {{0, "", {-1, 2, 2, 2}, ""}, {1, "", {2}, ""}},
+            {{2, "FP32", {-1, 8}, ""}});
+    b.constant(7, "weights", "f32", {8, 3}, weights.data(), weights.size() * sizeof(float));
+    b.layer(8, "fc", "MatMul", "opset1", "transpose_a=\"false\" transpose_b=\"false\"",
+            {{0, "", {-1, 8}, ""}, {1, "", {8, 3}, ""}}, {{2, "FP32", {-1, 3}, ""}});
+    b.layer(9, "softmax", "SoftMax", "opset1", "axis=\"1\"", {{0, "", {-1, 3}, ""}}, {{1, "FP32", {-1, 3}, "y"}});
+    b.result(10, "out", "f32", {-1, 3});
+    b.edge(0, 0, 2, 0).edge(1, 0, 2, 1).edge(2, 2, 3, 0).edge(3, 1, 4, 0).edge(4, 1, 6, 0).edge(5, 0, 6, 1);
+    b.edge(6, 2, 8, 0).edge(7, 0, 8, 1).edge(8, 2, 9, 0).edge(9, 1, 10, 0);
+    return b;
+}
+
+std::vector<float> cnn_input(int64_t batch, int seed) {
+    std::vector<float> x(static_cast<size_t>(batch * 36));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((seed * 13 + static_cast<int>(i) * 5) % 11) - 5;
+    return x;
+}
+
+// Every thread's results equal those of a single-threaded run of the same inputs, bit for bit.
+TEST(Threads, SharedCnnMatchesSingleThreadedRuns) {
+    const IrBuilder b = cnn_model();
+    const CompiledModel compiled(Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size()));
+    constexpr int kThreads = 4, kRuns = 20, kInputs = 6;
+    std::vector<std::vector<float>> reference(kInputs);
+    {
+        InferRequest req = compiled.create_infer_request();
+        for (int i = 0; i < kInputs; ++i) {
+            std::vector<float> x = cnn_input(1 + i % 3, i);
+            req.set_input("x", Tensor::wrap(ElementType::f32, {1 + i % 3, 1, 6, 6}, x.data()));
+            req.infer();
+            const Tensor& y = req.output("y");
+            reference[static_cast<size_t>(i)].assign(y.data<float>(), y.data<float>() + y.num_elements());
+        }
+    }
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            InferRequest req = compiled.create_infer_request();
+            for (int run = 0; run < kRuns; ++run) {
+                const int i = (t + run) % kInputs;
+                std::vector<float> x = cnn_input(1 + i % 3, i);
+                req.set_input("x", Tensor::wrap(ElementType::f32, {1 + i % 3, 1, 6, 6}, x.data()));
+                req.infer();
+                const Tensor& y = req.output("y");
+                const std::vector<float>& want = reference[static_cast<size_t>(i)];
+                if (y.num_elements() != static_cast<int64_t>(want.size()) ||
+                    !std::equal(want.begin(), want.end(), y.data<float>()))
+                    ++failures;
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(failures.load(), 0);
+}
+
 }  // namespace
 }  // namespace irlite
