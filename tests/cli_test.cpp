@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "parser/npy.hpp"
+#include "temp_dir.hpp"
 
 namespace irlite {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::TempDir;
 
 const std::string kSource = IRLITE_SOURCE_DIR;
 const std::string kDemo = kSource + "/models/demo/model.xml";
@@ -36,27 +38,11 @@ std::string slurp(const fs::path& p) {
     return s.str();
 }
 
-class ScratchDir {
-public:
-    ScratchDir() {
-        std::string pattern = (fs::temp_directory_path() / "irlite_cli_XXXXXX").string();
-        if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = pattern;
-    }
-    ~ScratchDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    fs::path operator/(const std::string& name) const { return path_ / name; }
-
-private:
-    fs::path path_;
-};
 
 // Runs `argv` (argv[0] found on PATH unless it has a '/') with stdout and stderr captured.
 CliResult run_program(const std::vector<std::string>& argv) {
-    ScratchDir dir;
-    const std::string out_path = (dir / "out").string(), err_path = (dir / "err").string();
+    TempDir dir;
+    const std::string out_path = dir.file("out"), err_path = dir.file("err");
     const pid_t pid = ::fork();
     if (pid == 0) {
         if (!std::freopen(out_path.c_str(), "w", stdout) || !std::freopen(err_path.c_str(), "w", stderr)) _exit(126);
@@ -122,24 +108,24 @@ TEST(Cli, HelpExitsZero) {
 // ---- run -----------------------------------------------------------------------------------
 
 TEST(Cli, RunWritesEveryOutput) {
-    ScratchDir dir;
-    const CliResult r = irlite({"run", kDemo, "-i", "x=" + kDemoInput, "-o", (dir / "out").string()});
+    TempDir dir;
+    const CliResult r = irlite({"run", kDemo, "-i", "x=" + kDemoInput, "-o", dir.file("out")});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     for (const char* name : {"head", "reversed", "patched", "scaled"}) {
-        const fs::path p = dir / "out" / (std::string(name) + ".npy");
+        const fs::path p = dir.file("out/" + std::string(name) + ".npy");
         ASSERT_TRUE(fs::exists(p)) << p;
         const Tensor t = read_npy(p.string());
         EXPECT_EQ(t.type(), ElementType::f32) << name;
     }
     // The values models/make_demo.py computed for head: [[101, 203, 305]].
-    const Tensor head = read_npy((dir / "out" / "head.npy").string());
+    const Tensor head = read_npy(dir.file("out/head.npy"));
     ASSERT_EQ(head.shape(), (Shape{1, 3}));
     EXPECT_EQ(head.data<float>()[0], 101.0f);
     EXPECT_EQ(head.data<float>()[2], 305.0f);
 }
 
 TEST(Cli, RunInputErrorsListWhatTheModelExpects) {
-    ScratchDir dir;
+    TempDir dir;
     const CliResult missing = irlite({"run", kDemo});
     EXPECT_EQ(missing.exit_code, 1);
     EXPECT_NE(missing.err.find("'x' f32 [4,6]"), std::string::npos) << missing.err;
@@ -151,18 +137,18 @@ TEST(Cli, RunInputErrorsListWhatTheModelExpects) {
 
     // A [2,2] f32 array for a [4,6] Parameter.
     Tensor small(ElementType::f32, {2, 2});
-    const std::string small_path = (dir / "small.npy").string();
+    const std::string small_path = dir.file("small.npy");
     write_npy(small_path, small);
     const CliResult wrong = irlite({"run", kDemo, "-i", "x=" + small_path});
     EXPECT_EQ(wrong.exit_code, 1);
     EXPECT_NE(wrong.err.find("[2,2]"), std::string::npos) << wrong.err;
     EXPECT_NE(wrong.err.find("[4,6]"), std::string::npos) << wrong.err;
 
-    const CliResult no_file = irlite({"run", kDemo, "-i", "x=" + (dir / "absent.npy").string()});
+    const CliResult no_file = irlite({"run", kDemo, "-i", "x=" + dir.file("absent.npy")});
     EXPECT_EQ(no_file.exit_code, 1);
     EXPECT_NE(no_file.err.find("absent.npy"), std::string::npos) << no_file.err;
 
-    const CliResult no_model = irlite({"run", (dir / "absent.xml").string()});
+    const CliResult no_model = irlite({"run", dir.file("absent.xml")});
     EXPECT_EQ(no_model.exit_code, 1);
     EXPECT_NE(no_model.err.find("absent.xml"), std::string::npos) << no_model.err;
 }
@@ -226,8 +212,8 @@ TEST(Cli, CheckWithAShapeOverride) {
 }
 
 TEST(Cli, CheckOfAFileThatIsNotXml) {
-    ScratchDir dir;
-    const std::string path = (dir / "junk.xml").string();
+    TempDir dir;
+    const std::string path = dir.file("junk.xml");
     std::ofstream(path) << "this is <not xml";
     const CliResult r = irlite({"check", path});
     EXPECT_EQ(r.exit_code, 1);
@@ -247,8 +233,8 @@ TEST(Cli, InfoSummarisesTheModel) {
 }
 
 TEST(Cli, DotIsValidGraphvizWithFindingsInRed) {
-    ScratchDir dir;
-    const std::string dot = (dir / "g.dot").string();
+    TempDir dir;
+    const std::string dot = dir.file("g.dot");
     const CliResult r = irlite({"dot", kManyFaults, "-o", dot});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::string text = slurp(dot);
@@ -259,9 +245,9 @@ TEST(Cli, DotIsValidGraphvizWithFindingsInRed) {
     if (!has_program("dot")) GTEST_SKIP() << "graphviz (dot) is not installed; the DOT text was not rendered";
     for (const std::string& model : {kManyFaults, kDemo}) {
         ASSERT_EQ(irlite({"dot", model, "-o", dot}).exit_code, 0);
-        const CliResult svg = run_program({"dot", "-Tsvg", dot, "-o", (dir / "g.svg").string()});
+        const CliResult svg = run_program({"dot", "-Tsvg", dot, "-o", dir.file("g.svg")});
         EXPECT_EQ(svg.exit_code, 0) << model << ": " << svg.err;
-        EXPECT_NE(slurp(dir / "g.svg").find("<svg"), std::string::npos) << model;
+        EXPECT_NE(slurp(dir.file("g.svg")).find("<svg"), std::string::npos) << model;
     }
 }
 

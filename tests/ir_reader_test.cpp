@@ -12,12 +12,14 @@
 
 #include "engine/error.hpp"
 #include "parser/ir_reader.hpp"
+#include "temp_dir.hpp"
 #include "parser/weights.hpp"
 
 namespace irlite {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::TempDir;
 
 IrDocument parse(const std::string& xml) { return read_ir_memory(xml, nullptr, "test.xml"); }
 
@@ -43,27 +45,6 @@ std::string layer_with_port(const std::string& port_attributes, const std::strin
            dims + "</port></output></layer>\n";
 }
 
-// A scratch directory removed at the end of the test.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "irlite_ir_reader_XXXXXX").string();
-        if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-    std::string write(const std::string& name, const std::string& bytes) const {
-        std::ofstream(file(name), std::ios::binary) << bytes;
-        return file(name);
-    }
-
-private:
-    fs::path path_;
-};
 
 // ---- structure ---------------------------------------------------------------------------
 

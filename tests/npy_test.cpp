@@ -14,11 +14,13 @@
 
 #include "engine/error.hpp"
 #include "parser/npy.hpp"
+#include "temp_dir.hpp"
 
 namespace irlite {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::TempDir;
 
 // A .npy file built by hand: magic, version major.0, the header length (u16 for 1.0, u32 otherwise),
 // the header text exactly as given, then the data bytes.
@@ -35,32 +37,6 @@ std::string bytes_of(const std::vector<float>& values) {
     return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
 }
 
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "irlite_npy_XXXXXX").string();
-        if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-    std::string write(const std::string& name, const std::string& bytes) const {
-        std::ofstream(file(name), std::ios::binary) << bytes;
-        return file(name);
-    }
-    std::vector<std::string> entries() const {
-        std::vector<std::string> names;
-        for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename().string());
-        std::sort(names.begin(), names.end());
-        return names;
-    }
-
-private:
-    fs::path path_;
-};
 
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -65,30 +65,34 @@ std::vector<float> expected(const std::vector<float>& x, int64_t batch) {
     return y;
 }
 
+// Runs body(t) for t in [0, threads) on that many threads at once.
+template <class Body>
+void in_parallel(int threads, Body body) {
+    std::vector<std::thread> running;
+    for (int t = 0; t < threads; ++t) running.emplace_back(body, t);
+    for (auto& th : running) th.join();
+}
+
 TEST(Threads, SharedCompiledModel) {
     const IrBuilder b = shared_model();
     const CompiledModel compiled(Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size()));
     constexpr int kThreads = 4, kRuns = 50;
     std::atomic<int> failures{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t) {
-        threads.emplace_back([&, t] {
-            InferRequest req = compiled.create_infer_request();
-            for (int run = 0; run < kRuns; ++run) {
-                const int64_t batch = 1 + (t + run) % 5;  // shapes change from run to run
-                std::vector<float> x(static_cast<size_t>(batch * 4));
-                for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((t * 31 + run * 7 + static_cast<int>(i)) % 17) - 8;
-                req.set_input("x", Tensor::wrap(ElementType::f32, {batch, 4}, x.data()));
-                req.infer();
-                const Tensor& y = req.output("y");
-                const std::vector<float> want = expected(x, batch);
-                if (y.shape() != Shape{batch, 3} ||
-                    !std::equal(want.begin(), want.end(), y.data<float>()))
-                    ++failures;
-            }
-        });
-    }
-    for (auto& th : threads) th.join();
+    in_parallel(kThreads, [&](int t) {
+        InferRequest req = compiled.create_infer_request();
+        for (int run = 0; run < kRuns; ++run) {
+            const int64_t batch = 1 + (t + run) % 5;  // shapes change from run to run
+            std::vector<float> x(static_cast<size_t>(batch * 4));
+            for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((t * 31 + run * 7 + static_cast<int>(i)) % 17) - 8;
+            req.set_input("x", Tensor::wrap(ElementType::f32, {batch, 4}, x.data()));
+            req.infer();
+            const Tensor& y = req.output("y");
+            const std::vector<float> want = expected(x, batch);
+            if (y.shape() != Shape{batch, 3} ||
+                !std::equal(want.begin(), want.end(), y.data<float>()))
+                ++failures;
+        }
+    });
     EXPECT_EQ(failures.load(), 0);
 }
 
@@ -146,24 +150,20 @@ TEST(Threads, SharedCnnMatchesSingleThreadedRuns) {
         }
     }
     std::atomic<int> failures{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t) {
-        threads.emplace_back([&, t] {
-            InferRequest req = compiled.create_infer_request();
-            for (int run = 0; run < kRuns; ++run) {
-                const int i = (t + run) % kInputs;
-                std::vector<float> x = cnn_input(1 + i % 3, i);
-                req.set_input("x", Tensor::wrap(ElementType::f32, {1 + i % 3, 1, 6, 6}, x.data()));
-                req.infer();
-                const Tensor& y = req.output("y");
-                const std::vector<float>& want = reference[static_cast<size_t>(i)];
-                if (y.num_elements() != static_cast<int64_t>(want.size()) ||
-                    !std::equal(want.begin(), want.end(), y.data<float>()))
-                    ++failures;
-            }
-        });
-    }
-    for (auto& th : threads) th.join();
+    in_parallel(kThreads, [&](int t) {
+        InferRequest req = compiled.create_infer_request();
+        for (int run = 0; run < kRuns; ++run) {
+            const int i = (t + run) % kInputs;
+            std::vector<float> x = cnn_input(1 + i % 3, i);
+            req.set_input("x", Tensor::wrap(ElementType::f32, {1 + i % 3, 1, 6, 6}, x.data()));
+            req.infer();
+            const Tensor& y = req.output("y");
+            const std::vector<float>& want = reference[static_cast<size_t>(i)];
+            if (y.num_elements() != static_cast<int64_t>(want.size()) ||
+                !std::equal(want.begin(), want.end(), y.data<float>()))
+                ++failures;
+        }
+    });
     EXPECT_EQ(failures.load(), 0);
 }
 
