@@ -37,8 +37,15 @@ std::string quoted(const std::string& s) {
     return out + "\"";
 }
 
+// A port as the file declares it (where no inferred type and shape exist), in the spelling of the
+// inferred ones: "f32 [4,?]", not "FP32 [4,-1]".
 std::string port_label(const std::string& precision, const std::vector<int64_t>& dims) {
     std::string s = precision.empty() ? "?" : precision;
+    try {
+        if (!precision.empty()) s = to_string(parse_element_type(precision));
+    } catch (const Error&) {
+        // an unparsable precision is shown as written (check reports it)
+    }
     s += " [";
     for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
     return s + "]";

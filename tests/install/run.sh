@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the irlite build tree BUILD_DIR into a scratch prefix, builds tests/install/ against it
+# with find_package(irlite), and runs the result on the demo model.
+#   run.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 source=$2
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
+cmake -S "$source/tests/install" -B "$scratch/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
+cmake --build "$scratch/consumer" >/dev/null
+out=$("$scratch/consumer/consumer" "$source/models/demo/model.xml")
+echo "$out"
+[ "$out" = "$(printf 'head [1,3]\nreversed [3,3]\npatched [3,3]\nscaled [4,6]')" ]
