@@ -14,7 +14,7 @@ namespace {
 
 std::string read_test_sources() {
     std::string all;
-    for (const std::string dir : {std::string(IRLITE_SOURCE_DIR) + "/tests", std::string(IRLITE_SOURCE_DIR) + "/tests/ops"}) {
+    for (const std::string& dir : {std::string(IRLITE_SOURCE_DIR) + "/tests", std::string(IRLITE_SOURCE_DIR) + "/tests/ops"}) {
         DIR* d = opendir(dir.c_str());
         if (!d) continue;
         while (dirent* e = readdir(d)) {
@@ -38,8 +38,9 @@ TEST(OpTable, DefinitionsAreComplete) {
         EXPECT_LE(d.min_inputs, d.max_inputs());
         EXPECT_LE(d.first_opset, d.last_opset);
         EXPECT_GE(d.first_opset, 1);
-        if (!d.variadic_inputs)
+        if (!d.variadic_inputs) {
             EXPECT_LT(d.value_inputs >> d.input_roles.size(), 1u) << "value_inputs names a port the op does not have";
+        }
     }
 }
 

@@ -54,7 +54,7 @@ TEST_P(BroadcastRows, MatchesExpected) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, BroadcastRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Broadcast, DtypeSweep) {
     const BroadcastRow& r = kRows[6];

@@ -53,7 +53,7 @@ TEST_P(ConcatRows, MatchesExpected) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, ConcatRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Concat, DtypeSweep) {
     const ConcatRow& r = kRows[2];

@@ -69,7 +69,7 @@ TEST_P(ConvertRows, MatchesRule) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, ConvertRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Convert, SixtyFourBitBounds) {
     const double two63 = std::ldexp(1.0, 63), two64 = std::ldexp(1.0, 64);

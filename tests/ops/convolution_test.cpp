@@ -14,9 +14,9 @@ std::string join(const std::vector<int64_t>& v) {
 
 // The window attributes of a row; pads_begin of `ref_pads` is what auto_pad must resolve to.
 struct Window {
-    std::vector<int64_t> strides, dilations, pads_begin, pads_end;
+    std::vector<int64_t> strides{}, dilations{}, pads_begin{}, pads_end{};
     std::string auto_pad = "explicit";
-    std::vector<int64_t> output_padding;  // backprop only
+    std::vector<int64_t> output_padding{};  // backprop only
 };
 
 std::vector<IrAttribute> attributes_of(const Window& w) {

@@ -55,7 +55,7 @@ TEST_P(GatherRows, MatchesSpec) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, GatherRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Gather, DtypeSweepAndIndexTypes) {
     const GatherRow& r = kRows[8];

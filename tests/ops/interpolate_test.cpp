@@ -124,7 +124,7 @@ TEST_P(InterpolateRows, Interpolate4) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, InterpolateRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Interpolate, NearestDtypeSweep) {
     const InterpRow& r = kRows[0];

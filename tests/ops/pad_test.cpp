@@ -60,7 +60,7 @@ TEST_P(PadRows, MatchesSpec) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, PadRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Pad, PadValue) {
     const OpTester pad("Pad", 12, {{"pad_mode", "constant"}});

@@ -8,7 +8,7 @@ namespace irlite::testing {
 namespace {
 
 struct PoolWindow {
-    std::vector<int64_t> kernel, strides, pads_begin, pads_end, dilations;
+    std::vector<int64_t> kernel{}, strides{}, pads_begin{}, pads_end{}, dilations{};
     std::string auto_pad = "explicit";
     std::string rounding = "floor";
 };
@@ -196,7 +196,9 @@ TEST(Pooling, ValuesMatchReference) {
             ASSERT_EQ(out[0].shape(), row.out);
             const Reference want = reference(x, row.out, row.window, row.pads_begin, row.pads_end, is_max, row.exclude_pad);
             EXPECT_TRUE(all_close(out[0], want.values, type == ElementType::f16 ? 2e-3 : 1e-6));
-            if (is_max) EXPECT_EQ(values_of<int64_t>(out[1]), want.argmax);
+            if (is_max) {
+                EXPECT_EQ(values_of<int64_t>(out[1]), want.argmax);
+            }
         }
     }
 }

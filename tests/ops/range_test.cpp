@@ -39,7 +39,7 @@ TEST_P(RangeRows, Range4) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, RangeRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Range, Range1KeepsTheInputType) {
     const OpTester range("Range", 1);

@@ -48,7 +48,7 @@ TEST_P(ReshapeRows, ShapeAndView) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, ReshapeRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Reshape, DtypeSweepIsAView) {
     const OpTester reshape("Reshape", 1, {special_zero(true)});
@@ -108,7 +108,7 @@ TEST_P(ReshapeErrors, Throws) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, ReshapeErrors, ::testing::ValuesIn(kErrors),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Reshape, ShapeMustBeIntegerAnd1D) {
     const OpTester reshape("Reshape", 1, {special_zero(false)});

@@ -39,7 +39,7 @@ TEST_P(SplitRows, MatchesExpected) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, SplitRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Split, DtypeSweep) {
     const OpTester split("Split", 1, {num_splits(2)});

@@ -44,7 +44,7 @@ TEST_P(SqueezeRows, ShapeAndView) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, SqueezeRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Squeeze, DtypeSweepIsAView) {
     const OpTester squeeze("Squeeze", 1);

@@ -78,7 +78,7 @@ TEST_P(StridedSliceRows, MatchesNumpy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, StridedSliceRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(StridedSlice, DtypeSweep) {
     const StridedSliceRow& r = kRows[2];

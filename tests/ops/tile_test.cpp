@@ -37,7 +37,7 @@ TEST_P(TileRows, MatchesExpected) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, TileRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Tile, DtypeSweep) {
     const TileRow& r = kRows[2];

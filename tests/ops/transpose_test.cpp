@@ -60,7 +60,7 @@ TEST_P(TransposeRows, MatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, TransposeRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Transpose, DtypeSweep) {
     const OpTester transpose("Transpose", 1);

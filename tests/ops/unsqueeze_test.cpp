@@ -40,7 +40,7 @@ TEST_P(UnsqueezeRows, ShapeAndView) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, UnsqueezeRows, ::testing::ValuesIn(kRows),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Unsqueeze, ScalarAxesAndDtypes) {
     const OpTester unsqueeze("Unsqueeze", 1);
