@@ -119,6 +119,30 @@ inline std::vector<double> integer_inputs(ElementType type) {
     return {0, 1, 2, 3, 4, 9, 10, 100, 120};
 }
 
+// Every row, in every type it supports: its own inputs for floats, integer_inputs() for integers.
+inline void check_rows_for_every_type(const std::vector<UnaryRow>& rows) {
+    for (const UnaryRow& r : rows)
+        for (ElementType type : r.types) check_unary(r, type, is_integral(type) ? integer_inputs(type) : r.inputs);
+}
+
+// The shape rule of the row's op rejects `type` at its data port.
+inline void expect_type_rejected(const UnaryRow& r, ElementType type) {
+    SCOPED_TRACE(std::string(r.name) + " " + to_string(type));
+    const OpTester op(r.op, r.opset, r.attrs);
+    EXPECT_TRUE(throws_error([&] { op.infer({unknown(type, PartialShape{2})}); }, ErrorKind::Type,
+                             "element-type-unsupported", to_string(type), 0));
+}
+
+// Every element type a row does not list.
+inline std::vector<ElementType> types_not_in(const UnaryRow& r) {
+    std::vector<ElementType> out;
+    for (int i = 0; i < kNumElementTypes; ++i) {
+        const auto type = static_cast<ElementType>(i);
+        if (std::find(r.types.begin(), r.types.end(), type) == r.types.end()) out.push_back(type);
+    }
+    return out;
+}
+
 // A type that `types` does not contain, preferring i32, then f32, then boolean.
 inline ElementType unsupported_type(const std::vector<ElementType>& types) {
     for (ElementType t : {ElementType::i32, ElementType::u8, ElementType::f32, ElementType::boolean})
