@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/diagnostic.hpp"
@@ -48,6 +49,12 @@ struct BuildOptions {
     bool keep_going = false;
     // Fold ops whose inputs are all known at load time (needed for shape subgraphs).
     bool fold_constants = true;
+    // Parameters given static shapes in place of their declared (dynamic) ones, by layer index in
+    // the document: the executor specialises a dynamic model for the shapes of its inputs.
+    std::vector<std::pair<int, Shape>> parameter_shapes;
+    // Compare the inferred dims and types with those the file declares (off when specialising a
+    // model whose declared dims were checked when it was compiled).
+    bool compare_declared = true;
 };
 
 struct BuildResult {

@@ -492,7 +492,7 @@ private:
             const Tensor* value = p.constants.empty() ? nullptr : &p.constants[ends[0].output];
             if (value && !value->valid()) value = nullptr;
             inputs.push_back({out.type, out.shape, value});
-            check_edge(li, static_cast<int>(pos), p, ends[0].output, out);
+            if (options_.compare_declared) check_edge(li, static_cast<int>(pos), p, ends[0].output, out);
         }
 
         std::vector<OutputInfo> inferred;
@@ -501,6 +501,7 @@ private:
             try {
                 InferContext ctx(*node.def, *node.attrs, inputs, static_cast<int>(l.outputs.size()));
                 inferred = node.def->infer(ctx);
+                if (node.def->role == OpRole::Parameter) override_parameter_shape(li, inferred);
                 if (inferred.size() != l.outputs.size() && node.def->role != OpRole::Result) {
                     report(Severity::Error, ErrorKind::Graph, "output-count", at_layer(li),
                            str("the op produces ", inferred.size(), " output(s), the layer declares ", l.outputs.size()));
@@ -516,13 +517,18 @@ private:
             inferred.clear();
             for (const IrPort& port : l.outputs) inferred.push_back(declared_output(port));
             node.def = nullptr;
-        } else {
+        } else if (options_.compare_declared) {
             check_declared_outputs(li, inferred);
         }
         node.outputs = std::move(inferred);
         node.shapes_static = std::all_of(node.outputs.begin(), node.outputs.end(),
                                          [](const OutputInfo& o) { return o.shape.is_static(); });
         if (ok) fold(graph, node, inputs);
+    }
+
+    void override_parameter_shape(int li, std::vector<OutputInfo>& inferred) const {
+        for (const auto& [layer, shape] : options_.parameter_shapes)
+            if (layer == li && !inferred.empty()) inferred[0].shape = PartialShape(shape);
     }
 
     void check_edge(int li, int pos, const Node& producer, int out_pos, const OutputInfo& out) {

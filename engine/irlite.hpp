@@ -7,6 +7,12 @@
 //   request.infer();
 //   const irlite::Tensor& y = request.output(0);                      // valid until the next infer()
 //
+// Memory: a request owns one arena for the model's intermediates, allocated when it is created
+// (and again only when a dynamic model meets new input shapes); outputs live in it, or are views
+// of an input or a Const, and stay valid until the next infer() on that request. A view of an
+// input stays valid only while that input stays bound and unchanged. set_output() gives an output
+// the caller's own memory instead (copied there at the end of every infer()).
+//
 // A CompiledModel is immutable and may be shared between threads; each thread uses its own
 // InferRequest. Every failure throws irlite::Error (engine/error.hpp).
 #pragma once
@@ -78,6 +84,10 @@ public:
     // not copied: it must stay alive and unchanged until infer() returns.
     void set_input(const std::string& name, const Tensor& tensor);
     void set_input(size_t index, const Tensor& tensor);
+    // Makes output `name` (or `index`) land in the caller's tensor: its type must match, its shape
+    // must fit the output's (checked again at each run). An empty Tensor() undoes it.
+    void set_output(const std::string& name, const Tensor& tensor);
+    void set_output(size_t index, const Tensor& tensor);
     // Runs the model. Throws when an input is missing or does not match its Parameter.
     void infer();
     // Outputs of the last infer(), by position or name.

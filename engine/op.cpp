@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <new>
 
 namespace irlite {
 namespace {
@@ -179,6 +180,33 @@ Error located_at_input(const OpDef& def, size_t i, ErrorKind kind, std::string c
 
 Error InferContext::input_error(size_t i, ErrorKind kind, std::string code, std::string message) const {
     return located_at_input(def_, i, kind, std::move(code), std::move(message));
+}
+
+KernelContext::~KernelContext() { std::free(own_scratch_); }
+
+const OpPlan* KernelContext::ensure_plan() const {
+    if (plan_) return plan_;
+    IRLITE_CHECK(def_.prepare != nullptr, ErrorKind::Value, "internal-error", def_.type, " has no prepare step");
+    std::vector<InferContext::Input> in;
+    in.reserve(num_inputs_);
+    for (size_t i = 0; i < num_inputs_; ++i) {
+        const Tensor& t = input(i);
+        in.push_back({t.type(), PartialShape(t.shape()), &t});
+    }
+    const InferContext ctx(def_, attrs_, std::move(in), static_cast<int>(num_outputs_));
+    own_plan_ = def_.prepare(ctx);
+    plan_ = own_plan_.get();
+    return plan_;
+}
+
+void* KernelContext::scratch() const {
+    if (scratch_) return scratch_;
+    const size_t bytes = ensure_plan()->scratch_bytes;
+    if (bytes == 0) return nullptr;
+    own_scratch_ = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!own_scratch_) throw std::bad_alloc();
+    scratch_ = own_scratch_;
+    return scratch_;
 }
 
 Error KernelContext::input_error(size_t i, ErrorKind kind, std::string code, std::string message) const {

@@ -1,8 +1,10 @@
 // The op contract. Each op lives in one file under kernels/ and describes itself with an OpDef:
 // its IR type and opset range, its inputs by role, how to parse its attributes, its shape-and-type
-// rule and its kernel. The graph builder calls only the rule (at load time, on what is known
-// then); the executor calls the kernel, and calls the rule again only for nodes whose shapes were
-// not static at load time (tflite-micro's prepare/eval split).
+// rule, its prepare step and its kernel. The graph builder calls only the rule (at load time, on
+// what is known then). Compiling a model calls prepare once per node whose input shapes and value
+// inputs are known, keeping the OpPlan it returns; the executor then calls only the kernel, which
+// reads its plan, inputs and outputs (tflite-micro's prepare/eval split). Nodes whose shapes are
+// only known at run time are inferred and prepared there.
 #pragma once
 
 #include <cstdint>
@@ -118,23 +120,74 @@ private:
     std::map<std::string, Tensor> values_;
 };
 
-// What a kernel sees. Outputs are allocated by the executor with the inferred shapes, unless the
-// OpDef sets allocates_outputs, in which case the kernel assigns them (views, Const data).
+// A node's prepared plan: what its op decided once, from static input shapes and the values of
+// its constant inputs (resolved axes, strides, window geometry, packed constants, chosen method).
+// Built by OpDef::prepare at compile time (again only when a dynamic shape changes) and read by
+// the kernel on every run, so that the hot path repeats no validation and allocates nothing.
+struct OpPlan {
+    virtual ~OpPlan() = default;
+
+    // Output `output` is the bytes of input `input` from `byte_offset` on, seen with the output's
+    // shape (Reshape, Squeeze, Slice along the outermost axis): the executor makes it a view and
+    // does not call the kernel when every output is one. Outside the executor (constant folding,
+    // unit tests) outputs are separate buffers and the kernel copies.
+    struct View {
+        int output = 0, input = 0;
+        size_t byte_offset = 0;
+    };
+    std::vector<View> views;
+    // Output `output` may share input `input`'s buffer when that buffer dies at this node: the
+    // kernel is correct whether out.data() == in.data() or not (ScatterNDUpdate, elementwise).
+    struct InPlace {
+        int output = 0, input = 0;
+    };
+    std::vector<InPlace> in_place;
+    // Bytes of scratch memory the kernel needs per run (KernelContext::scratch()), 64-byte aligned.
+    size_t scratch_bytes = 0;
+    // A word for profiles and logs: the method the plan chose ("view", "gemm", "direct", ...).
+    const char* method = "";
+};
+
+class ThreadPool;
+
+// What a kernel sees: its inputs, its outputs (allocated by the executor with the inferred
+// shapes, unless the OpDef sets allocates_outputs, in which case the kernel assigns them), the
+// node's prepared plan, per-run scratch memory and the request's thread pool.
 class KernelContext {
 public:
+    // Inputs and outputs as contiguous tensors (constant folding, tests, benchmarks). When the op
+    // has a prepare step and no plan is given, plan() prepares one on first use.
     KernelContext(const OpDef& def, const OpAttrs& attrs, const std::vector<Tensor>& inputs,
                   std::vector<Tensor>& outputs, VariableStore* variables, const Tensor* bound_input)
-        : def_(def), attrs_(attrs), inputs_(inputs), outputs_(outputs), variables_(variables),
-          bound_input_(bound_input) {}
+        : def_(def), attrs_(attrs), dense_inputs_(inputs.data()), num_inputs_(inputs.size()),
+          outputs_(outputs.data()), num_outputs_(outputs.size()), outputs_vector_(&outputs),
+          variables_(variables), bound_input_(bound_input) {}
+    // The executor's form: inputs by pointer, outputs contiguous, a prepared plan and scratch.
+    KernelContext(const OpDef& def, const OpAttrs& attrs, const Tensor* const* inputs, size_t num_inputs,
+                  Tensor* outputs, size_t num_outputs, const OpPlan* plan, void* scratch, ThreadPool* pool)
+        : def_(def), attrs_(attrs), input_ptrs_(inputs), num_inputs_(num_inputs), outputs_(outputs),
+          num_outputs_(num_outputs), plan_(plan), scratch_(scratch), pool_(pool) {}
+    ~KernelContext();
+    KernelContext(const KernelContext&) = delete;
+    KernelContext& operator=(const KernelContext&) = delete;
 
-    size_t num_inputs() const { return inputs_.size(); }
-    const Tensor& input(size_t i) const { return inputs_[i]; }
-    size_t num_outputs() const { return outputs_.size(); }
+    size_t num_inputs() const { return num_inputs_; }
+    const Tensor& input(size_t i) const { return input_ptrs_ ? *input_ptrs_[i] : dense_inputs_[i]; }
+    size_t num_outputs() const { return num_outputs_; }
     Tensor& output(size_t i) { return outputs_[i]; }
     template <class A>
     const A& attrs() const {
         return static_cast<const A&>(attrs_);
     }
+    // The node's prepared plan (OpDef::prepare). Outside the executor it is prepared here, once.
+    template <class P>
+    const P& plan() const {
+        return static_cast<const P&>(*ensure_plan());
+    }
+    // plan().scratch_bytes of 64-byte-aligned memory, valid during this kernel call only.
+    void* scratch() const;
+    // The request's intra-op thread pool; null means run on the calling thread.
+    ThreadPool* pool() const { return pool_; }
     // The infer request's variables; null where there are none (constant folding).
     VariableStore* variables() const { return variables_; }
     // For Parameter only: the tensor the user bound to it.
@@ -144,12 +197,23 @@ public:
     Error input_error(size_t i, ErrorKind kind, std::string code, std::string message) const;
 
 private:
+    const OpPlan* ensure_plan() const;
+
     const OpDef& def_;
     const OpAttrs& attrs_;
-    const std::vector<Tensor>& inputs_;
-    std::vector<Tensor>& outputs_;
-    VariableStore* variables_;
-    const Tensor* bound_input_;
+    const Tensor* dense_inputs_ = nullptr;
+    const Tensor* const* input_ptrs_ = nullptr;
+    size_t num_inputs_ = 0;
+    Tensor* outputs_ = nullptr;
+    size_t num_outputs_ = 0;
+    std::vector<Tensor>* outputs_vector_ = nullptr;
+    VariableStore* variables_ = nullptr;
+    const Tensor* bound_input_ = nullptr;
+    mutable const OpPlan* plan_ = nullptr;
+    mutable std::unique_ptr<OpPlan> own_plan_;  // prepared here, outside the executor
+    mutable void* scratch_ = nullptr;
+    mutable void* own_scratch_ = nullptr;
+    ThreadPool* pool_ = nullptr;
 };
 
 enum class OpRole {
@@ -162,6 +226,9 @@ enum class OpRole {
 using AttrParser = std::function<std::unique_ptr<OpAttrs>(const AttrReader&)>;
 using ShapeRule = std::function<std::vector<OutputInfo>(const InferContext&)>;
 using KernelFn = std::function<void(KernelContext&)>;
+// Builds the node's plan from an InferContext in which every input shape is static and every
+// value input (OpDef::value_inputs) is known. Throws like the shape rule does.
+using PrepareFn = std::function<std::unique_ptr<OpPlan>(const InferContext&)>;
 
 struct OpDef {
     std::string type;  // IR type, e.g. "Slice" (matched case-insensitively)
@@ -178,6 +245,7 @@ struct OpDef {
     bool allocates_outputs = false;  // the kernel assigns its outputs itself
     AttrParser parse_attrs;          // null: the op has no attributes
     ShapeRule infer;
+    PrepareFn prepare;  // null: the kernel needs no plan
     KernelFn compute;
 
     int max_inputs() const { return variadic_inputs ? INT32_MAX : static_cast<int>(input_roles.size()); }

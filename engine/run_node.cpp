@@ -34,7 +34,7 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& inputs
         }
         std::vector<Tensor> outputs(infos->size());
         if (!node.def->allocates_outputs)
-            for (size_t i = 0; i < infos->size(); ++i) outputs[i] = Tensor((*infos)[i].type, (*infos)[i].shape.to_shape());
+            for (size_t i = 0; i < infos->size(); ++i) outputs[i] = Tensor::uninitialized((*infos)[i].type, (*infos)[i].shape.to_shape());
         KernelContext ctx(*node.def, *node.attrs, inputs, outputs, variables, bound_input);
         node.def->compute(ctx);
         if (node.def->allocates_outputs) {

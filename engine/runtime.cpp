@@ -1,17 +1,31 @@
 // Model, CompiledModel and InferRequest: the public API over the graph builder and the executor.
 //
-// Execution: nodes run in topological order. Constants (and everything folded at load time) live
-// in the graph and are shared by every request; every other value is released as soon as its last
-// consumer has run, so peak memory follows the live set, not the whole graph.
+// Execution: a CompiledModel holds an ExecutionPlan (execution_plan.hpp): steps in topological
+// order with prepared kernels, and the memory plan. Constants (and everything folded at load time)
+// live in the graph and are shared by every request; intermediates live in each request's arena,
+// allocated once; views and in-place outputs cost no copy. Steady-state infer() of a model with
+// static shapes allocates nothing.
 #include <algorithm>
-#include <unordered_map>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
 
+#include "engine/execution_plan.hpp"
 #include "engine/graph.hpp"
 #include "engine/irlite.hpp"
 #include "parser/ir_reader.hpp"
 #include "parser/weights.hpp"
 
 namespace irlite {
+
+namespace {
+const Tensor& empty_tensor() {
+    static const Tensor empty;
+    return empty;
+}
+}  // namespace
 
 // ---- Model -----------------------------------------------------------------------------------
 
@@ -37,20 +51,26 @@ Model Model::read_from_memory(std::string_view xml, const void* weights, size_t 
 struct CompiledModel::Impl {
     std::shared_ptr<const Graph> graph;
     std::vector<PortInfo> inputs, outputs;
-    std::vector<int> steps;                                   // node indices to run, in order
-    std::vector<std::vector<ValueRef>> release_after;        // per step
-    // Per step: run the shape rule again at run time. Output shapes that were static at load time
-    // can be reused only when every input shape was static then too; a static output computed from
-    // a dynamic input ([0] + [?] -> [0]) must be checked again against the real input.
-    std::vector<bool> infer_at_run_time;
-    std::unordered_map<int, size_t> parameter_slot;           // node index -> input position
-    std::unordered_map<int, size_t> result_slot;              // node index -> output position
     std::string file;
+    // The plan of the graph as compiled. A model with dynamic input dims is also specialised for
+    // the input shapes each request meets (re-planned only when they change), so that a steady
+    // stream of same-shaped inputs runs as a static model does: prepared kernels, one arena.
+    std::shared_ptr<const ExecutionPlan> plan;
+    mutable std::mutex specialised_mutex;
+    mutable std::map<std::vector<Shape>, std::shared_ptr<const ExecutionPlan>> specialised;
 
     int find_input(const std::string& name) const {
         for (size_t i = 0; i < inputs.size(); ++i) {
             if (inputs[i].name == name) return static_cast<int>(i);
             for (const auto& n : inputs[i].names)
+                if (n == name) return static_cast<int>(i);
+        }
+        return -1;
+    }
+    int find_output(const std::string& name) const {
+        for (size_t i = 0; i < outputs.size(); ++i) {
+            if (outputs[i].name == name) return static_cast<int>(i);
+            for (const auto& n : outputs[i].names)
                 if (n == name) return static_cast<int>(i);
         }
         return -1;
@@ -61,6 +81,13 @@ struct CompiledModel::Impl {
             s += str(s.empty() ? "" : ", ", "'", p.name, "' ", to_string(p.type), " ", to_string(p.shape));
         return s.empty() ? "none" : s;
     }
+    std::string describe_outputs() const {
+        std::string list;
+        for (const auto& o : outputs) list += (list.empty() ? "'" : ", '") + o.name + "'";
+        return list.empty() ? "none" : list;
+    }
+
+    std::shared_ptr<const ExecutionPlan> plan_for(const std::vector<Shape>& shapes) const;
 };
 
 namespace {
@@ -78,41 +105,6 @@ std::string output_name(const Graph& g, const Node& result) {
     return result.layer->name;
 }
 
-void plan(CompiledModel::Impl& impl) {
-    const Graph& g = *impl.graph;
-    for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
-        const Node& n = g.nodes[ni];
-        if (n.live && !n.is_constant()) impl.steps.push_back(static_cast<int>(ni));
-    }
-    // Last step that reads each non-constant value.
-    std::unordered_map<uint64_t, size_t> last_use;
-    // node and output are ints: 32 bits each, so that no output count can make two keys collide.
-    auto key = [](ValueRef v) { return (static_cast<uint64_t>(v.node) << 32) | static_cast<uint32_t>(v.output); };
-    for (size_t s = 0; s < impl.steps.size(); ++s)
-        for (const ValueRef& v : g.nodes[impl.steps[s]].inputs)
-            if (!g.nodes[v.node].is_constant()) last_use[key(v)] = s;
-    impl.infer_at_run_time.resize(impl.steps.size());
-    for (size_t s = 0; s < impl.steps.size(); ++s) {
-        const Node& n = g.nodes[impl.steps[s]];
-        bool inputs_static = true;
-        for (const ValueRef& v : n.inputs) inputs_static = inputs_static && g.nodes[v.node].outputs[v.output].shape.is_static();
-        impl.infer_at_run_time[s] = !n.shapes_static || !inputs_static;
-    }
-    impl.release_after.resize(impl.steps.size());
-    // Outputs nobody reads (a VariadicSplit part no one uses) go right after they are made.
-    for (size_t s = 0; s < impl.steps.size(); ++s)
-        for (size_t o = 0; o < g.nodes[impl.steps[s]].outputs.size(); ++o) {
-            const ValueRef v{impl.steps[s], static_cast<int>(o)};
-            if (!last_use.count(key(v))) impl.release_after[s].push_back(v);
-        }
-    for (size_t s = 0; s < impl.steps.size(); ++s)
-        for (const ValueRef& v : g.nodes[impl.steps[s]].inputs)
-            if (!g.nodes[v.node].is_constant() && last_use[key(v)] == s) {
-                auto& list = impl.release_after[s];
-                if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
-            }
-}
-
 // Consumers whose shapes were settled at load time rely on their inputs having those shapes: a
 // run-time shape that contradicts a load-time one is an error, never a surprise for a kernel.
 void check_against_load_time(const Node& node, const std::vector<Tensor>& values, const std::string& file) {
@@ -128,7 +120,49 @@ void check_against_load_time(const Node& node, const std::vector<Tensor>& values
     }
 }
 
+// A 64-byte-aligned block of bytes, allocated once.
+struct AlignedBuffer {
+    void* data = nullptr;
+    size_t bytes = 0;
+    AlignedBuffer() = default;
+    AlignedBuffer(const AlignedBuffer&) = delete;
+    AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+    ~AlignedBuffer() { std::free(data); }
+    void reset(size_t n) {
+        std::free(data);
+        data = nullptr;
+        bytes = n;
+        if (n == 0) return;
+        data = std::aligned_alloc(64, (n + 63) / 64 * 64);
+        if (!data)
+            throw Error(ErrorKind::Limit, "out-of-memory", str("cannot allocate the ", n, "-byte memory arena of a request"));
+#ifdef IRLITE_POISON_MEMORY
+        std::memset(data, 0xFF, (n + 63) / 64 * 64);
+#endif
+    }
+    std::byte* bytes_at(size_t offset) const { return static_cast<std::byte*>(data) + offset; }
+};
+
 }  // namespace
+
+std::shared_ptr<const ExecutionPlan> CompiledModel::Impl::plan_for(const std::vector<Shape>& shapes) const {
+    std::lock_guard<std::mutex> lock(specialised_mutex);
+    auto it = specialised.find(shapes);
+    if (it != specialised.end()) return it->second;
+    BuildOptions options;
+    options.compare_declared = false;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        const Node& n = graph->nodes[static_cast<size_t>(graph->parameters[i])];
+        const int layer = static_cast<int>(n.layer - graph->document->layers.data());
+        options.parameter_shapes.emplace_back(layer, shapes[i]);
+    }
+    auto specialised_plan = make_execution_plan(build_graph(graph->document, OpRegistry::builtin(), options).graph, file);
+    // A model fed ever new shapes keeps a bounded number of plans.
+    constexpr size_t kMaxPlans = 16;
+    if (specialised.size() >= kMaxPlans) specialised.clear();
+    specialised.emplace(shapes, specialised_plan);
+    return specialised_plan;
+}
 
 CompiledModel::CompiledModel(const Model& model) {
     auto impl = std::make_shared<Impl>();
@@ -142,7 +176,6 @@ CompiledModel::CompiledModel(const Model& model) {
         if (!n.layer->outputs.empty()) p.names = n.layer->outputs[0].names;
         p.type = n.outputs[0].type;
         p.shape = n.outputs[0].shape;
-        impl->parameter_slot[ni] = impl->inputs.size();
         impl->inputs.push_back(std::move(p));
     }
     for (int ni : g.results) {
@@ -154,10 +187,9 @@ CompiledModel::CompiledModel(const Model& model) {
         p.names = producer.layer->outputs[src.output].names;
         p.type = producer.outputs[src.output].type;
         p.shape = producer.outputs[src.output].shape;
-        impl->result_slot[ni] = impl->outputs.size();
         impl->outputs.push_back(std::move(p));
     }
-    plan(*impl);
+    impl->plan = make_execution_plan(impl->graph, impl->file);
     impl_ = std::move(impl);
 }
 
@@ -167,21 +199,81 @@ InferRequest CompiledModel::create_infer_request() const { return InferRequest(i
 
 // ---- InferRequest ----------------------------------------------------------------------------
 
+// What a request owns: its bound inputs, the tensors of every value of its current plan (arena
+// views made once per plan), the arena, scratch memory and the stateful variables.
 struct InferRequest::State {
-    std::vector<Tensor> bound;    // per model input
-    std::vector<Tensor> results;  // per model output
-    std::vector<std::vector<Tensor>> values;  // per node, per output
+    std::shared_ptr<const ExecutionPlan> plan;  // the plan the tensors below were made for
+    std::vector<Tensor> bound;         // per model input
+    std::vector<Tensor> caller_outputs;  // per model output: memory given with set_output
+    std::vector<Tensor> values;        // per value of the plan (Input values stay empty)
+    std::vector<std::vector<const Tensor*>> step_inputs;  // per step
+    std::vector<const Tensor*> outputs;  // per model output, after infer()
+    std::vector<Tensor> dynamic_inputs;  // reused by Dynamic steps
+    AlignedBuffer arena, scratch;
     VariableStore variables;
+    bool ran = false;
+
+    const Tensor* value_ptr(int v) const {
+        const ValueSlot& slot = plan->values[static_cast<size_t>(v)];
+        if (slot.kind == ValueSlot::Kind::Input) return &bound[static_cast<size_t>(slot.input_index)];
+        return &values[static_cast<size_t>(v)];
+    }
+
+    // Makes the tensors of `p`: arena values and views of them point into this request's arena.
+    void bind_plan(std::shared_ptr<const ExecutionPlan> p) {
+        plan = std::move(p);
+        const ExecutionPlan& ep = *plan;
+        const Graph& g = *ep.graph;
+        arena.reset(ep.arena_bytes);
+        scratch.reset(ep.scratch_bytes);
+        values.assign(ep.values.size(), Tensor());
+        for (size_t v = 0; v < ep.values.size(); ++v) {
+            const ValueSlot& slot = ep.values[v];
+            switch (slot.kind) {
+                case ValueSlot::Kind::Constant:
+                    values[v] = g.nodes[static_cast<size_t>(slot.node)].constants[static_cast<size_t>(slot.output)];
+                    break;
+                case ValueSlot::Kind::Arena:
+                    values[v] = Tensor::wrap(slot.type, slot.shape, arena.bytes_at(slot.byte_offset));
+                    break;
+                case ValueSlot::Kind::View: {
+                    // Views of inputs are re-aimed at every run (rebind_input_views); the others
+                    // point into the arena or the weights for good.
+                    const Tensor& base = *value_ptr(slot.base);
+                    std::byte* at = base.valid() ? const_cast<std::byte*>(base.bytes()) + slot.byte_offset : nullptr;
+                    values[v] = Tensor::wrap(slot.type, slot.shape, at);
+                    break;
+                }
+                case ValueSlot::Kind::Input:
+                case ValueSlot::Kind::Dynamic:
+                    break;
+            }
+        }
+        step_inputs.assign(ep.steps.size(), {});
+        for (size_t s = 0; s < ep.steps.size(); ++s)
+            for (int v : ep.steps[s].inputs) step_inputs[s].push_back(value_ptr(v));
+        outputs.assign(ep.output_values.size(), nullptr);
+        for (size_t o = 0; o < ep.output_values.size(); ++o) outputs[o] = value_ptr(ep.output_values[o]);
+        size_t widest = 0;
+        for (const ExecStep& step : ep.steps) widest = std::max(widest, step.inputs.size());
+        dynamic_inputs.reserve(widest);
+        ran = false;
+    }
+
+    void rebind_input_views() {
+        for (int v : plan->input_views) {
+            const ValueSlot& slot = plan->values[static_cast<size_t>(v)];
+            const Tensor& base = *value_ptr(slot.base);
+            values[static_cast<size_t>(v)].rebind(const_cast<std::byte*>(base.bytes()) + slot.byte_offset, nullptr);
+        }
+    }
 };
 
 InferRequest::InferRequest(std::shared_ptr<const CompiledModel::Impl> model)
     : model_(std::move(model)), state_(std::make_shared<State>()) {
     state_->bound.resize(model_->inputs.size());
-    state_->results.resize(model_->outputs.size());
-    const Graph& g = *model_->graph;
-    state_->values.resize(g.nodes.size());
-    for (size_t ni = 0; ni < g.nodes.size(); ++ni)
-        if (g.nodes[ni].is_constant()) state_->values[ni] = g.nodes[ni].constants;
+    state_->caller_outputs.resize(model_->outputs.size());
+    state_->bind_plan(model_->plan);
 }
 
 void InferRequest::set_input(const std::string& name, const Tensor& tensor) {
@@ -199,49 +291,133 @@ void InferRequest::set_input(size_t index, const Tensor& tensor) {
     state_->bound[index] = tensor;
 }
 
-void InferRequest::infer() {
-    const CompiledModel::Impl& m = *model_;
-    const Graph& g = *m.graph;
-    State& s = *state_;
-    for (size_t i = 0; i < s.bound.size(); ++i)
-        if (!s.bound[i].valid())
+void InferRequest::set_output(const std::string& name, const Tensor& tensor) {
+    const int i = model_->find_output(name);
+    if (i < 0)
+        throw Error(ErrorKind::Usage, "output-unknown",
+                    str("the model has no output named '", name, "'; its outputs are ", model_->describe_outputs()));
+    set_output(static_cast<size_t>(i), tensor);
+}
+
+void InferRequest::set_output(size_t index, const Tensor& tensor) {
+    if (index >= state_->caller_outputs.size())
+        throw Error(ErrorKind::Usage, "output-unknown",
+                    str("output index ", index, " is out of range: the model has ", state_->caller_outputs.size(), " outputs"));
+    const PortInfo& port = model_->outputs[index];
+    if (tensor.valid()) {
+        IRLITE_CHECK(tensor.type() == port.type, ErrorKind::Usage, "output-mismatch", "output '", port.name, "' is ",
+                     to_string(port.type), ", the tensor given for it is ", to_string(tensor.type()));
+        IRLITE_CHECK(shapes_compatible(port.shape, PartialShape(tensor.shape())), ErrorKind::Usage, "output-mismatch",
+                     "output '", port.name, "' has shape ", to_string(port.shape), ", the tensor given for it ",
+                     to_string(tensor.shape()));
+    }
+    state_->caller_outputs[index] = tensor;  // an empty tensor gives the output back to the request
+}
+
+namespace {
+
+// Every input bound, each matching the plan's shapes? Returns false when a dynamic model meets
+// new input shapes; throws for a missing or mismatching input.
+bool inputs_match_plan(const CompiledModel::Impl& m, const ExecutionPlan& plan, const std::vector<Tensor>& bound) {
+    bool match = plan.inputs_static;
+    for (size_t i = 0; i < bound.size(); ++i) {
+        if (!bound[i].valid())
             throw Error(ErrorKind::Input, "input-missing",
                         str("input '", m.inputs[i].name, "' is not set; the model expects ", m.describe_inputs()));
-    std::vector<Tensor> inputs;
-    for (size_t step = 0; step < m.steps.size(); ++step) {
-        const int ni = m.steps[step];
-        const Node& node = g.nodes[ni];
-        inputs.clear();
-        for (const ValueRef& v : node.inputs) inputs.push_back(s.values[v.node][v.output]);
-        const Tensor* bound = nullptr;
-        if (node.def->role == OpRole::Parameter) bound = &s.bound[m.parameter_slot.at(ni)];
-        s.values[ni] = run_node(node, inputs, m.infer_at_run_time[step] ? nullptr : &node.outputs, &s.variables, bound, m.file);
-        if (m.infer_at_run_time[step]) check_against_load_time(node, s.values[ni], m.file);
-        if (node.def->role == OpRole::Result) s.results[m.result_slot.at(ni)] = inputs[0];
-        for (const ValueRef& v : m.release_after[step]) s.values[v.node][v.output] = Tensor();
+        const ValueSlot& slot = plan.values[static_cast<size_t>(plan.input_values[i])];
+        match = match && bound[i].type() == slot.type && bound[i].shape() == slot.shape;
     }
+    return match;
+}
+
+// Checks each bound input against its Parameter (type, rank, dims or intervals): the Parameter
+// kernel's own check, with its error located at the layer.
+void validate_inputs(const ExecutionPlan& plan, const std::vector<Tensor>& bound) {
+    const Graph& g = *plan.graph;
+    for (size_t i = 0; i < bound.size(); ++i) {
+        const Node& node = g.nodes[static_cast<size_t>(g.parameters[i])];
+        run_node(node, {}, nullptr, nullptr, &bound[i], plan.file);
+    }
+}
+
+}  // namespace
+
+void InferRequest::infer() {
+    const CompiledModel::Impl& m = *model_;
+    State& s = *state_;
+    if (!inputs_match_plan(m, *s.plan, s.bound)) {
+        validate_inputs(*m.plan, s.bound);
+        std::vector<Shape> shapes;
+        for (const Tensor& t : s.bound) shapes.push_back(t.shape());
+        // A static model's inputs either match or were rejected above: only dynamic ones re-plan.
+        s.bind_plan(m.plan->inputs_static ? m.plan : m.plan_for(shapes));
+        if (!inputs_match_plan(m, *s.plan, s.bound))
+            throw Error(ErrorKind::Input, "input-mismatch",
+                        str("the inputs do not match the model; it expects ", m.describe_inputs()));
+    }
+    const ExecutionPlan& plan = *s.plan;
+    const Graph& g = *plan.graph;
+    s.rebind_input_views();
+#ifdef IRLITE_POISON_MEMORY
+    if (s.arena.data) std::memset(s.arena.data, 0xFF, s.arena.bytes);
+#endif
+    size_t step_index = 0;
+    try {
+        for (; step_index < plan.steps.size(); ++step_index) {
+            const ExecStep& step = plan.steps[step_index];
+            if (step.mode == ExecStep::Mode::Skip) continue;
+            const Node& node = g.nodes[static_cast<size_t>(step.node)];
+            const std::vector<const Tensor*>& ins = s.step_inputs[step_index];
+            if (step.mode == ExecStep::Mode::Kernel) {
+                KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), &s.values[static_cast<size_t>(step.first_output)],
+                                  static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch.data, nullptr);
+                node.def->compute(ctx);
+                continue;
+            }
+            s.dynamic_inputs.clear();
+            for (const Tensor* t : ins) s.dynamic_inputs.push_back(*t);
+            std::vector<Tensor> made = run_node(node, s.dynamic_inputs, nullptr, &s.variables, nullptr, plan.file);
+            check_against_load_time(node, made, plan.file);
+            for (size_t o = 0; o < made.size(); ++o) s.values[static_cast<size_t>(step.first_output) + o] = std::move(made[o]);
+        }
+    } catch (Error& e) {
+        if (step_index < plan.steps.size())
+            e.add_context(g.nodes[static_cast<size_t>(plan.steps[step_index].node)].location(plan.file));
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw Error(ErrorKind::Limit, "out-of-memory", "out of memory",
+                    g.nodes[static_cast<size_t>(plan.steps[step_index].node)].location(plan.file));
+    }
+    // Outputs the caller gave memory for are copied there (the values themselves may be views).
+    for (size_t o = 0; o < s.outputs.size(); ++o) {
+        Tensor& dst = s.caller_outputs[o];
+        if (!dst.valid()) continue;
+        const Tensor& src = *s.outputs[o];
+        IRLITE_CHECK(dst.shape() == src.shape(), ErrorKind::Usage, "output-mismatch", "output '", m.outputs[o].name,
+                     "' has shape ", to_string(src.shape()), " in this run, the tensor given for it ", to_string(dst.shape()));
+        if (dst.data() != src.data() && src.byte_size()) std::memcpy(dst.data(), src.data(), src.byte_size());
+    }
+    s.ran = true;
 }
 
 const Tensor& InferRequest::output(size_t index) const {
-    if (index >= state_->results.size())
+    if (index >= state_->outputs.size())
         throw Error(ErrorKind::Usage, "output-unknown",
-                    str("output index ", index, " is out of range: the model has ", state_->results.size(), " outputs"));
-    return state_->results[index];
+                    str("output index ", index, " is out of range: the model has ", state_->outputs.size(), " outputs"));
+    if (state_->caller_outputs[index].valid()) return state_->caller_outputs[index];
+    if (!state_->ran) return empty_tensor();
+    return *state_->outputs[index];
 }
 
 const Tensor& InferRequest::output(const std::string& name) const {
-    const auto& outs = model_->outputs;
-    for (size_t i = 0; i < outs.size(); ++i) {
-        if (outs[i].name == name) return state_->results[i];
-        for (const auto& n : outs[i].names)
-            if (n == name) return state_->results[i];
-    }
-    std::string list;
-    for (const auto& o : outs) list += (list.empty() ? "'" : ", '") + o.name + "'";
-    throw Error(ErrorKind::Usage, "output-unknown", str("the model has no output named '", name, "'; its outputs are ", list));
+    const int i = model_->find_output(name);
+    if (i < 0)
+        throw Error(ErrorKind::Usage, "output-unknown",
+                    str("the model has no output named '", name, "'; its outputs are ", model_->describe_outputs()));
+    return output(static_cast<size_t>(i));
 }
 
-size_t InferRequest::num_outputs() const { return state_->results.size(); }
+size_t InferRequest::num_outputs() const { return state_->outputs.size(); }
 
 void InferRequest::reset_state() { state_->variables.reset(); }
 

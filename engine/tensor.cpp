@@ -36,6 +36,19 @@ Tensor::Tensor(ElementType type, Shape shape, int64_t count, void* data, std::sh
       owner_(std::move(owner)), data_(data) {}
 
 Tensor::Tensor(ElementType type, Shape shape) : type_(type), has_type_(true), shape_(std::move(shape)) {
+    allocate(true);
+}
+
+Tensor Tensor::uninitialized(ElementType type, Shape shape) {
+    Tensor t;
+    t.type_ = type;
+    t.has_type_ = true;
+    t.shape_ = std::move(shape);
+    t.allocate(false);
+    return t;
+}
+
+void Tensor::allocate(bool zero_fill) {
     const size_t bytes = checked_byte_size(shape_, element_size(type_));
     if (bytes > max_tensor_bytes())
         throw Error(ErrorKind::Limit, "tensor-too-large",
@@ -49,7 +62,7 @@ Tensor::Tensor(ElementType type, Shape shape) : type_(type), has_type_(true), sh
         throw Error(ErrorKind::Limit, "out-of-memory",
                     str("cannot allocate ", bytes, " bytes for a ", to_string(type_), " tensor of shape ",
                         to_string(shape_)));
-    std::memset(p, 0, alloc);
+    if (zero_fill) std::memset(p, 0, alloc);
     owner_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
     data_ = p;
 }
@@ -72,7 +85,7 @@ Tensor Tensor::reshaped(Shape shape) const {
 }
 
 Tensor Tensor::clone() const {
-    Tensor out(type_, shape_);
+    Tensor out = uninitialized(type_, shape_);
     if (byte_size()) std::memcpy(out.data(), data_, byte_size());
     return out;
 }

@@ -23,6 +23,10 @@ public:
     // exceeds max_tensor_bytes().
     Tensor(ElementType type, Shape shape);
 
+    // A buffer whose contents are undefined (the executor's outputs: every byte is written by the
+    // kernel, so zero-filling would only cost time). Same limits as the constructor.
+    static Tensor uninitialized(ElementType type, Shape shape);
+
     // A view of `data` (which must hold at least the shape's bytes); `owner` keeps it alive and
     // may be null when the caller guarantees the lifetime.
     static Tensor wrap(ElementType type, Shape shape, void* data, std::shared_ptr<void> owner = nullptr);
@@ -51,6 +55,12 @@ public:
     Tensor reshaped(Shape shape) const;
     // A deep copy into a fresh buffer.
     Tensor clone() const;
+    // Points this tensor at other memory holding its shape's bytes (the executor re-aims views of
+    // inputs at each run's buffers). No allocation.
+    void rebind(void* data, const std::shared_ptr<void>& owner) {
+        data_ = data;
+        owner_ = owner;
+    }
     // True when both tensors view the same bytes.
     bool shares_buffer_with(const Tensor& other) const { return data_ == other.data_ && owner_ == other.owner_; }
 
@@ -61,6 +71,7 @@ public:
 
 private:
     Tensor(ElementType type, Shape shape, int64_t count, void* data, std::shared_ptr<void> owner);
+    void allocate(bool zero_fill);
 
     ElementType type_ = ElementType::f32;
     bool has_type_ = false;

@@ -104,17 +104,42 @@ TEST(Runtime, RequestsAreIndependentAndShareTheModel) {
     b.join();
 }
 
-TEST(Runtime, OutputsOfOneRunSurviveTheNext) {
+// Outputs live in the request's memory until the next infer(); a copy (or set_output) keeps one.
+TEST(Runtime, OutputsStayValidUntilTheNextInfer) {
     const CompiledModel m(load(scale_model()));
     InferRequest req = m.create_infer_request();
     std::vector<float> x(3, 1.0f);
     req.set_input("x", Tensor::wrap(ElementType::f32, {1, 3}, x.data()));
     req.infer();
-    const Tensor first = req.output(0);  // a handle keeps its buffer alive
+    const Tensor first = req.output(0).clone();
+    const void* where = req.output(0).data();
     x.assign(3, 2.0f);
     req.infer();
     EXPECT_EQ(first.data<float>()[0], 2.0f);
     EXPECT_EQ(req.output(0).data<float>()[0], 4.0f);
+    EXPECT_EQ(req.output(0).data(), where) << "the request reuses its memory";
+}
+
+TEST(Runtime, SetOutputWritesIntoTheCallersMemory) {
+    const CompiledModel m(load(scale_model()));
+    InferRequest req = m.create_infer_request();
+    std::vector<float> x(3, 1.0f), y(3, -1.0f);
+    req.set_input("x", Tensor::wrap(ElementType::f32, {1, 3}, x.data()));
+    req.set_output(0, Tensor::wrap(ElementType::f32, {1, 3}, y.data()));
+    req.infer();
+    EXPECT_EQ(y[0], 2.0f);
+    EXPECT_EQ(req.output(0).data(), y.data());
+    x.assign(3, 2.0f);
+    req.infer();
+    EXPECT_EQ(y[0], 4.0f);
+    // Checked for type and shape, and undone with an empty tensor.
+    std::vector<int32_t> wrong(3);
+    EXPECT_THROW(req.set_output(0, Tensor::wrap(ElementType::i32, {1, 3}, wrong.data())), Error);
+    EXPECT_THROW(req.set_output(0, Tensor::wrap(ElementType::f32, {3, 1}, y.data())), Error);
+    EXPECT_THROW(req.set_output("no_such_output", Tensor::wrap(ElementType::f32, {1, 3}, y.data())), Error);
+    req.set_output(0, Tensor());
+    req.infer();
+    EXPECT_NE(req.output(0).data(), y.data());
 }
 
 TEST(Runtime, ReadErrorsNameTheFile) {

@@ -1,0 +1,267 @@
+#include "engine/execution_plan.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <new>
+
+#include "engine/memory_plan.hpp"
+
+namespace irlite {
+namespace {
+
+constexpr int kForever = INT32_MAX;  // the last use of a model output: it outlives the run
+
+class PlanBuilder {
+public:
+    PlanBuilder(std::shared_ptr<const Graph> graph, const std::string& file) : g_(*graph) {
+        plan_ = std::make_shared<ExecutionPlan>();
+        plan_->graph = std::move(graph);
+        plan_->file = file;
+    }
+
+    std::shared_ptr<const ExecutionPlan> build() {
+        make_values();
+        order_steps();
+        compute_last_uses();
+        for (size_t s = 0; s < plan_->steps.size(); ++s) place_step(static_cast<int>(s));
+        place_boundaries();
+        plan_memory_of_arena();
+        return plan_;
+    }
+
+private:
+    ValueSlot& value(int v) { return plan_->values[static_cast<size_t>(v)]; }
+    int value_of(const ValueRef& r) const { return plan_->node_first_value[static_cast<size_t>(r.node)] + r.output; }
+
+    void make_values() {
+        plan_->node_first_value.resize(g_.nodes.size());
+        for (size_t ni = 0; ni < g_.nodes.size(); ++ni) {
+            const Node& n = g_.nodes[ni];
+            plan_->node_first_value[ni] = static_cast<int>(plan_->values.size());
+            for (size_t o = 0; o < n.outputs.size(); ++o) {
+                ValueSlot v;
+                v.node = static_cast<int>(ni);
+                v.output = static_cast<int>(o);
+                v.type = n.outputs[o].type;
+                v.root = static_cast<int>(plan_->values.size());
+                if (n.is_constant()) {
+                    v.kind = ValueSlot::Kind::Constant;
+                    v.shape = n.constants[o].shape();
+                }
+                plan_->values.push_back(std::move(v));
+            }
+        }
+        plan_->inputs_static = true;
+        for (size_t i = 0; i < g_.parameters.size(); ++i) {
+            const Node& n = g_.nodes[static_cast<size_t>(g_.parameters[i])];
+            const int v = plan_->node_first_value[static_cast<size_t>(g_.parameters[i])];
+            value(v).kind = ValueSlot::Kind::Input;
+            value(v).input_index = static_cast<int>(i);
+            if (n.outputs[0].shape.is_static()) value(v).shape = n.outputs[0].shape.to_shape();
+            else plan_->inputs_static = false;
+            plan_->input_values.push_back(v);
+        }
+    }
+
+    void order_steps() {
+        for (size_t ni = 0; ni < g_.nodes.size(); ++ni) {
+            const Node& n = g_.nodes[ni];
+            if (!n.live || n.is_constant()) continue;
+            const OpRole role = n.def->role;
+            if (role == OpRole::Parameter || role == OpRole::Result) continue;
+            ExecStep step;
+            step.node = static_cast<int>(ni);
+            for (const ValueRef& r : n.inputs) step.inputs.push_back(value_of(r));
+            step.first_output = plan_->node_first_value[ni];
+            step.num_outputs = static_cast<int>(n.outputs.size());
+            plan_->steps.push_back(std::move(step));
+        }
+    }
+
+    void compute_last_uses() {
+        for (size_t s = 0; s < plan_->steps.size(); ++s)
+            for (int v : plan_->steps[s].inputs) value(v).last_use = std::max(value(v).last_use, static_cast<int>(s));
+        for (int ni : g_.results) {
+            const Node& r = g_.nodes[static_cast<size_t>(ni)];
+            if (!r.inputs.empty()) value(value_of(r.inputs[0])).last_use = kForever;
+        }
+    }
+
+    bool is_static(int v) const {
+        const ValueSlot& slot = plan_->values[static_cast<size_t>(v)];
+        if (slot.kind == ValueSlot::Kind::Dynamic) return false;
+        return slot.kind != ValueSlot::Kind::Input || g_.nodes[static_cast<size_t>(slot.node)].outputs[0].shape.is_static();
+    }
+
+    // A step runs from its plan when everything its op needs is known now: static input and output
+    // shapes, constant value inputs, and an op that writes into outputs the executor makes (or
+    // that makes only views). Stateful ops touch the request's variables: they run dynamically.
+    bool can_prepare(const ExecStep& step) const {
+        const Node& n = g_.nodes[static_cast<size_t>(step.node)];
+        if (n.def->role == OpRole::Sink || !n.shapes_static) return false;
+        for (size_t i = 0; i < step.inputs.size(); ++i) {
+            if (!is_static(step.inputs[i])) return false;
+            const bool needs_value = (n.def->value_inputs >> i & 1u) != 0;
+            if (needs_value && plan_->values[static_cast<size_t>(step.inputs[i])].kind != ValueSlot::Kind::Constant)
+                return false;
+        }
+        return !n.def->allocates_outputs || n.def->prepare;
+    }
+
+    void place_step(int s) {
+        ExecStep& step = plan_->steps[static_cast<size_t>(s)];
+        const Node& n = g_.nodes[static_cast<size_t>(step.node)];
+        if (!can_prepare(step)) {
+            step.mode = ExecStep::Mode::Dynamic;
+            plan_->has_dynamic_steps = true;
+            return;  // its outputs stay Kind::Dynamic
+        }
+        if (n.def->prepare) {
+            std::vector<InferContext::Input> in;
+            for (int v : step.inputs) {
+                const ValueSlot& slot = plan_->values[static_cast<size_t>(v)];
+                const Node& producer = g_.nodes[static_cast<size_t>(slot.node)];
+                const Tensor* known = slot.kind == ValueSlot::Kind::Constant ? &producer.constants[static_cast<size_t>(slot.output)] : nullptr;
+                in.push_back({slot.type, PartialShape(slot.shape), known});
+            }
+            try {
+                const InferContext ctx(*n.def, *n.attrs, std::move(in), static_cast<int>(n.outputs.size()));
+                step.plan = n.def->prepare(ctx);
+            } catch (Error& e) {
+                e.add_context(n.location(plan_->file));
+                throw;
+            }
+            plan_->scratch_bytes = std::max(plan_->scratch_bytes, step.plan->scratch_bytes);
+        }
+        for (int o = 0; o < step.num_outputs; ++o) {
+            ValueSlot& out = value(step.first_output + o);
+            out.kind = ValueSlot::Kind::Arena;
+            out.shape = n.outputs[static_cast<size_t>(o)].shape.to_shape();
+            check_size_limit(n, out);
+        }
+        if (step.plan) {
+            apply_views(step);
+            apply_in_place(step, s);
+        }
+        if (n.def->allocates_outputs) {
+            // Such an op only runs from its plan when the plan makes every output a view.
+            for (int o = 0; o < step.num_outputs; ++o)
+                if (value(step.first_output + o).kind != ValueSlot::Kind::View) {
+                    for (int k = 0; k < step.num_outputs; ++k) value(step.first_output + k).kind = ValueSlot::Kind::Dynamic;
+                    step.mode = ExecStep::Mode::Dynamic;
+                    plan_->has_dynamic_steps = true;
+                    return;
+                }
+        }
+        bool all_views = step.num_outputs > 0;
+        for (int o = 0; o < step.num_outputs; ++o) all_views = all_views && value(step.first_output + o).kind == ValueSlot::Kind::View;
+        step.mode = all_views ? ExecStep::Mode::Skip : ExecStep::Mode::Kernel;
+    }
+
+    // The per-tensor limit holds for planned outputs as for allocated ones (tensor.hpp).
+    void check_size_limit(const Node& n, const ValueSlot& out) const {
+        try {
+            const size_t bytes = checked_byte_size(out.shape, element_size(out.type));
+            if (bytes > max_tensor_bytes())
+                throw Error(ErrorKind::Limit, "tensor-too-large",
+                            str("output ", out.output, ": a ", to_string(out.type), " tensor of shape ", to_string(out.shape),
+                                " needs ", bytes, " bytes, more than the limit of ", max_tensor_bytes(), " bytes"));
+        } catch (Error& e) {
+            e.add_context(n.location(plan_->file));
+            throw;
+        }
+    }
+
+    void make_view(int v, int base, size_t offset) {
+        ValueSlot& out = value(v);
+        const ValueSlot& b = plan_->values[static_cast<size_t>(base)];
+        out.kind = ValueSlot::Kind::View;
+        out.base = base;
+        out.byte_offset = offset;
+        out.root = b.root;
+        // The root lives as long as its longest-lived view.
+        ValueSlot& root = value(b.root);
+        root.last_use = std::max(root.last_use, out.last_use);
+    }
+
+    // Views are all or nothing: a step whose plan views only some outputs copies them all.
+    void apply_views(const ExecStep& step) {
+        const OpPlan& p = *step.plan;
+        if (p.views.size() != static_cast<size_t>(step.num_outputs)) return;
+        for (const OpPlan::View& view : p.views) {
+            const int v = step.first_output + view.output;
+            const int base = step.inputs[static_cast<size_t>(view.input)];
+            const size_t need = value_bytes(v);
+            if (view.byte_offset + need > value_bytes(base)) return;  // a plan bug; copy instead
+        }
+        for (const OpPlan::View& view : p.views)
+            make_view(step.first_output + view.output, step.inputs[static_cast<size_t>(view.input)], view.byte_offset);
+    }
+
+    // An output may take over an input's buffer when nothing reads that buffer after this step and
+    // the buffer is an intermediate (never a caller's input or a Const's mapped weights).
+    void apply_in_place(const ExecStep& step, int s) {
+        for (const OpPlan::InPlace& ip : step.plan->in_place) {
+            const int v = step.first_output + ip.output;
+            const int in = step.inputs[static_cast<size_t>(ip.input)];
+            const ValueSlot& src = plan_->values[static_cast<size_t>(in)];
+            if (value(v).kind != ValueSlot::Kind::Arena || src.kind != ValueSlot::Kind::Arena || src.root != in) continue;
+            if (src.last_use != s || value_bytes(v) != value_bytes(in)) continue;
+            // The same buffer must not be read through another input of this step.
+            int readers = 0;
+            for (int other : step.inputs) readers += plan_->values[static_cast<size_t>(other)].root == in ? 1 : 0;
+            if (readers != 1) continue;
+            make_view(v, in, 0);
+        }
+    }
+
+    size_t value_bytes(int v) const {
+        const ValueSlot& slot = plan_->values[static_cast<size_t>(v)];
+        return checked_byte_size(slot.shape, element_size(slot.type));
+    }
+
+    void place_boundaries() {
+        for (int ni : g_.results) {
+            const Node& r = g_.nodes[static_cast<size_t>(ni)];
+            plan_->output_values.push_back(r.inputs.empty() ? -1 : value_of(r.inputs[0]));
+        }
+        for (size_t v = 0; v < plan_->values.size(); ++v) {
+            const ValueSlot& slot = plan_->values[v];
+            if (slot.kind == ValueSlot::Kind::View && plan_->values[static_cast<size_t>(slot.root)].kind == ValueSlot::Kind::Input)
+                plan_->input_views.push_back(static_cast<int>(v));
+        }
+    }
+
+    void plan_memory_of_arena() {
+        std::vector<BufferLifetime> buffers;
+        std::vector<int> owners;
+        std::vector<int> first_step(plan_->values.size(), 0);
+        for (size_t s = 0; s < plan_->steps.size(); ++s)
+            for (int o = 0; o < plan_->steps[s].num_outputs; ++o)
+                first_step[static_cast<size_t>(plan_->steps[s].first_output + o)] = static_cast<int>(s);
+        const int end = static_cast<int>(plan_->steps.size());
+        for (size_t v = 0; v < plan_->values.size(); ++v) {
+            const ValueSlot& slot = plan_->values[v];
+            if (slot.kind != ValueSlot::Kind::Arena) continue;
+            const int first = first_step[v];
+            // An output nobody reads still needs its bytes while its step runs.
+            const int last = slot.last_use == kForever ? end : std::max(slot.last_use, first);
+            buffers.push_back({value_bytes(static_cast<int>(v)), first, last});
+            owners.push_back(static_cast<int>(v));
+        }
+        const MemoryPlan mp = plan_memory(buffers);
+        for (size_t b = 0; b < owners.size(); ++b) value(owners[b]).byte_offset = mp.offsets[b];
+        plan_->arena_bytes = mp.arena_bytes;
+    }
+
+    const Graph& g_;
+    std::shared_ptr<ExecutionPlan> plan_;
+};
+
+}  // namespace
+
+std::shared_ptr<const ExecutionPlan> make_execution_plan(std::shared_ptr<const Graph> graph, const std::string& file) {
+    return PlanBuilder(std::move(graph), file).build();
+}
+
+}  // namespace irlite

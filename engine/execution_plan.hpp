@@ -1,0 +1,70 @@
+// The compiled plan of a graph: the steps to run, each node's prepared OpPlan, and where every
+// value lives. Made once per CompiledModel (and once per input-shape signature of a dynamic
+// model); immutable and shared by every infer request.
+//
+// Where a value lives (ValueSlot::Kind):
+//   Constant  a Const or a value folded at load time: the graph's tensor (read-only; Consts view
+//             the memory-mapped .bin).
+//   Input     a model input: the tensor the caller bound (read-only).
+//   Arena     an intermediate with a static shape: a fixed offset in the request's arena, shared
+//             over time with other intermediates whose lifetimes do not overlap (memory_plan.hpp).
+//   View      the bytes of another value from an offset on (Reshape, Squeeze, outer-axis Slice,
+//             in-place outputs). Writable only when its root is an Arena value.
+//   Dynamic   made at run time by a node whose shapes or value inputs are only known then.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/graph.hpp"
+
+namespace irlite {
+
+struct ValueSlot {
+    enum class Kind { Constant, Input, Arena, View, Dynamic };
+    Kind kind = Kind::Dynamic;
+    int node = -1, output = 0;
+    ElementType type = ElementType::f32;
+    Shape shape;              // static kinds (Constant, Arena, View; Input when the plan is static)
+    int input_index = -1;     // Input: the model input's position
+    int base = -1;            // View: the value it views
+    size_t byte_offset = 0;   // View: offset into the base; Arena: offset in the arena
+    int root = -1;            // the Arena / Input / Constant value whose memory this is
+    int last_use = -1;        // last step that reads it (INT32_MAX: a model output)
+};
+
+struct ExecStep {
+    enum class Mode {
+        Kernel,   // call the kernel with the prepared plan on pre-made outputs
+        Skip,     // every output is a view: nothing to do at run time
+        Dynamic,  // infer, prepare and allocate at run time (shapes or values known only then)
+    };
+    Mode mode = Mode::Kernel;
+    int node = -1;
+    std::vector<int> inputs;  // value ids
+    int first_output = 0;     // value ids first_output .. first_output + num_outputs - 1
+    int num_outputs = 0;
+    std::shared_ptr<const OpPlan> plan;  // Kernel steps of ops that prepare
+};
+
+struct ExecutionPlan {
+    std::shared_ptr<const Graph> graph;
+    std::string file;
+    std::vector<ValueSlot> values;
+    std::vector<int> node_first_value;  // per node: the value id of its output 0
+    std::vector<ExecStep> steps;
+    size_t arena_bytes = 0;
+    size_t scratch_bytes = 0;           // the largest scratch any step needs
+    std::vector<int> input_values;      // per model input: its value id
+    std::vector<int> output_values;     // per model output: the value id feeding the Result
+    std::vector<int> input_views;       // View values rooted in an Input, in topological order
+    bool has_dynamic_steps = false;
+    bool inputs_static = false;         // every model input has a static shape in this plan
+};
+
+// Prepares every node whose shapes are static and plans the memory. Throws the first error.
+std::shared_ptr<const ExecutionPlan> make_execution_plan(std::shared_ptr<const Graph> graph, const std::string& file);
+
+}  // namespace irlite
