@@ -139,10 +139,8 @@ private:
             out.shape = n.outputs[static_cast<size_t>(o)].shape.to_shape();
             check_size_limit(n, out);
         }
-        if (step.plan) {
-            apply_views(step);
-            apply_in_place(step, s);
-        }
+        const bool viewed = step.plan && apply_views(step);
+        if (step.plan && !viewed) apply_in_place(step, s);
         if (n.def->allocates_outputs) {
             // Such an op only runs from its plan when the plan makes every output a view.
             for (int o = 0; o < step.num_outputs; ++o)
@@ -153,9 +151,8 @@ private:
                     return;
                 }
         }
-        bool all_views = step.num_outputs > 0;
-        for (int o = 0; o < step.num_outputs; ++o) all_views = all_views && value(step.first_output + o).kind == ValueSlot::Kind::View;
-        step.mode = all_views ? ExecStep::Mode::Skip : ExecStep::Mode::Kernel;
+        // In-place outputs are views too, but their kernel still has to run.
+        step.mode = viewed ? ExecStep::Mode::Skip : ExecStep::Mode::Kernel;
     }
 
     // The per-tensor limit holds for planned outputs as for allocated ones (tensor.hpp).
@@ -185,17 +182,18 @@ private:
     }
 
     // Views are all or nothing: a step whose plan views only some outputs copies them all.
-    void apply_views(const ExecStep& step) {
+    bool apply_views(const ExecStep& step) {
         const OpPlan& p = *step.plan;
-        if (p.views.size() != static_cast<size_t>(step.num_outputs)) return;
+        if (p.views.size() != static_cast<size_t>(step.num_outputs) || step.num_outputs == 0) return false;
         for (const OpPlan::View& view : p.views) {
             const int v = step.first_output + view.output;
             const int base = step.inputs[static_cast<size_t>(view.input)];
             const size_t need = value_bytes(v);
-            if (view.byte_offset + need > value_bytes(base)) return;  // a plan bug; copy instead
+            if (view.byte_offset + need > value_bytes(base)) return false;  // a plan bug; copy instead
         }
         for (const OpPlan::View& view : p.views)
             make_view(step.first_output + view.output, step.inputs[static_cast<size_t>(view.input)], view.byte_offset);
+        return true;
     }
 
     // An output may take over an input's buffer when nothing reads that buffer after this step and

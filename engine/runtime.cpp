@@ -240,8 +240,8 @@ struct InferRequest::State {
                     // Views of inputs are re-aimed at every run (rebind_input_views); the others
                     // point into the arena or the weights for good.
                     const Tensor& base = *value_ptr(slot.base);
-                    std::byte* at = base.valid() ? const_cast<std::byte*>(base.bytes()) + slot.byte_offset : nullptr;
-                    values[v] = Tensor::wrap(slot.type, slot.shape, at);
+                    values[v] = Tensor::wrap(slot.type, slot.shape, nullptr);
+                    if (base.valid()) values[v].view_into(base, slot.byte_offset);
                     break;
                 }
                 case ValueSlot::Kind::Input:
@@ -264,7 +264,7 @@ struct InferRequest::State {
         for (int v : plan->input_views) {
             const ValueSlot& slot = plan->values[static_cast<size_t>(v)];
             const Tensor& base = *value_ptr(slot.base);
-            values[static_cast<size_t>(v)].rebind(const_cast<std::byte*>(base.bytes()) + slot.byte_offset, nullptr);
+            values[static_cast<size_t>(v)].view_into(base, slot.byte_offset);
         }
     }
 };

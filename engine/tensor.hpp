@@ -55,11 +55,12 @@ public:
     Tensor reshaped(Shape shape) const;
     // A deep copy into a fresh buffer.
     Tensor clone() const;
-    // Points this tensor at other memory holding its shape's bytes (the executor re-aims views of
-    // inputs at each run's buffers). No allocation.
-    void rebind(void* data, const std::shared_ptr<void>& owner) {
-        data_ = data;
-        owner_ = owner;
+    // Makes this tensor (keeping its type and shape) view `base`'s buffer from `byte_offset` on,
+    // sharing its ownership; the caller guarantees the bytes fit. The executor re-aims views of
+    // inputs with it at every run, without allocating.
+    void view_into(const Tensor& base, size_t byte_offset) {
+        data_ = static_cast<std::byte*>(base.data_) + byte_offset;
+        owner_ = base.owner_;
     }
     // True when both tensors view the same bytes.
     bool shares_buffer_with(const Tensor& other) const { return data_ == other.data_ && owner_ == other.owner_; }

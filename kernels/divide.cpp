@@ -70,8 +70,9 @@ OpDef make_divide_op() {
     };
     d.compute = [](KernelContext& ctx) {
         check_no_integer_zero(ctx);
-        if (ctx.attrs<DivideAttrs>().python_div) run_binary<kArithmeticTypes, IntegerMath::Native>(ctx, divide_fn<true>());
-        else run_binary<kArithmeticTypes, IntegerMath::Native>(ctx, divide_fn<false>());
+        const BroadcastPlan& rows = ctx.plan<BinaryPlan>().broadcast;
+        if (ctx.attrs<DivideAttrs>().python_div) run_binary<kArithmeticTypes, IntegerMath::Native>(ctx, divide_fn<true>(), rows);
+        else run_binary<kArithmeticTypes, IntegerMath::Native>(ctx, divide_fn<false>(), rows);
     };
     return d;
 }

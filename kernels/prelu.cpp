@@ -66,10 +66,11 @@ void compute(KernelContext& ctx) {
     const std::vector<Tensor> inputs{data, slope.reshaped(per_channel.to_shape())};
     std::vector<Tensor> outputs{ctx.output(0)};
     KernelContext binary(ctx.def(), ctx.attrs<OpAttrs>(), inputs, outputs, nullptr, nullptr);
+    const detail::BroadcastPlan rows = detail::plan_broadcast(inputs[0].shape(), inputs[1].shape(), outputs[0].shape());
     run_binary<kFloatTypes, IntegerMath::Native>(binary, [](auto x, auto k) {
         using C = typename decltype(x)::Scalar;
         return (x < C(0)).select(x * k, x);
-    });
+    }, rows);
 }
 
 }  // namespace

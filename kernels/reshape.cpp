@@ -9,6 +9,7 @@
 #include "engine/op.hpp"
 #include "kernels/detail/index_values.hpp"
 #include "kernels/detail/rule_context.hpp"
+#include "kernels/detail/view_plan.hpp"
 
 namespace irlite {
 namespace {
@@ -116,6 +117,7 @@ OpDef make_reshape_op() {
         return a;
     };
     d.infer = infer;
+    d.prepare = detail::prepare_as_view;
     d.compute = compute;
     return d;
 }

@@ -14,7 +14,6 @@
 
 #include "engine/op.hpp"
 #include "kernels/detail/index_values.hpp"
-#include "kernels/detail/rule_context.hpp"
 #include "kernels/detail/strided_copy.hpp"
 
 namespace irlite {
@@ -156,33 +155,51 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{ctx.type(kData), PartialShape(dims)}};
 }
 
-void compute(KernelContext& ctx) {
-    const InferContext rule = detail::rule_context(ctx);
-    const Tensor& data = ctx.input(kData);
+// The copy, planned once: a slice that is one run of the data's bytes (step 1 along the outermost
+// dim it cuts, whole dims inside it) becomes a view of the data.
+struct SlicePlan : OpPlan {
+    detail::CopyPlan copy;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const PartialShape& data = ctx.shape(kData);
     const auto rank = static_cast<int64_t>(data.rank());
-    IRLITE_CHECK(rank > 0, ErrorKind::ShapeRule, "rank-invalid", "data must have rank >= 1, got a scalar");
-    const SliceRequest r = read_request(rule, rank, check_index_shapes(rule, rank));
+    if (rank == 0)
+        throw ctx.input_error(kData, ErrorKind::ShapeRule, "rank-invalid", "data must have rank >= 1, got a scalar");
+    const SliceRequest r = read_request(ctx, rank, check_index_shapes(ctx, rank));
     IRLITE_CHECK(r.axes && r.start && r.stop && r.step, ErrorKind::Value, "slice-unresolved",
                  "start, stop, step and axes must all be known to run Slice");
-    Tensor& out = ctx.output(0);
-    IRLITE_CHECK(out.rank() == data.rank(), ErrorKind::ShapeRule, "kernel-output-mismatch", "output shape ",
-                 to_string(out.shape()), " does not have the data rank ", rank);
-
-    std::vector<AxisSlice> plan(data.rank());
-    for (size_t axis = 0; axis < data.rank(); ++axis) plan[axis].length = data.shape()[axis];
+    const Shape data_shape = data.to_shape();
+    std::vector<AxisSlice> axes(data_shape.size());
+    for (size_t axis = 0; axis < axes.size(); ++axis) axes[axis].length = data_shape[axis];
     for (size_t j = 0; j < r.axes->size(); ++j) {
         const auto axis = static_cast<size_t>((*r.axes)[j]);
-        plan[axis] = slice_axis((*r.start)[j], (*r.stop)[j], (*r.step)[j], data.shape()[axis]);
+        axes[axis] = slice_axis((*r.start)[j], (*r.stop)[j], (*r.step)[j], data_shape[axis]);
     }
-    std::vector<int64_t> start(plan.size()), step(plan.size());
-    for (size_t axis = 0; axis < plan.size(); ++axis) {
-        IRLITE_CHECK(out.shape()[axis] == plan[axis].length, ErrorKind::ShapeRule, "kernel-output-mismatch",
-                     "output shape ", to_string(out.shape()), " disagrees with the slice along axis ", axis, " (",
-                     plan[axis].length, " elements)");
-        start[axis] = plan[axis].start;
-        step[axis] = plan[axis].step;
+    Shape out_shape(axes.size());
+    std::vector<int64_t> start(axes.size()), step(axes.size());
+    for (size_t axis = 0; axis < axes.size(); ++axis) {
+        out_shape[axis] = axes[axis].length;
+        start[axis] = axes[axis].start;
+        step[axis] = axes[axis].step;
     }
-    detail::strided_copy(data.data(), data.shape(), out.data(), out.shape(), element_size(data.type()), start, step);
+    auto plan = std::make_unique<SlicePlan>();
+    plan->copy = detail::plan_strided_copy(data_shape, out_shape, element_size(ctx.type(kData)), start, step);
+    plan->method = "strided-copy";
+    if (plan->copy.block > 0 && plan->copy.is_contiguous()) {
+        plan->views.push_back({0, kData, static_cast<size_t>(plan->copy.offset)});
+        plan->method = "view";
+    }
+    return plan;
+}
+
+void compute(KernelContext& ctx) {
+    const SlicePlan& plan = ctx.plan<SlicePlan>();
+    Tensor& out = ctx.output(0);
+    IRLITE_CHECK(static_cast<int64_t>(out.byte_size()) == plan.copy.total_bytes(), ErrorKind::ShapeRule,
+                 "kernel-output-mismatch", "output shape ", to_string(out.shape()), " disagrees with the slice (",
+                 plan.copy.total_bytes(), " bytes)");
+    detail::run_copy(plan.copy, ctx.input(kData).data(), out.data());
 }
 
 }  // namespace
@@ -196,6 +213,7 @@ OpDef make_slice_op() {
     d.min_inputs = 4;
     d.value_inputs = inputs(kStart, kStop, kStep, kAxes);
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

@@ -7,7 +7,7 @@
 
 #include "engine/op.hpp"
 #include "kernels/detail/index_values.hpp"
-#include "kernels/detail/rule_context.hpp"
+#include "kernels/detail/axis_split.hpp"
 
 namespace irlite {
 namespace {
@@ -48,19 +48,15 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return std::vector<OutputInfo>(count, {type, part});
 }
 
-void compute(KernelContext& ctx) {
-    const Tensor& data = ctx.input(0);
-    const size_t axis = static_cast<size_t>(split_axis(detail::rule_context(ctx), static_cast<int64_t>(data.rank())));
-    int64_t outer = 1;
-    for (size_t d = 0; d < axis; ++d) outer *= data.shape()[d];
-    if (outer == 0) return;
-    const size_t chunk = ctx.output(0).byte_size() / static_cast<size_t>(outer);
-    const std::byte* src = data.bytes();
-    for (int64_t o = 0; o < outer; ++o) {
-        for (size_t i = 0; i < ctx.num_outputs(); ++i, src += chunk)
-            if (chunk) std::memcpy(ctx.output(i).bytes() + static_cast<size_t>(o) * chunk, src, chunk);
-    }
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const std::vector<OutputInfo> parts = infer(ctx);  // validates
+    const Shape shape = ctx.shape(0).to_shape();
+    const auto axis = static_cast<size_t>(split_axis(ctx, static_cast<int64_t>(shape.size())));
+    const std::vector<int64_t> lengths(parts.size(), parts.empty() ? 0 : parts[0].shape[axis]);
+    return detail::plan_axis_split(shape, element_size(ctx.type(0)), axis, lengths);
 }
+
+void compute(KernelContext& ctx) { detail::run_axis_split(ctx.plan<detail::AxisSplitPlan>(), ctx); }
 
 }  // namespace
 
@@ -82,6 +78,7 @@ OpDef make_split_op() {
         return a;
     };
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

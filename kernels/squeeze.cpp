@@ -9,6 +9,7 @@
 #include "engine/op.hpp"
 #include "kernels/detail/index_values.hpp"
 #include "kernels/detail/rule_context.hpp"
+#include "kernels/detail/view_plan.hpp"
 
 namespace irlite {
 namespace {
@@ -63,6 +64,7 @@ OpDef make_squeeze_op() {
     d.value_inputs = inputs(1);
     d.allocates_outputs = true;
     d.infer = infer;
+    d.prepare = detail::prepare_as_view;
     d.compute = compute;
     return d;
 }

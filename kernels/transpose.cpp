@@ -1,13 +1,12 @@
 // Transpose-1 (opset1+): permutes the dims of a tensor.
 // Inputs: 0 'data' (any type), 1 'order' (1-D, any integer type; a value input): output dim i is
 // input dim order[i]. order must be a permutation of [0, r-1]; an empty order reverses the dims.
-// Output: data.shape permuted. When the permutation only moves dims of size 1 the output is a view
-// of the input (no copy); otherwise one byte-level strided copy, any element type.
+// Output: data.shape permuted. When the permutation only moves dims of size 1 the executor makes the
+// output a view of the input (no copy); otherwise one byte-level strided copy, any element type.
 #include <numeric>
 
 #include "engine/op.hpp"
 #include "kernels/detail/index_values.hpp"
-#include "kernels/detail/rule_context.hpp"
 #include "kernels/detail/strided_copy.hpp"
 
 namespace irlite {
@@ -67,23 +66,38 @@ bool is_pure_reshape(const Shape& in, const std::vector<int64_t>& order) {
     return true;
 }
 
-void compute(KernelContext& ctx) {
-    const Tensor& in = ctx.input(0);
-    const InferContext rule = detail::rule_context(ctx);
-    const std::vector<int64_t> order = permutation(rule, in.rank());
-    Shape out_shape(in.rank());
-    for (size_t i = 0; i < out_shape.size(); ++i) out_shape[i] = in.shape()[static_cast<size_t>(order[i])];
-    if (is_pure_reshape(in.shape(), order)) {
-        ctx.output(0) = in.reshaped(out_shape);
-        return;
+// The copy, planned once; a permutation that moves only dims of size 1 moves no bytes: a view.
+struct TransposePlan : OpPlan {
+    detail::CopyPlan copy;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const Shape in = ctx.shape(0).to_shape();
+    const std::vector<int64_t> order = permutation(ctx, in.size());
+    Shape out_shape(in.size());
+    for (size_t i = 0; i < out_shape.size(); ++i) out_shape[i] = in[static_cast<size_t>(order[i])];
+    const std::vector<int64_t> in_strides = row_major_strides(in);
+    const size_t elem = element_size(ctx.type(0));
+    std::vector<int64_t> byte_strides(in.size());
+    for (size_t i = 0; i < byte_strides.size(); ++i)
+        byte_strides[i] = in_strides[static_cast<size_t>(order[i])] * static_cast<int64_t>(elem);
+    auto plan = std::make_unique<TransposePlan>();
+    plan->copy = detail::plan_view_copy(checked_byte_size(in, elem), 0, out_shape, byte_strides, elem);
+    plan->method = "strided-copy";
+    if (is_pure_reshape(in, order)) {
+        plan->views.push_back({0, 0, 0});
+        plan->method = "view";
     }
-    Tensor out(in.type(), out_shape);
-    const std::vector<int64_t> in_strides = row_major_strides(in.shape());
-    const int64_t elem = static_cast<int64_t>(element_size(in.type()));
-    std::vector<int64_t> byte_strides(in.rank());
-    for (size_t i = 0; i < byte_strides.size(); ++i) byte_strides[i] = in_strides[static_cast<size_t>(order[i])] * elem;
-    detail::view_copy(in.data(), in.byte_size(), 0, out.data(), out_shape, byte_strides, element_size(in.type()));
-    ctx.output(0) = std::move(out);
+    return plan;
+}
+
+void compute(KernelContext& ctx) {
+    const TransposePlan& plan = ctx.plan<TransposePlan>();
+    const Tensor& in = ctx.input(0);
+    Tensor& out = ctx.output(0);
+    IRLITE_CHECK(static_cast<int64_t>(out.byte_size()) == plan.copy.total_bytes(), ErrorKind::ShapeRule,
+                 "kernel-output-mismatch", "output shape ", to_string(out.shape()), " disagrees with the transpose");
+    if (out.data() != in.data()) detail::run_copy(plan.copy, in.data(), out.data());
 }
 
 }  // namespace
@@ -95,8 +109,8 @@ OpDef make_transpose_op() {
     d.input_roles = {"data", "order"};
     d.min_inputs = 2;
     d.value_inputs = inputs(1);
-    d.allocates_outputs = true;
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

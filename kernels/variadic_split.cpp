@@ -12,7 +12,7 @@
 
 #include "engine/op.hpp"
 #include "kernels/detail/index_values.hpp"
-#include "kernels/detail/rule_context.hpp"
+#include "kernels/detail/axis_split.hpp"
 
 namespace irlite {
 namespace {
@@ -125,36 +125,19 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return outputs;
 }
 
-void compute(KernelContext& ctx) {
-    const SplitPlan plan = plan_split(detail::rule_context(ctx));
-    IRLITE_CHECK(plan.axis && plan.lengths && plan.count == ctx.num_outputs(), ErrorKind::ShapeRule,
-                 "kernel-output-mismatch", "the split yields ", plan.count, " outputs, the layer has ",
-                 ctx.num_outputs());
-    const Tensor& data = ctx.input(kData);
-    const auto axis = static_cast<size_t>(*plan.axis);
-    const Shape& shape = data.shape();
-    int64_t outer = 1;
-    for (size_t d = 0; d < axis; ++d) outer *= shape[d];
-    size_t inner_bytes = element_size(data.type());
-    for (size_t d = axis + 1; d < shape.size(); ++d) inner_bytes *= static_cast<size_t>(shape[d]);
-    const size_t dim_bytes = static_cast<size_t>(shape[axis]) * inner_bytes;
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const SplitPlan plan = plan_split(ctx);
+    IRLITE_CHECK(plan.axis && plan.lengths, ErrorKind::Value, "split-unresolved",
+                 "axis and split_lengths must be known to run VariadicSplit");
+    return detail::plan_axis_split(ctx.shape(kData).to_shape(), element_size(ctx.type(kData)),
+                                   static_cast<size_t>(*plan.axis), *plan.lengths);
+}
 
-    size_t offset_bytes = 0;  // where output i starts within one outer slab
-    for (size_t i = 0; i < plan.count; ++i) {
-        const int64_t length = (*plan.lengths)[i];
-        Tensor& out = ctx.output(i);
-        Shape expected = shape;
-        expected[axis] = length;
-        IRLITE_CHECK(out.shape() == expected, ErrorKind::ShapeRule, "kernel-output-mismatch", "output ", i, " is ",
-                     to_string(out.shape()), ", expected ", to_string(expected));
-        const size_t chunk = static_cast<size_t>(length) * inner_bytes;
-        if (chunk > 0) {
-            const std::byte* src = data.bytes() + offset_bytes;
-            std::byte* dst = out.bytes();
-            for (int64_t o = 0; o < outer; ++o, src += dim_bytes, dst += chunk) std::memcpy(dst, src, chunk);
-        }
-        offset_bytes += chunk;
-    }
+void compute(KernelContext& ctx) {
+    const auto& plan = ctx.plan<detail::AxisSplitPlan>();
+    IRLITE_CHECK(plan.chunk.size() == ctx.num_outputs(), ErrorKind::ShapeRule, "kernel-output-mismatch",
+                 "the split yields ", plan.chunk.size(), " outputs, the layer has ", ctx.num_outputs());
+    detail::run_axis_split(plan, ctx);
 }
 
 }  // namespace
@@ -168,6 +151,7 @@ OpDef make_variadic_split_op() {
     d.num_outputs = -1;
     d.value_inputs = inputs(kAxis, kLengths);
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

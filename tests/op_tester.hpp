@@ -202,6 +202,15 @@ public:
         return out.empty() ? Tensor() : out[0];
     }
 
+    // The op's prepared plan for these inputs (every value known).
+    std::unique_ptr<OpPlan> plan(const std::vector<Tensor>& inputs) const {
+        const std::unique_ptr<OpAttrs> a = attrs();
+        std::vector<InferContext::Input> in;
+        for (const Tensor& t : inputs) in.push_back({t.type(), PartialShape(t.shape()), &t});
+        const InferContext ctx(*def_, *a, std::move(in), std::max(def_->num_outputs, 0));
+        return def_->prepare ? def_->prepare(ctx) : nullptr;
+    }
+
 private:
     std::vector<Tensor> compute_with(const OpAttrs& a, const std::vector<Tensor>& inputs,
                                      const std::vector<OutputInfo>& infos) const {

@@ -57,7 +57,11 @@ BroadcastPlan plan_broadcast(const Shape& a, const Shape& b, const Shape& out);
 template <class F>
 void BroadcastPlan::for_each_row(F&& f) const {
     const int64_t rows = num_rows();
-    std::vector<int64_t> counter(outer_counts.size(), 0);
+    // The odometer lives on the stack for every rank a model uses (no allocation per run).
+    constexpr size_t kStackRank = 16;
+    int64_t stack_counter[kStackRank] = {};
+    std::vector<int64_t> heap_counter(outer_counts.size() > kStackRank ? outer_counts.size() : 0, 0);
+    int64_t* counter = outer_counts.size() > kStackRank ? heap_counter.data() : stack_counter;
     int64_t a_offset = 0, b_offset = 0;
     for (int64_t row = 0; row < rows; ++row) {
         f(a_offset, b_offset, row * row_length);

@@ -200,13 +200,20 @@ std::unique_ptr<OpAttrs> parse_binary_attrs(const AttrReader& reader);
 // the output shape is broadcast_shapes(a, b, auto_broadcast); the type is input 0's or boolean.
 std::vector<OutputInfo> infer_binary(const InferContext& ctx, TypeMask allowed, BinaryOutput output);
 
+// The prepared plan of a binary op: its broadcast rows. The output may overwrite an input of the
+// output's shape (each element is read before it is written).
+struct BinaryPlan : OpPlan {
+    BroadcastPlan broadcast;
+};
+std::unique_ptr<OpPlan> prepare_binary(const InferContext& ctx, TypeMask allowed, BinaryOutput output);
+
+// The kernel on inputs 0 and 1 -> output 0, with their broadcast plan.
 template <TypeMask kAllowed, IntegerMath kMath, class Fn>
-void run_binary(KernelContext& ctx, const Fn& fn) {
+void run_binary(KernelContext& ctx, const Fn& fn, const BroadcastPlan& plan) {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     Tensor& out = ctx.output(0);
     if (out.num_elements() == 0) return;
-    const BroadcastPlan plan = plan_broadcast(a.shape(), b.shape(), out.shape());
     IRLITE_CHECK(a.type() == b.type(), ErrorKind::Type, "element-type-mismatch", "input types ", to_string(a.type()),
                  " and ", to_string(b.type()), " differ");
     dispatch_type(a.type(), [&](auto tag) {
@@ -243,7 +250,8 @@ OpDef make_binary_op(std::string type, int version, Fn fn, BinaryOutput output =
     d.min_inputs = 2;
     d.parse_attrs = parse_binary_attrs;
     d.infer = [output](const InferContext& ctx) { return infer_binary(ctx, kAllowed, output); };
-    d.compute = [fn](KernelContext& ctx) { run_binary<kAllowed, kMath>(ctx, fn); };
+    d.prepare = [output](const InferContext& ctx) { return prepare_binary(ctx, kAllowed, output); };
+    d.compute = [fn](KernelContext& ctx) { run_binary<kAllowed, kMath>(ctx, fn, ctx.plan<BinaryPlan>().broadcast); };
     return d;
 }
 

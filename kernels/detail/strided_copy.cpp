@@ -7,10 +7,7 @@
 namespace irlite::detail {
 namespace {
 
-struct Loop {
-    int64_t count;
-    int64_t src_stride;  // bytes
-};
+using Loop = CopyPlan::Loop;
 
 // Copies `count` items of N bytes read `stride` bytes apart into a dense run.
 template <size_t N>
@@ -51,10 +48,10 @@ void check_region(const Shape& src_shape, const Shape& out_shape, const std::vec
 
 }  // namespace
 
-void strided_copy(const void* src, const Shape& src_shape, void* dst, const Shape& out_shape, size_t elem_size,
-                  const std::vector<int64_t>& start, const std::vector<int64_t>& step) {
+CopyPlan plan_strided_copy(const Shape& src_shape, const Shape& out_shape, size_t elem_size,
+                           const std::vector<int64_t>& start, const std::vector<int64_t>& step) {
     for (int64_t d : out_shape)
-        if (d == 0) return;
+        if (d == 0) return CopyPlan{};
     check_region(src_shape, out_shape, start, step);
     // In range (checked above), so none of these products overflow. A dim read once may have any
     // step (Slice's INT64_MIN included): its stride is never used, so it is 0, not step x stride.
@@ -66,15 +63,21 @@ void strided_copy(const void* src, const Shape& src_shape, void* dst, const Shap
         offset += start[d] * strides[d] * elem;
         byte_strides[d] = out_shape[d] > 1 ? step[d] * strides[d] * elem : 0;
     }
-    view_copy(src, checked_byte_size(src_shape, elem_size), offset, dst, out_shape, byte_strides, elem_size);
+    return plan_view_copy(checked_byte_size(src_shape, elem_size), offset, out_shape, byte_strides, elem_size);
 }
 
-void view_copy(const void* src, size_t src_bytes, int64_t offset, void* dst, const Shape& out_shape,
-               const std::vector<int64_t>& byte_strides, size_t elem_size) {
+void strided_copy(const void* src, const Shape& src_shape, void* dst, const Shape& out_shape, size_t elem_size,
+                  const std::vector<int64_t>& start, const std::vector<int64_t>& step) {
+    run_copy(plan_strided_copy(src_shape, out_shape, elem_size, start, step), src, dst);
+}
+
+CopyPlan plan_view_copy(size_t src_bytes, int64_t offset, const Shape& out_shape,
+                        const std::vector<int64_t>& byte_strides, size_t elem_size) {
     IRLITE_CHECK(byte_strides.size() == out_shape.size(), ErrorKind::Value, "strided-copy-out-of-range",
                  "view copy: ", out_shape.size(), " output dims but ", byte_strides.size(), " strides");
+    CopyPlan plan;
     for (int64_t d : out_shape)
-        if (d == 0) return;
+        if (d == 0) return plan;
     // The lowest and highest byte the view reads, to prove every read stays inside the source.
     int64_t lo = offset, hi = offset;
     bool overflow = false;
@@ -99,38 +102,63 @@ void view_copy(const void* src, size_t src_bytes, int64_t offset, void* dst, con
         loops.pop_back();
     }
     // Adjacent loops that chain evenly (outer stride = inner count x inner stride) become one.
-    std::vector<Loop> merged;
     for (const Loop& l : loops) {
-        if (!merged.empty() && merged.back().src_stride == l.count * l.src_stride) {
-            merged.back().count *= l.count;
-            merged.back().src_stride = l.src_stride;
+        if (!plan.outer.empty() && plan.outer.back().src_stride == l.count * l.src_stride) {
+            plan.outer.back().count *= l.count;
+            plan.outer.back().src_stride = l.src_stride;
         } else {
-            merged.push_back(l);
+            plan.outer.push_back(l);
         }
     }
-    const auto* in = static_cast<const std::byte*>(src) + offset;
-    auto* out = static_cast<std::byte*>(dst);
-    if (merged.empty()) {
-        std::memcpy(out, in, static_cast<size_t>(block));
+    plan.offset = offset;
+    plan.block = block;
+    // The innermost loop is one strided run per row; the rest is an odometer over rows.
+    if (!plan.outer.empty()) {
+        plan.inner_count = plan.outer.back().count;
+        plan.inner_stride = plan.outer.back().src_stride;
+        plan.outer.pop_back();
+    }
+    plan.rows = 1;
+    for (const Loop& l : plan.outer) plan.rows *= l.count;
+    return plan;
+}
+
+void run_copy(const CopyPlan& plan, const void* src, void* dst, int64_t row_begin, int64_t row_end) {
+    if (plan.block == 0 || row_begin >= row_end) return;
+    const auto* in = static_cast<const std::byte*>(src) + plan.offset;
+    auto* out = static_cast<std::byte*>(dst) + row_begin * plan.row_bytes();
+    if (plan.is_contiguous()) {
+        std::memcpy(out, in, static_cast<size_t>(plan.block));
         return;
     }
-    // The innermost loop is one strided run per row; the rest is an odometer over rows.
-    const Loop inner = merged.back();
-    merged.pop_back();
-    int64_t rows = 1;
-    for (const Loop& l : merged) rows *= l.count;
-    std::vector<int64_t> counter(merged.size(), 0);
+    // The odometer starts at row_begin; it lives on the stack for every rank a model uses.
+    constexpr size_t kStackLoops = 16;
+    const size_t n = plan.outer.size();
+    int64_t stack_counter[kStackLoops] = {};
+    std::vector<int64_t> heap_counter(n > kStackLoops ? n : 0, 0);
+    int64_t* counter = n > kStackLoops ? heap_counter.data() : stack_counter;
     int64_t row_offset = 0;
-    const int64_t row_bytes = inner.count * block;
-    for (int64_t row = 0; row < rows; ++row, out += row_bytes) {
-        gather_blocks(in + row_offset, inner.src_stride, out, inner.count, static_cast<size_t>(block));
-        for (size_t d = merged.size(); d-- > 0;) {
-            row_offset += merged[d].src_stride;
-            if (++counter[d] < merged[d].count) break;
-            row_offset -= merged[d].src_stride * merged[d].count;
+    for (size_t d = n, rest = static_cast<size_t>(row_begin); d-- > 0;) {
+        const auto count = static_cast<size_t>(plan.outer[d].count);
+        counter[d] = static_cast<int64_t>(rest % count);
+        row_offset += counter[d] * plan.outer[d].src_stride;
+        rest /= count;
+    }
+    const int64_t row_bytes = plan.row_bytes();
+    for (int64_t row = row_begin; row < row_end; ++row, out += row_bytes) {
+        gather_blocks(in + row_offset, plan.inner_stride, out, plan.inner_count, static_cast<size_t>(plan.block));
+        for (size_t d = n; d-- > 0;) {
+            row_offset += plan.outer[d].src_stride;
+            if (++counter[d] < plan.outer[d].count) break;
+            row_offset -= plan.outer[d].src_stride * plan.outer[d].count;
             counter[d] = 0;
         }
     }
+}
+
+void view_copy(const void* src, size_t src_bytes, int64_t offset, void* dst, const Shape& out_shape,
+               const std::vector<int64_t>& byte_strides, size_t elem_size) {
+    run_copy(plan_view_copy(src_bytes, offset, out_shape, byte_strides, elem_size), src, dst);
 }
 
 }  // namespace irlite::detail

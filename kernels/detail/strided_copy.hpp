@@ -36,4 +36,31 @@ void strided_copy(const void* src, const Shape& src_shape, void* dst, const Shap
 void view_copy(const void* src, size_t src_bytes, int64_t offset, void* dst, const Shape& out_shape,
                const std::vector<int64_t>& byte_strides, size_t elem_size);
 
+// The same copies prepared once (a kernel's plan) and run many times without allocation. The
+// output is `rows` rows of `row_bytes` bytes; rows can be copied in any split (threads).
+struct CopyPlan {
+    struct Loop {
+        int64_t count;
+        int64_t src_stride;  // bytes
+    };
+    int64_t offset = 0;        // bytes into the source of the first byte read
+    int64_t block = 0;         // bytes moved by one memcpy (0: the output is empty)
+    int64_t inner_count = 1;   // blocks per row, read inner_stride bytes apart
+    int64_t inner_stride = 0;
+    std::vector<Loop> outer;   // the odometer over rows, outermost first
+    int64_t rows = 0;
+    int64_t row_bytes() const { return inner_count * block; }
+    int64_t total_bytes() const { return rows * row_bytes(); }
+    // The output is one run of bytes of the source, from `offset`: a view needs no copy at all.
+    bool is_contiguous() const { return outer.empty() && inner_count == 1; }
+};
+// Plans of view_copy and strided_copy; same arguments, same checks (thrown here, not per run).
+CopyPlan plan_view_copy(size_t src_bytes, int64_t offset, const Shape& out_shape,
+                        const std::vector<int64_t>& byte_strides, size_t elem_size);
+CopyPlan plan_strided_copy(const Shape& src_shape, const Shape& out_shape, size_t elem_size,
+                           const std::vector<int64_t>& start, const std::vector<int64_t>& step);
+// Copies rows [row_begin, row_end) of the plan's output (dst is the whole output).
+void run_copy(const CopyPlan& plan, const void* src, void* dst, int64_t row_begin, int64_t row_end);
+inline void run_copy(const CopyPlan& plan, const void* src, void* dst) { run_copy(plan, src, dst, 0, plan.rows); }
+
 }  // namespace irlite::detail
