@@ -63,20 +63,34 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{type, PartialShape(dims)}};
 }
 
-void compute(KernelContext& ctx) {
-    Tensor& out = ctx.output(0);
-    const int64_t axis = normalize_axis(ctx.attrs<ConcatAttrs>().axis, static_cast<int64_t>(out.rank()));
+// Per outer index (the dims before the axis), each input contributes one contiguous chunk.
+struct ConcatPlan : OpPlan {
     int64_t outer = 1;
-    for (int64_t d = 0; d < axis; ++d) outer *= out.shape()[static_cast<size_t>(d)];
-    std::vector<size_t> chunk(ctx.num_inputs());  // bytes per outer index, per input
-    for (size_t i = 0; i < ctx.num_inputs(); ++i)
-        chunk[i] = outer == 0 ? 0 : ctx.input(i).byte_size() / static_cast<size_t>(outer);
-    std::byte* dst = out.bytes();
-    for (int64_t o = 0; o < outer; ++o) {
+    std::vector<size_t> chunk;  // bytes per outer index, per input
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const Shape out = infer(ctx)[0].shape.to_shape();
+    const auto axis = static_cast<size_t>(normalize_axis(ctx.attrs<ConcatAttrs>().axis, static_cast<int64_t>(out.size())));
+    auto plan = std::make_unique<ConcatPlan>();
+    for (size_t d = 0; d < axis; ++d) plan->outer *= out[d];
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+        const size_t bytes = checked_byte_size(ctx.shape(i).to_shape(), element_size(ctx.type(i)));
+        plan->chunk.push_back(plan->outer == 0 ? 0 : bytes / static_cast<size_t>(plan->outer));
+    }
+    plan->method = "copy";
+    return plan;
+}
+
+void compute(KernelContext& ctx) {
+    const ConcatPlan& plan = ctx.plan<ConcatPlan>();
+    std::byte* dst = ctx.output(0).bytes();
+    for (int64_t o = 0; o < plan.outer; ++o) {
         for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-            if (!chunk[i]) continue;
-            std::memcpy(dst, ctx.input(i).bytes() + static_cast<size_t>(o) * chunk[i], chunk[i]);
-            dst += chunk[i];
+            const size_t chunk = plan.chunk[i];
+            if (!chunk) continue;
+            std::memcpy(dst, ctx.input(i).bytes() + static_cast<size_t>(o) * chunk, chunk);
+            dst += chunk;
         }
     }
 }
@@ -96,6 +110,7 @@ OpDef make_concat_op() {
         return a;
     };
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

@@ -103,10 +103,18 @@ C finish(Acc<C> acc, int64_t count) {
     return static_cast<C>(acc);
 }
 
+// The reduction planned once; its accumulators live in the kernel's scratch memory.
+struct ReduceOpPlan : OpPlan {
+    explicit ReduceOpPlan(const Shape& shape, const std::vector<int64_t>& axes) : rows(shape, axes) {}
+    nn::ReducePlan rows;
+};
+
 template <ReduceKind K, class C>
-void reduce(const nn::ReducePlan& plan, const C* x, C* y) {
+void reduce(const nn::ReducePlan& plan, const C* x, C* y, void* scratch) {
     using A = Acc<C>;
-    std::vector<A> acc(static_cast<size_t>(plan.group_count()), identity<K, A>());
+    A* acc = static_cast<A*>(scratch);
+    const auto groups = static_cast<size_t>(plan.group_count());
+    for (size_t i = 0; i < groups; ++i) acc[i] = identity<K, A>();
     plan.for_each_run([&](int64_t in, int64_t group, int64_t len, bool reduced) {
         const C* src = x + in;
         if (reduced) {
@@ -114,24 +122,32 @@ void reduce(const nn::ReducePlan& plan, const C* x, C* y) {
             for (int64_t i = 0; i < len; ++i) a = combine<K, A>(a, static_cast<A>(src[i]));
             acc[static_cast<size_t>(group)] = a;
         } else {
-            A* dst = acc.data() + group;
+            A* dst = acc + group;
             for (int64_t i = 0; i < len; ++i) dst[i] = combine<K, A>(dst[i], static_cast<A>(src[i]));
         }
     });
-    for (size_t i = 0; i < acc.size(); ++i) y[i] = finish<K, C>(acc[i], plan.reduce_count());
+    for (size_t i = 0; i < groups; ++i) y[i] = finish<K, C>(acc[i], plan.reduce_count());
+}
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const Shape shape = ctx.shape(0).to_shape();
+    const std::vector<int64_t> axes = nn::read_axes(ctx, 1, *ctx.value(1), static_cast<int64_t>(shape.size()));
+    auto plan = std::make_unique<ReduceOpPlan>(shape, axes);
+    // Accumulators are 8 bytes (double or a 64-bit integer) or narrower.
+    plan->scratch_bytes = static_cast<size_t>(plan->rows.group_count()) * 8;
+    plan->method = "reduce";
+    return plan;
 }
 
 template <ReduceKind K>
 void compute(KernelContext& ctx) {
     const Tensor& data = ctx.input(0);
-    const std::vector<int64_t> axes =
-        nn::read_axes(ctx, 1, ctx.input(1), static_cast<int64_t>(data.rank()));
-    const nn::ReducePlan plan(data.shape(), axes);
+    const nn::ReducePlan& plan = ctx.plan<ReduceOpPlan>().rows;
     nn::dispatch_compute(data.type(), [&](auto tag) {
         using C = decltype(tag);
         const nn::ComputeIn<C> x(data);
         nn::ComputeOut<C> y(ctx.output(0));
-        reduce<K, C>(plan, x.data(), y.data());
+        reduce<K, C>(plan, x.data(), y.data(), ctx.scratch());
         y.commit();
     });
 }
@@ -147,6 +163,7 @@ OpDef make_reduce_def(const char* type, int version) {
     d.value_inputs = inputs(1);
     d.parse_attrs = parse;
     d.infer = [](const InferContext& ctx) { return infer(ctx, K); };
+    d.prepare = prepare;
     d.compute = compute<K>;
     return d;
 }

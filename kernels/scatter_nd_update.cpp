@@ -105,11 +105,19 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
 // Visits the index tuples in row-major order of indices: validates each coordinate against its
 // own data dim and calls apply(slice_offset, row), with the element offset of the selected slice
 // of data and the tuple's row number (its updates start at row * slice size).
+// The scatter planned once: k coordinates per tuple, `rows` tuples, `slice` elements per tuple,
+// and the data's strides. The output may be the data input's own buffer (in place: O(updates)).
+struct ScatterPlan : OpPlan {
+    size_t k = 0;
+    int64_t rows = 0, slice = 0;
+    std::vector<int64_t> strides;  // of data, elements
+};
+
 template <class Index, class Apply>
 void for_each_tuple(const KernelContext& ctx, const Tensor& indices, int64_t rows, const Shape& data_shape,
                     Apply&& apply) {
     const auto k = static_cast<size_t>(indices.shape().back());
-    const std::vector<int64_t> strides = row_major_strides(data_shape);
+    const std::vector<int64_t>& strides = ctx.plan<ScatterPlan>().strides;
     const Index* idx = indices.data<Index>();
     for (int64_t row = 0; row < rows; ++row) {
         int64_t offset = 0;
@@ -202,33 +210,44 @@ void scatter(const KernelContext& ctx, Reduction reduction, const Tensor& indice
     });
 }
 
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    infer(ctx);  // validates types, ranks, shapes and known index values
+    const Shape data = ctx.shape(kData).to_shape();
+    const Shape indices = ctx.shape(kIndices).to_shape();
+    auto plan = std::make_unique<ScatterPlan>();
+    plan->k = static_cast<size_t>(indices.back());
+    plan->rows = checked_num_elements(Shape(indices.begin(), indices.end() - 1));
+    plan->slice = checked_num_elements(Shape(data.begin() + static_cast<std::ptrdiff_t>(plan->k), data.end()));
+    int64_t needed = 0;
+    const int64_t updates = checked_num_elements(ctx.shape(kUpdates).to_shape());
+    if (__builtin_mul_overflow(plan->rows, plan->slice, &needed) || needed != updates)
+        throw ctx.input_error(kUpdates, ErrorKind::ShapeRule, "updates-shape",
+                              str("updates has ", updates, " elements, expected ", plan->rows, " index tuples x ",
+                                  plan->slice, " elements each"));
+    plan->strides = row_major_strides(data);
+    plan->in_place.push_back({0, static_cast<int>(kData)});
+    plan->method = "scatter";
+    return plan;
+}
+
 void compute(KernelContext& ctx) {
+    const ScatterPlan& plan = ctx.plan<ScatterPlan>();
     const Tensor& data = ctx.input(kData);
     const Tensor& indices = ctx.input(kIndices);
     const Tensor& updates = ctx.input(kUpdates);
     Tensor& out = ctx.output(0);
-    IRLITE_CHECK((indices.type() == ElementType::i32 || indices.type() == ElementType::i64) &&
-                     out.shape() == data.shape() && out.type() == data.type() && updates.type() == data.type() &&
-                     indices.rank() >= 1 && indices.shape().back() <= static_cast<int64_t>(data.rank()),
+    IRLITE_CHECK(out.byte_size() == data.byte_size() && updates.num_elements() == plan.rows * plan.slice,
                  ErrorKind::ShapeRule, "kernel-output-mismatch", "inputs and output disagree with the shape rule");
-    if (data.byte_size()) std::memcpy(out.data(), data.data(), data.byte_size());
-
-    const auto k = static_cast<size_t>(indices.shape().back());
-    const int64_t rows = checked_num_elements(Shape(indices.shape().begin(), indices.shape().end() - 1));
-    const int64_t slice =
-        checked_num_elements(Shape(data.shape().begin() + static_cast<std::ptrdiff_t>(k), data.shape().end()));
-    int64_t needed = 0;
-    IRLITE_CHECK(!__builtin_mul_overflow(rows, slice, &needed) && needed == updates.num_elements(),
-                 ErrorKind::ShapeRule, "updates-shape", "updates has ", updates.num_elements(), " elements, expected ",
-                 rows, " index tuples x ", slice, " elements each");
+    // In place (the executor gave the output the data's buffer), only the updated slices move.
+    if (data.byte_size() && out.data() != data.data()) std::memcpy(out.data(), data.data(), data.byte_size());
     // With empty slices there is nothing to write, and without coordinates nothing to check; the
     // loop would only spin (indices of shape [huge, 0]).
-    if (slice == 0 && k == 0) return;
+    if (plan.slice == 0 && plan.k == 0) return;
     const Reduction reduction = ctx.attrs<ScatterAttrs>().reduction;
     if (indices.type() == ElementType::i32)
-        scatter<int32_t>(ctx, reduction, indices, rows, updates, out, slice);
+        scatter<int32_t>(ctx, reduction, indices, plan.rows, updates, out, plan.slice);
     else
-        scatter<int64_t>(ctx, reduction, indices, rows, updates, out, slice);
+        scatter<int64_t>(ctx, reduction, indices, plan.rows, updates, out, plan.slice);
 }
 
 OpDef make_def(int version) {
@@ -238,6 +257,7 @@ OpDef make_def(int version) {
     d.input_roles = {"data", "indices", "updates"};
     d.min_inputs = 3;
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

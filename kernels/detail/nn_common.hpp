@@ -232,7 +232,11 @@ public:
         if (total_ == 0) return;
         const size_t outer_rank = dims_.size() - 1;
         const int64_t inner = dims_.back();
-        std::vector<int64_t> index(outer_rank, 0);
+        // The odometer lives on the stack for every rank a model uses (no allocation per run).
+        constexpr size_t kStackRank = 16;
+        int64_t stack_index[kStackRank] = {};
+        std::vector<int64_t> heap_index(outer_rank > kStackRank ? outer_rank : 0, 0);
+        int64_t* index = outer_rank > kStackRank ? heap_index.data() : stack_index;
         int64_t group = 0;
         for (int64_t in = 0; in < total_; in += inner) {
             run(in, group, inner, inner_reduced_);
