@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "kernels/detail/nn_common.hpp"
+#include "kernels/detail/small_buffer.hpp"
 
 namespace irlite {
 namespace {
@@ -129,12 +130,11 @@ struct PoolPlane {
 // Calls visit(offset) for each data element (offset in the plane) of the window whose per-axis
 // starts and counts are given.
 template <class F>
-void for_each_tap(const PoolPlane& p, const std::vector<int64_t>& start, const std::vector<int64_t>& count,
-                  std::vector<int64_t>& tap, F&& visit) {
-    const size_t rank = start.size(), last = rank - 1;
+void for_each_tap(const PoolPlane& p, const int64_t* start, const int64_t* count, int64_t* tap, F&& visit) {
+    const size_t rank = p.out_dims.size(), last = rank - 1;
     int64_t lead_total = 1;
     for (size_t a = 0; a < last; ++a) lead_total *= count[a];
-    std::fill(tap.begin(), tap.end(), 0);
+    std::fill(tap, tap + rank, 0);
     for (int64_t l = 0; l < lead_total; ++l) {
         int64_t base = start[last];
         for (size_t a = 0; a < last; ++a) base += (start[a] + tap[a] * p.taps[a].dilation) * p.in_strides[a];
@@ -150,7 +150,7 @@ void for_each_tap(const PoolPlane& p, const std::vector<int64_t>& start, const s
 template <class C>
 void pool_plane(const PoolPlane& p, const PoolAttrs& a, const C* x, C* y, int64_t* argmax) {
     const size_t rank = p.out_dims.size();
-    std::vector<int64_t> pos(rank, 0), start(rank), count(rank), tap(rank);
+    detail::SmallBuffer<int64_t> pos(rank), start(rank), count(rank), tap(rank);
     for (int64_t o = 0; o < p.out_size; ++o) {
         int64_t total = 1, padded_total = 1;
         for (size_t d = 0; d < rank; ++d) {
@@ -164,7 +164,7 @@ void pool_plane(const PoolPlane& p, const PoolAttrs& a, const C* x, C* y, int64_
             C best = std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
                                                            : std::numeric_limits<C>::lowest();
             int64_t best_at = -1;
-            for_each_tap(p, start, count, tap, [&](int64_t off) {
+            for_each_tap(p, start.data(), count.data(), tap.data(), [&](int64_t off) {
                 if (best_at < 0 || x[off] > best) {
                     best = x[off];
                     best_at = off;
@@ -174,7 +174,7 @@ void pool_plane(const PoolPlane& p, const PoolAttrs& a, const C* x, C* y, int64_
             if (argmax) argmax[o] = best_at;
         } else {
             double sum = 0;
-            for_each_tap(p, start, count, tap, [&](int64_t off) { sum += static_cast<double>(x[off]); });
+            for_each_tap(p, start.data(), count.data(), tap.data(), [&](int64_t off) { sum += static_cast<double>(x[off]); });
             const int64_t divisor = a.exclude_pad ? total : padded_total;
             y[o] = divisor > 0 ? static_cast<C>(sum / static_cast<double>(divisor)) : C(0);
         }
@@ -186,15 +186,15 @@ void pool_plane(const PoolPlane& p, const PoolAttrs& a, const C* x, C* y, int64_
 }
 
 template <class C>
-void pool(const PoolAttrs& a, const PoolPlane& p, const Shape& data, const C* x, C* y, Tensor* indices) {
+void pool(const PoolAttrs& a, const PoolPlane& p, const Shape& data, const C* x, C* y, Tensor* indices,
+          int64_t* argmax) {
     const int64_t planes = data[0] * data[1];
-    std::vector<int64_t> argmax(indices ? static_cast<size_t>(p.out_size) : 0);
     int64_t bound = 1;  // indices count within data flattened from `axis` on
     if (indices)
         for (size_t d = static_cast<size_t>(index_axis(a, static_cast<int64_t>(data.size()))); d < data.size(); ++d)
             bound *= data[d];
     for (int64_t plane = 0; plane < planes; ++plane) {
-        pool_plane(p, a, x + plane * p.in_size, y + plane * p.out_size, indices ? argmax.data() : nullptr);
+        pool_plane(p, a, x + plane * p.in_size, y + plane * p.out_size, indices ? argmax : nullptr);
         if (!indices) continue;
         for (int64_t o = 0; o < p.out_size; ++o) {
             const int64_t flat = argmax[static_cast<size_t>(o)] < 0 ? 0 : (plane * p.in_size + argmax[static_cast<size_t>(o)]) % bound;
@@ -205,11 +205,17 @@ void pool(const PoolAttrs& a, const PoolPlane& p, const Shape& data, const C* x,
     }
 }
 
-void compute(KernelContext& ctx) {
+// The windows planned once; the per-plane argmax (MaxPool's indices) lives in scratch memory.
+struct PoolPlan : OpPlan {
+    PoolPlane plane;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     const auto& a = ctx.attrs<PoolAttrs>();
-    const Tensor& data = ctx.input(0);
-    PoolPlane p;
-    const std::vector<nn::AxisWindow> axes = windows(a, data.shape());
+    const Shape data = ctx.shape(0).to_shape();
+    auto plan = std::make_unique<PoolPlan>();
+    PoolPlane& p = plan->plane;
+    const std::vector<nn::AxisWindow> axes = windows(a, data);
     p.taps = taps_of(axes);
     p.in_strides.assign(axes.size(), 1);
     for (size_t i = axes.size(); i-- > 0;) {
@@ -219,13 +225,23 @@ void compute(KernelContext& ctx) {
         p.out_size *= axes[i].out;
     }
     std::reverse(p.out_dims.begin(), p.out_dims.end());
+    if (a.with_indices) plan->scratch_bytes = static_cast<size_t>(p.out_size) * sizeof(int64_t);
+    plan->method = "window";
+    return plan;
+}
+
+void compute(KernelContext& ctx) {
+    const auto& a = ctx.attrs<PoolAttrs>();
+    const Tensor& data = ctx.input(0);
+    const PoolPlan& plan = ctx.plan<PoolPlan>();
     if (ctx.output(0).num_elements() == 0) return;
     Tensor* indices = a.with_indices ? &ctx.output(1) : nullptr;
+    auto* argmax = static_cast<int64_t*>(indices ? ctx.scratch() : nullptr);
     nn::dispatch_compute(data.type(), [&](auto tag) {
         using C = decltype(tag);
         const nn::ComputeIn<C> x(data);
         nn::ComputeOut<C> y(ctx.output(0));
-        pool<C>(a, p, data.shape(), x.data(), y.data(), indices);
+        pool<C>(a, plan.plane, data.shape(), x.data(), y.data(), indices, argmax);
         y.commit();
     });
 }
@@ -241,6 +257,7 @@ OpDef make_pool_def(const char* type, int version, int first, int last, PoolVers
     d.num_outputs = v.with_indices ? 2 : 1;
     d.parse_attrs = [v](const AttrReader& r) { return parse(r, v); };
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }
