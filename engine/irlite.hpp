@@ -63,10 +63,28 @@ struct PortInfo {
 
 class InferRequest;
 
+// How a model is compiled.
+struct CompileOptions {
+    // Intra-op threads for each infer request: 0 means IRLITE_NUM_THREADS when set, else the cores
+    // this process may run on. Results are the same for every thread count.
+    int threads = 0;
+    // Collect per-node timings in every request (InferRequest::profiling()); off costs nothing.
+    bool profiling = false;
+};
+
+// One executed node of a profiled inference.
+struct ProfileEntry {
+    std::string name;    // the layer's name
+    std::string type;    // its op type
+    std::string method;  // what the kernel's plan chose ("view", "gemm", "strided-copy", ...)
+    double ms = 0;       // time of the last infer()
+};
+
 class CompiledModel {
 public:
-    // Builds and checks the graph; throws the first error found.
-    explicit CompiledModel(const Model& model);
+    // Builds and checks the graph, prepares every kernel and plans the memory; throws the first
+    // error found.
+    explicit CompiledModel(const Model& model, const CompileOptions& options = {});
 
     const std::vector<PortInfo>& inputs() const;
     const std::vector<PortInfo>& outputs() const;
@@ -94,6 +112,9 @@ public:
     const Tensor& output(size_t index) const;
     const Tensor& output(const std::string& name) const;
     size_t num_outputs() const;
+    // Per executed node of the last infer(), in execution order, when profiling is on.
+    const std::vector<ProfileEntry>& profiling() const;
+    void set_profiling(bool on);
     // Forgets the values of stateful variables (ReadValue/Assign), as if no inference had run.
     void reset_state();
 

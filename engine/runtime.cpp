@@ -6,6 +6,7 @@
 // allocated once; views and in-place outputs cost no copy. Steady-state infer() of a model with
 // static shapes allocates nothing.
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -49,6 +50,7 @@ Model Model::read_from_memory(std::string_view xml, const void* weights, size_t 
 // ---- CompiledModel ---------------------------------------------------------------------------
 
 struct CompiledModel::Impl {
+    CompileOptions options;
     std::shared_ptr<const Graph> graph;
     std::vector<PortInfo> inputs, outputs;
     std::string file;
@@ -164,8 +166,9 @@ std::shared_ptr<const ExecutionPlan> CompiledModel::Impl::plan_for(const std::ve
     return specialised_plan;
 }
 
-CompiledModel::CompiledModel(const Model& model) {
+CompiledModel::CompiledModel(const Model& model, const CompileOptions& options) {
     auto impl = std::make_shared<Impl>();
+    impl->options = options;
     impl->file = model.document().xml_path;
     impl->graph = build_graph(model.document_ptr(), OpRegistry::builtin()).graph;
     const Graph& g = *impl->graph;
@@ -212,6 +215,25 @@ struct InferRequest::State {
     AlignedBuffer arena, scratch;
     VariableStore variables;
     bool ran = false;
+    bool profiling = false;
+    std::vector<ProfileEntry> profile;  // per step, made with the plan (no allocation per run)
+
+    void make_profile() {
+        profile.clear();
+        if (!profiling || !plan) return;
+        const Graph& g = *plan->graph;
+        for (const ExecStep& step : plan->steps) {
+            const Node& n = g.nodes[static_cast<size_t>(step.node)];
+            ProfileEntry e;
+            e.name = n.layer->name;
+            e.type = n.layer->type;
+            e.method = step.mode == ExecStep::Mode::Skip      ? "view"
+                       : step.mode == ExecStep::Mode::Dynamic ? "dynamic"
+                       : step.plan && *step.plan->method      ? step.plan->method
+                                                              : "kernel";
+            profile.push_back(std::move(e));
+        }
+    }
 
     const Tensor* value_ptr(int v) const {
         const ValueSlot& slot = plan->values[static_cast<size_t>(v)];
@@ -258,6 +280,7 @@ struct InferRequest::State {
         for (const ExecStep& step : ep.steps) widest = std::max(widest, step.inputs.size());
         dynamic_inputs.reserve(widest);
         ran = false;
+        make_profile();
     }
 
     void rebind_input_views() {
@@ -273,6 +296,7 @@ InferRequest::InferRequest(std::shared_ptr<const CompiledModel::Impl> model)
     : model_(std::move(model)), state_(std::make_shared<State>()) {
     state_->bound.resize(model_->inputs.size());
     state_->caller_outputs.resize(model_->outputs.size());
+    state_->profiling = model_->options.profiling;
     state_->bind_plan(model_->plan);
 }
 
@@ -362,9 +386,16 @@ void InferRequest::infer() {
     if (s.arena.data) std::memset(s.arena.data, 0xFF, s.arena.bytes);
 #endif
     size_t step_index = 0;
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point started;
     try {
         for (; step_index < plan.steps.size(); ++step_index) {
             const ExecStep& step = plan.steps[step_index];
+            if (s.profiling) {
+                if (step_index > 0)
+                    s.profile[step_index - 1].ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+                started = Clock::now();
+            }
             if (step.mode == ExecStep::Mode::Skip) continue;
             const Node& node = g.nodes[static_cast<size_t>(step.node)];
             const std::vector<const Tensor*>& ins = s.step_inputs[step_index];
@@ -380,6 +411,8 @@ void InferRequest::infer() {
             check_against_load_time(node, made, plan.file);
             for (size_t o = 0; o < made.size(); ++o) s.values[static_cast<size_t>(step.first_output) + o] = std::move(made[o]);
         }
+        if (s.profiling && !plan.steps.empty())
+            s.profile.back().ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
     } catch (Error& e) {
         if (step_index < plan.steps.size())
             e.add_context(g.nodes[static_cast<size_t>(plan.steps[step_index].node)].location(plan.file));
@@ -418,6 +451,13 @@ const Tensor& InferRequest::output(const std::string& name) const {
 }
 
 size_t InferRequest::num_outputs() const { return state_->outputs.size(); }
+
+const std::vector<ProfileEntry>& InferRequest::profiling() const { return state_->profile; }
+
+void InferRequest::set_profiling(bool on) {
+    state_->profiling = on;
+    state_->make_profile();
+}
 
 void InferRequest::reset_state() { state_->variables.reset(); }
 

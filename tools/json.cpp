@@ -1,5 +1,9 @@
 #include "tools/json.hpp"
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
 #include <cstdio>
 
 namespace irlite::cli {
@@ -122,6 +126,24 @@ JsonWriter& JsonWriter::value(std::string_view s) {
 JsonWriter& JsonWriter::value(int64_t v) {
     before_value();
     out_ += std::to_string(v);
+    return *this;
+}
+
+JsonWriter& JsonWriter::value(double v) {
+    if (!std::isfinite(v)) return null();
+    before_value();
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    // The shortest of %.6g .. %.17g that reads back exactly.
+    for (int precision = 6; precision < 17; ++precision) {
+        char shorter[32];
+        std::snprintf(shorter, sizeof shorter, "%.*g", precision, v);
+        if (std::strtod(shorter, nullptr) == v) {
+            std::snprintf(buf, sizeof buf, "%s", shorter);
+            break;
+        }
+    }
+    out_ += buf;
     return *this;
 }
 

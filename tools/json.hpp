@@ -29,6 +29,7 @@ public:
     JsonWriter& value(uint64_t v);
     JsonWriter& value(int v) { return value(static_cast<int64_t>(v)); }
     JsonWriter& value(bool v);
+    JsonWriter& value(double v);  // shortest round-trip form; NaN and infinities become null
     JsonWriter& null();
     // Shorthands: key + value; a null when the optional is empty.
     template <class T>

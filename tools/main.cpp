@@ -22,7 +22,7 @@ const char* kUsage =
     "         summarise inputs, outputs and ops\n"
     "  dot    MODEL.xml [-w MODEL.bin] [-o FILE.dot]\n"
     "         draw the graph as Graphviz DOT\n"
-    "  bench  MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-n RUNS]\n"
+    "  bench  MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-n RUNS] [-t N] [--profile] [--json]\n"
     "         time inferences\n"
     "  ops    [--markdown]\n"
     "         list the ops irlite runs, with their opsets\n"
