@@ -7,6 +7,7 @@
 // Types: f32 and f64 through Eigen's GEMM, f16/bf16 computed in f32, every integer type (sums wrap).
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/nn_gemm.hpp"
+#include "kernels/detail/small_buffer.hpp"
 
 namespace irlite {
 namespace {
@@ -127,8 +128,15 @@ std::vector<int64_t> batch_strides(const std::vector<int64_t>& batch) {
     return strides;
 }
 
+// The product planned once: dims, batch broadcasting and batch strides.
+struct MatMulOpPlan : OpPlan {
+    MatMulPlan dims;
+    std::vector<int64_t> stride_a, stride_b;  // per batch dim, in matrices; 0 where broadcast
+};
+
 template <class C>
-void run(const MatMulPlan& p, const C* a, const C* b, C* c) {
+void run(const MatMulOpPlan& plan, const C* a, const C* b, C* c) {
+    const MatMulPlan& p = plan.dims;
     const int64_t lda = p.trans_a ? p.m : p.k, ldb = p.trans_b ? p.k : p.n;
     const int64_t a_size = p.m * p.k, b_size = p.k * p.n, c_size = p.m * p.n;
     int64_t batches = 1, batches_a = 1;
@@ -143,13 +151,14 @@ void run(const MatMulPlan& p, const C* a, const C* b, C* c) {
         product(false, p.trans_b, batches_a * p.m, p.n, p.k, a, lda, b, ldb, c, p.n);
         return;
     }
-    const std::vector<int64_t> sa = batch_strides(p.batch_a), sb = batch_strides(p.batch_b);
-    std::vector<int64_t> index(p.batch_out.size(), 0);
+    const std::vector<int64_t>& sa = plan.stride_a;
+    const std::vector<int64_t>& sb = plan.stride_b;
+    detail::SmallBuffer<int64_t> index(p.batch_out.size());
     int64_t off_a = 0, off_b = 0;
     for (int64_t batch = 0; batch < batches; ++batch) {
         product(p.trans_a, p.trans_b, p.m, p.n, p.k, a + off_a * a_size, lda, b + off_b * b_size, ldb,
                 c + batch * c_size, p.n);
-        for (size_t d = index.size(); d-- > 0;) {
+        for (size_t d = p.batch_out.size(); d-- > 0;) {
             if (++index[d] < p.batch_out[d]) {
                 off_a += sa[d];
                 off_b += sb[d];
@@ -162,8 +171,17 @@ void run(const MatMulPlan& p, const C* a, const C* b, C* c) {
     }
 }
 
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    auto plan = std::make_unique<MatMulOpPlan>();
+    plan->dims = make_plan(ctx, ctx.attrs<MatMulAttrs>(), ctx.shape(0).dims(), ctx.shape(1).dims());
+    plan->stride_a = batch_strides(plan->dims.batch_a);
+    plan->stride_b = batch_strides(plan->dims.batch_b);
+    plan->method = "gemm";
+    return plan;
+}
+
 void compute(KernelContext& ctx) {
-    const MatMulPlan p = make_plan(ctx, ctx.attrs<MatMulAttrs>(), ctx.input(0).shape(), ctx.input(1).shape());
+    const MatMulOpPlan& p = ctx.plan<MatMulOpPlan>();
     if (ctx.output(0).num_elements() == 0) return;
     nn::dispatch_compute(ctx.input(0).type(), [&](auto tag) {
         using C = decltype(tag);
@@ -184,6 +202,7 @@ OpDef make_mat_mul_op() {
     d.min_inputs = 2;
     d.parse_attrs = parse;
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }
