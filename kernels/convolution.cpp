@@ -13,6 +13,7 @@
 // Method: im2col + GEMM (forward), GEMM + col2im (backprop), in column chunks that bound the scratch
 // buffer; a 1x1 stride-1 convolution is a GEMM on the data itself, and a group with one input
 // channel (depthwise, MobileNet) runs a direct kernel.
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/detail/nn_common.hpp"
@@ -344,6 +345,93 @@ bool is_pointwise(const ConvProblem& p) {
     return true;
 }
 
+// ---- 2-D fast paths (NCHW): no allocation, geometry precomputed in the plan ------------------
+
+// im2col of output positions [begin, begin + len) of one group's [C, H, W] data into
+// col[(c * KH + kh) * KW + kw][len]; taps that fall into the padding read 0.
+template <class T>
+void im2col_2d(const ConvProblem& p, const T* x, int64_t begin, int64_t len, T* col) {
+    const nn::AxisWindow& ah = p.axes[0];
+    const nn::AxisWindow& aw = p.axes[1];
+    const int64_t end = begin + len;
+    T* dst = col;
+    for (int64_t c = 0; c < p.in_per_group; ++c) {
+        const T* xc = x + c * ah.in * aw.in;
+        for (int64_t kh = 0; kh < ah.kernel; ++kh) {
+            for (int64_t kw = 0; kw < aw.kernel; ++kw, dst += len) {
+                const int64_t shift_w = kw * aw.dilation - aw.pad_begin;
+                const auto [lo, hi] = nn::affine_range(aw.out, aw.stride, shift_w, aw.in);
+                T* out = dst;
+                for (int64_t pos = begin; pos < end;) {
+                    const int64_t oh = pos / aw.out, ow0 = pos % aw.out;
+                    const int64_t ow1 = std::min(aw.out, ow0 + (end - pos));
+                    const int64_t ih = oh * ah.stride - ah.pad_begin + kh * ah.dilation;
+                    if (ih < 0 || ih >= ah.in) {
+                        std::fill(out, out + (ow1 - ow0), T(0));
+                    } else {
+                        const T* row = xc + ih * aw.in;
+                        const int64_t a = std::clamp(lo, ow0, ow1), b = std::clamp(hi, ow0, ow1);
+                        std::fill(out, out + (a - ow0), T(0));
+                        if (aw.stride == 1) {
+                            std::memcpy(out + (a - ow0), row + a + shift_w, static_cast<size_t>(b - a) * sizeof(T));
+                        } else {
+                            for (int64_t ow = a; ow < b; ++ow) out[ow - ow0] = row[ow * aw.stride + shift_w];
+                        }
+                        std::fill(out + (b - ow0), out + (ow1 - ow0), T(0));
+                    }
+                    out += ow1 - ow0;
+                    pos += ow1 - ow0;
+                }
+            }
+        }
+    }
+}
+
+// A group with one input channel (depthwise): each kernel tap adds weight x a shifted data row
+// over the output positions where it reads real data.
+template <class T>
+void direct_2d(const ConvProblem& p, const T* x, const T* w, T* y) {
+    const nn::AxisWindow& ah = p.axes[0];
+    const nn::AxisWindow& aw = p.axes[1];
+    std::fill(y, y + ah.out * aw.out, T(0));
+    for (int64_t kh = 0; kh < ah.kernel; ++kh) {
+        const auto [oh_lo, oh_hi] = nn::affine_range(ah.out, ah.stride, kh * ah.dilation - ah.pad_begin, ah.in);
+        for (int64_t kw = 0; kw < aw.kernel; ++kw) {
+            const T wv = w[kh * aw.kernel + kw];
+            const int64_t shift_w = kw * aw.dilation - aw.pad_begin;
+            const auto [lo, hi] = nn::affine_range(aw.out, aw.stride, shift_w, aw.in);
+            for (int64_t oh = oh_lo; oh < oh_hi; ++oh) {
+                const T* row = x + (oh * ah.stride - ah.pad_begin + kh * ah.dilation) * aw.in;
+                T* out = y + oh * aw.out;
+                if (aw.stride == 1) {
+                    for (int64_t ow = lo; ow < hi; ++ow) out[ow] += wv * row[ow + shift_w];
+                } else {
+                    for (int64_t ow = lo; ow < hi; ++ow) out[ow] += wv * row[ow * aw.stride + shift_w];
+                }
+            }
+        }
+    }
+}
+
+enum class ConvMethod { Pointwise, Direct, Im2col, Generic };
+
+const char* method_name(ConvMethod m) {
+    switch (m) {
+        case ConvMethod::Pointwise: return "gemm-1x1";
+        case ConvMethod::Direct: return "direct";
+        case ConvMethod::Im2col: return "im2col-gemm";
+        case ConvMethod::Generic: return "generic";
+    }
+    return "";
+}
+
+// The convolution planned once: its numbers, its method and the im2col chunk.
+struct ConvPlan : OpPlan {
+    ConvProblem problem;
+    ConvMethod algorithm = ConvMethod::Generic;
+    int64_t chunk = 0;  // im2col columns per GEMM
+};
+
 template <class T>
 void forward(const ConvProblem& p, const T* x, const T* w, T* y) {
     const int64_t cin = p.in_per_group, cout = p.out_per_group, kernel = p.kernel_size();
@@ -396,20 +484,69 @@ void backprop(const ConvProblem& p, const T* x, const T* w, T* y) {
     }
 }
 
-void compute(KernelContext& ctx, ConvKind kind) {
-    const Tensor& data = ctx.input(0);
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
+    const PartialShape& data = ctx.shape(0);
     std::optional<std::vector<int64_t>> output_shape;
-    if (ctx.num_inputs() > 2)
-        output_shape = read_output_shape(ctx, &ctx.input(2), PartialShape(ctx.input(2).shape()), data.rank() - 2);
-    const ConvProblem p = analyze(ctx, kind, ctx.attrs<ConvAttrs>(), data.shape(), ctx.input(1).shape(),
-                                  output_shape ? &*output_shape : nullptr);
+    if (ctx.num_inputs() > 2) output_shape = read_output_shape(ctx, ctx.value(2), ctx.shape(2), data.rank() - 2);
+    auto plan = std::make_unique<ConvPlan>();
+    ConvProblem& p = plan->problem;
+    p = analyze(ctx, kind, ctx.attrs<ConvAttrs>(), data.dims(), ctx.shape(1).dims(), output_shape ? &*output_shape : nullptr);
+    if (!is_backprop(kind) && p.axes.size() == 2) {
+        const int64_t rows = p.in_per_group * p.kernel_size();
+        if (p.in_per_group == 1 && p.out_per_group <= 4) {
+            plan->algorithm = ConvMethod::Direct;
+        } else if (is_pointwise(p)) {
+            plan->algorithm = ConvMethod::Pointwise;
+        } else {
+            plan->algorithm = ConvMethod::Im2col;
+            plan->chunk = chunk_columns(rows, p.out_spatial());
+            const size_t elem = ctx.type(0) == ElementType::f64 ? sizeof(double) : sizeof(float);
+            plan->scratch_bytes = static_cast<size_t>(rows * plan->chunk) * elem;
+        }
+    }
+    plan->method = method_name(plan->algorithm);
+    return plan;
+}
+
+template <class T>
+void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, T* col) {
+    const ConvProblem& p = plan.problem;
+    const int64_t cin = p.in_per_group, cout = p.out_per_group, rows = cin * p.kernel_size();
+    const int64_t in_spatial = p.in_spatial(), out_spatial = p.out_spatial();
+    for (int64_t n = 0; n < p.batch; ++n) {
+        for (int64_t g = 0; g < p.groups; ++g) {
+            const T* xg = x + (n * p.groups + g) * cin * in_spatial;
+            const T* wg = w + g * cout * rows;
+            T* yg = y + (n * p.groups + g) * cout * out_spatial;
+            switch (plan.algorithm) {
+                case ConvMethod::Direct:
+                    for (int64_t j = 0; j < cout; ++j) direct_2d(p, xg, wg + j * p.kernel_size(), yg + j * out_spatial);
+                    break;
+                case ConvMethod::Pointwise:
+                    nn::gemm<T>(false, false, cout, out_spatial, cin, wg, cin, xg, in_spatial, yg, out_spatial, false);
+                    break;
+                default:
+                    for (int64_t begin = 0; begin < out_spatial; begin += plan.chunk) {
+                        const int64_t len = std::min(plan.chunk, out_spatial - begin);
+                        im2col_2d(p, xg, begin, len, col);
+                        nn::gemm<T>(false, false, cout, len, rows, wg, rows, col, len, yg + begin, out_spatial, false);
+                    }
+            }
+        }
+    }
+}
+
+void compute(KernelContext& ctx, ConvKind kind) {
+    const ConvPlan& plan = ctx.plan<ConvPlan>();
+    const Tensor& data = ctx.input(0);
     if (ctx.output(0).num_elements() == 0) return;
     nn::dispatch_float(data.type(), [&](auto tag) {
         using T = decltype(tag);
         const nn::ComputeIn<T> x(data), w(ctx.input(1));
         nn::ComputeOut<T> y(ctx.output(0));
-        if (is_backprop(kind)) backprop(p, x.data(), w.data(), y.data());
-        else forward(p, x.data(), w.data(), y.data());
+        if (is_backprop(kind)) backprop(plan.problem, x.data(), w.data(), y.data());
+        else if (plan.algorithm == ConvMethod::Generic) forward(plan.problem, x.data(), w.data(), y.data());
+        else forward_2d(plan, x.data(), w.data(), y.data(), static_cast<T*>(ctx.scratch()));
         y.commit();
     });
 }
@@ -426,6 +563,7 @@ OpDef make_conv_def(const char* type, ConvKind kind) {
     }
     d.parse_attrs = [kind](const AttrReader& r) { return parse(r, kind); };
     d.infer = [kind](const InferContext& ctx) { return infer(ctx, kind); };
+    d.prepare = [kind](const InferContext& ctx) { return prepare(ctx, kind); };
     d.compute = [kind](KernelContext& ctx) { compute(ctx, kind); };
     return d;
 }
