@@ -32,6 +32,7 @@
 namespace irlite {
 
 struct Graph;
+class OpRegistry;
 
 // A model as read from IR, not yet checked.
 class Model {
@@ -45,12 +46,18 @@ public:
     static Model read_from_memory(std::string_view xml, const void* weights, size_t weights_size,
                                   std::shared_ptr<const void> weights_owner = nullptr);
 
+    // A model over an IR document already read, run with the ops of `registry` (which must
+    // outlive the model). read() and read_from_memory() use irlite's own ops.
+    Model(std::shared_ptr<const IrDocument> doc, const OpRegistry& registry)
+        : document_(std::move(doc)), registry_(&registry) {}
+
     const IrDocument& document() const { return *document_; }
     std::shared_ptr<const IrDocument> document_ptr() const { return document_; }
+    const OpRegistry& registry() const { return *registry_; }
 
 private:
-    explicit Model(std::shared_ptr<const IrDocument> doc) : document_(std::move(doc)) {}
     std::shared_ptr<const IrDocument> document_;
+    const OpRegistry* registry_;
 };
 
 // A model input or output as the user sees it.

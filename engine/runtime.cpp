@@ -16,8 +16,6 @@
 #include "engine/execution_plan.hpp"
 #include "engine/graph.hpp"
 #include "engine/irlite.hpp"
-#include "parser/ir_reader.hpp"
-#include "parser/weights.hpp"
 
 namespace irlite {
 
@@ -28,29 +26,11 @@ const Tensor& empty_tensor() {
 }
 }  // namespace
 
-// ---- Model -----------------------------------------------------------------------------------
-
-Model Model::read(const std::string& xml_path, const std::string& bin_path) {
-    return Model(std::make_shared<const IrDocument>(read_ir_file(xml_path, bin_path)));
-}
-
-Model Model::read_from_memory(std::string_view xml, const void* weights, size_t weights_size,
-                              std::shared_ptr<const void> weights_owner) {
-    std::shared_ptr<WeightsBlob> blob;
-    if (weights && weights_owner) {
-        blob = weights_from_memory(weights, weights_size, std::move(weights_owner));  // zero-copy
-    } else if (weights) {
-        // Without an owner nothing guarantees the bytes outlive the model: keep a copy.
-        const auto* bytes = static_cast<const std::byte*>(weights);
-        blob = weights_from_memory(std::vector<std::byte>(bytes, bytes + weights_size));
-    }
-    return Model(std::make_shared<const IrDocument>(read_ir_memory(xml, std::move(blob))));
-}
-
 // ---- CompiledModel ---------------------------------------------------------------------------
 
 struct CompiledModel::Impl {
     CompileOptions options;
+    const OpRegistry* registry = nullptr;  // the op set the model was read against
     std::shared_ptr<const Graph> graph;
     std::vector<PortInfo> inputs, outputs;
     std::string file;
@@ -158,7 +138,7 @@ std::shared_ptr<const ExecutionPlan> CompiledModel::Impl::plan_for(const std::ve
         const int layer = static_cast<int>(n.layer - graph->document->layers.data());
         options.parameter_shapes.emplace_back(layer, shapes[i]);
     }
-    auto specialised_plan = make_execution_plan(build_graph(graph->document, OpRegistry::builtin(), options).graph, file);
+    auto specialised_plan = make_execution_plan(build_graph(graph->document, *registry, options).graph, file);
     // A model fed ever new shapes keeps a bounded number of plans.
     constexpr size_t kMaxPlans = 16;
     if (specialised.size() >= kMaxPlans) specialised.clear();
@@ -170,7 +150,8 @@ CompiledModel::CompiledModel(const Model& model, const CompileOptions& options) 
     auto impl = std::make_shared<Impl>();
     impl->options = options;
     impl->file = model.document().xml_path;
-    impl->graph = build_graph(model.document_ptr(), OpRegistry::builtin()).graph;
+    impl->registry = &model.registry();
+    impl->graph = build_graph(model.document_ptr(), *impl->registry).graph;
     const Graph& g = *impl->graph;
     for (int ni : g.parameters) {
         const Node& n = g.nodes[ni];
