@@ -1,5 +1,7 @@
 #include "engine/op.hpp"
 
+#include "engine/thread_pool.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -200,7 +202,7 @@ const OpPlan* KernelContext::ensure_plan() const {
 }
 
 void* KernelContext::scratch() const {
-    if (scratch_) return scratch_;
+    if (scratch_) return pool_ ? static_cast<std::byte*>(scratch_) + scratch_stride_ * static_cast<size_t>(pool_->current_slot()) : scratch_;
     const size_t bytes = ensure_plan()->scratch_bytes;
     if (bytes == 0) return nullptr;
     own_scratch_ = std::aligned_alloc(64, (bytes + 63) / 64 * 64);

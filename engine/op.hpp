@@ -163,10 +163,12 @@ public:
           outputs_(outputs.data()), num_outputs_(outputs.size()), outputs_vector_(&outputs),
           variables_(variables), bound_input_(bound_input) {}
     // The executor's form: inputs by pointer, outputs contiguous, a prepared plan and scratch.
+    // `scratch` holds one region of `scratch_stride` bytes per thread of `pool` (one without a pool).
     KernelContext(const OpDef& def, const OpAttrs& attrs, const Tensor* const* inputs, size_t num_inputs,
-                  Tensor* outputs, size_t num_outputs, const OpPlan* plan, void* scratch, ThreadPool* pool)
+                  Tensor* outputs, size_t num_outputs, const OpPlan* plan, void* scratch, size_t scratch_stride,
+                  ThreadPool* pool)
         : def_(def), attrs_(attrs), input_ptrs_(inputs), num_inputs_(num_inputs), outputs_(outputs),
-          num_outputs_(num_outputs), plan_(plan), scratch_(scratch), pool_(pool) {}
+          num_outputs_(num_outputs), plan_(plan), scratch_(scratch), scratch_stride_(scratch_stride), pool_(pool) {}
     ~KernelContext();
     KernelContext(const KernelContext&) = delete;
     KernelContext& operator=(const KernelContext&) = delete;
@@ -184,7 +186,8 @@ public:
     const P& plan() const {
         return static_cast<const P&>(*ensure_plan());
     }
-    // plan().scratch_bytes of 64-byte-aligned memory, valid during this kernel call only.
+    // plan().scratch_bytes of 64-byte-aligned memory, valid during this kernel call only. Each
+    // thread of the pool gets its own: call it from inside the task that uses it.
     void* scratch() const;
     // The request's intra-op thread pool; null means run on the calling thread.
     ThreadPool* pool() const { return pool_; }
@@ -213,6 +216,7 @@ private:
     mutable std::unique_ptr<OpPlan> own_plan_;  // prepared here, outside the executor
     mutable void* scratch_ = nullptr;
     mutable void* own_scratch_ = nullptr;
+    size_t scratch_stride_ = 0;
     ThreadPool* pool_ = nullptr;
 };
 

@@ -15,6 +15,7 @@
 
 #include "engine/execution_plan.hpp"
 #include "engine/graph.hpp"
+#include "engine/thread_pool.hpp"
 #include "engine/irlite.hpp"
 
 namespace irlite {
@@ -31,6 +32,9 @@ const Tensor& empty_tensor() {
 struct CompiledModel::Impl {
     CompileOptions options;
     const OpRegistry* registry = nullptr;  // the op set the model was read against
+    // Intra-op threads, shared by the requests: the pool serves one request at a time, the others
+    // run their kernels on their own thread (correct, never waiting).
+    std::unique_ptr<ThreadPool> pool;
     std::shared_ptr<const Graph> graph;
     std::vector<PortInfo> inputs, outputs;
     std::string file;
@@ -149,6 +153,8 @@ std::shared_ptr<const ExecutionPlan> CompiledModel::Impl::plan_for(const std::ve
 CompiledModel::CompiledModel(const Model& model, const CompileOptions& options) {
     auto impl = std::make_shared<Impl>();
     impl->options = options;
+    const int threads = options.threads > 0 ? options.threads : default_num_threads();
+    if (threads > 1) impl->pool = std::make_unique<ThreadPool>(threads);
     impl->file = model.document().xml_path;
     impl->registry = &model.registry();
     impl->graph = build_graph(model.document_ptr(), *impl->registry).graph;
@@ -194,6 +200,8 @@ struct InferRequest::State {
     std::vector<const Tensor*> outputs;  // per model output, after infer()
     std::vector<Tensor> dynamic_inputs;  // reused by Dynamic steps
     AlignedBuffer arena, scratch;
+    size_t scratch_stride = 0;  // per thread
+    int threads = 1;
     VariableStore variables;
     bool ran = false;
     bool profiling = false;
@@ -228,7 +236,8 @@ struct InferRequest::State {
         const ExecutionPlan& ep = *plan;
         const Graph& g = *ep.graph;
         arena.reset(ep.arena_bytes);
-        scratch.reset(ep.scratch_bytes);
+        scratch_stride = (ep.scratch_bytes + 63) / 64 * 64;
+        scratch.reset(scratch_stride * static_cast<size_t>(threads));
         values.assign(ep.values.size(), Tensor());
         for (size_t v = 0; v < ep.values.size(); ++v) {
             const ValueSlot& slot = ep.values[v];
@@ -278,6 +287,7 @@ InferRequest::InferRequest(std::shared_ptr<const CompiledModel::Impl> model)
     state_->bound.resize(model_->inputs.size());
     state_->caller_outputs.resize(model_->outputs.size());
     state_->profiling = model_->options.profiling;
+    state_->threads = model_->pool ? model_->pool->size() : 1;
     state_->bind_plan(model_->plan);
 }
 
@@ -382,7 +392,8 @@ void InferRequest::infer() {
             const std::vector<const Tensor*>& ins = s.step_inputs[step_index];
             if (step.mode == ExecStep::Mode::Kernel) {
                 KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), &s.values[static_cast<size_t>(step.first_output)],
-                                  static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch.data, nullptr);
+                                  static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch.data, s.scratch_stride,
+                                  m.pool.get());
                 node.def->compute(ctx);
                 continue;
             }

@@ -103,11 +103,22 @@ void ThreadPool::stop_and_join() {
     threads_.clear();
 }
 
+namespace {
+// The pool a worker thread belongs to and its slot in it (1 .. size - 1).
+thread_local const ThreadPool* t_pool = nullptr;
+thread_local int t_slot = 0;
+}  // namespace
+
+int ThreadPool::current_slot() const { return t_pool == this ? t_slot : 0; }
+
 void* ThreadPool::worker_entry(void* pool) {
 #if defined(__GLIBC__)
     pthread_setname_np(pthread_self(), "irlite-worker");
 #endif
-    static_cast<ThreadPool*>(pool)->worker_loop();
+    auto* self = static_cast<ThreadPool*>(pool);
+    t_pool = self;
+    t_slot = self->next_slot_.fetch_add(1, std::memory_order_relaxed) + 1;
+    self->worker_loop();
     return nullptr;
 }
 

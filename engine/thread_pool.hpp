@@ -94,6 +94,11 @@ public:
     // The number of threads that run tasks, the caller included.
     int size() const { return num_threads_; }
 
+    // Which of this pool's threads runs the current task: 1 .. size() - 1 for its workers, 0 for
+    // any other thread (the caller of run(), or inline runs). Tasks that run at the same time have
+    // different slots, so a kernel can give each slot its own scratch memory.
+    int current_slot() const;
+
     // Runs task(0) ... task(num_tasks - 1), each once, and returns when all are done (see the top of
     // the file). num_tasks <= 0 does nothing. One task, a pool of size 1 or a busy pool: inline, in
     // index order. num_tasks must stay below INT64_MAX - kMaxThreads (the task counter runs past
@@ -149,6 +154,7 @@ private:
 
     const int num_threads_;
     std::vector<pthread_t> threads_;
+    std::atomic<int> next_slot_{0};
 
     // The region state, one word: bits 0-15 the number of workers inside the region, bit 16 "open"
     // (workers may join), bits 17-63 the region's epoch (bumped when a region opens). A worker joins

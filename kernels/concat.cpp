@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "engine/op.hpp"
+#include "kernels/detail/parallel.hpp"
 
 namespace irlite {
 namespace {
@@ -84,15 +85,26 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
 
 void compute(KernelContext& ctx) {
     const ConcatPlan& plan = ctx.plan<ConcatPlan>();
-    std::byte* dst = ctx.output(0).bytes();
-    for (int64_t o = 0; o < plan.outer; ++o) {
-        for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-            const size_t chunk = plan.chunk[i];
-            if (!chunk) continue;
-            std::memcpy(dst, ctx.input(i).bytes() + static_cast<size_t>(o) * chunk, chunk);
-            dst += chunk;
-        }
+    std::byte* out = ctx.output(0).bytes();
+    size_t slab = 0;  // output bytes per outer index
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) slab += plan.chunk[i];
+    if (plan.outer == 1) {
+        for (size_t i = 0, at = 0; i < ctx.num_inputs(); at += plan.chunk[i], ++i)
+            detail::parallel_memcpy(ctx.pool(), out + at, ctx.input(i).bytes(), plan.chunk[i]);
+        return;
     }
+    const int64_t grain = std::max<int64_t>(1, detail::kCopyGrainBytes / std::max<int64_t>(static_cast<int64_t>(slab), 1));
+    detail::for_chunks(ctx.pool(), plan.outer, grain, [&](int64_t begin, int64_t end) {
+        std::byte* dst = out + static_cast<size_t>(begin) * slab;
+        for (int64_t o = begin; o < end; ++o) {
+            for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+                const size_t chunk = plan.chunk[i];
+                if (!chunk) continue;
+                std::memcpy(dst, ctx.input(i).bytes() + static_cast<size_t>(o) * chunk, chunk);
+                dst += chunk;
+            }
+        }
+    });
 }
 
 }  // namespace

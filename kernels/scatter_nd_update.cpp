@@ -16,6 +16,7 @@
 #include "engine/op.hpp"
 #include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/index_values.hpp"
+#include "kernels/detail/parallel.hpp"
 
 namespace irlite {
 namespace {
@@ -239,7 +240,7 @@ void compute(KernelContext& ctx) {
     IRLITE_CHECK(out.byte_size() == data.byte_size() && updates.num_elements() == plan.rows * plan.slice,
                  ErrorKind::ShapeRule, "kernel-output-mismatch", "inputs and output disagree with the shape rule");
     // In place (the executor gave the output the data's buffer), only the updated slices move.
-    if (data.byte_size() && out.data() != data.data()) std::memcpy(out.data(), data.data(), data.byte_size());
+    detail::parallel_memcpy(ctx.pool(), out.data(), data.data(), data.byte_size());
     // With empty slices there is nothing to write, and without coordinates nothing to check; the
     // loop would only spin (indices of shape [huge, 0]).
     if (plan.slice == 0 && plan.k == 0) return;

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "engine/op.hpp"
+#include "kernels/detail/parallel.hpp"
 #include "kernels/detail/index_values.hpp"
 #include "kernels/detail/strided_copy.hpp"
 
@@ -199,7 +200,7 @@ void compute(KernelContext& ctx) {
     IRLITE_CHECK(static_cast<int64_t>(out.byte_size()) == plan.copy.total_bytes(), ErrorKind::ShapeRule,
                  "kernel-output-mismatch", "output shape ", to_string(out.shape()), " disagrees with the slice (",
                  plan.copy.total_bytes(), " bytes)");
-    detail::run_copy(plan.copy, ctx.input(kData).data(), out.data());
+    detail::run_copy(plan.copy, ctx.input(kData).data(), out.data(), ctx.pool());
 }
 
 }  // namespace

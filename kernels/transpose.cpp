@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "engine/op.hpp"
+#include "kernels/detail/parallel.hpp"
 #include "kernels/detail/index_values.hpp"
 #include "kernels/detail/strided_copy.hpp"
 
@@ -97,7 +98,7 @@ void compute(KernelContext& ctx) {
     Tensor& out = ctx.output(0);
     IRLITE_CHECK(static_cast<int64_t>(out.byte_size()) == plan.copy.total_bytes(), ErrorKind::ShapeRule,
                  "kernel-output-mismatch", "output shape ", to_string(out.shape()), " disagrees with the transpose");
-    if (out.data() != in.data()) detail::run_copy(plan.copy, in.data(), out.data());
+    if (out.data() != in.data()) detail::run_copy(plan.copy, in.data(), out.data(), ctx.pool());
 }
 
 }  // namespace

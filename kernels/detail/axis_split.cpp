@@ -1,6 +1,9 @@
 #include "kernels/detail/axis_split.hpp"
 
+#include <algorithm>
 #include <cstring>
+
+#include "kernels/detail/parallel.hpp"
 
 namespace irlite::detail {
 
@@ -27,16 +30,25 @@ std::unique_ptr<AxisSplitPlan> plan_axis_split(const Shape& shape, size_t elem_s
 
 void run_axis_split(const AxisSplitPlan& plan, KernelContext& ctx) {
     const std::byte* data = ctx.input(0).bytes();
-    for (size_t i = 0; i < plan.chunk.size() && i < ctx.num_outputs(); ++i) {
-        const size_t chunk = plan.chunk[i];
-        IRLITE_CHECK(ctx.output(i).byte_size() == chunk * static_cast<size_t>(plan.outer), ErrorKind::ShapeRule,
+    for (size_t i = 0; i < plan.chunk.size() && i < ctx.num_outputs(); ++i)
+        IRLITE_CHECK(ctx.output(i).byte_size() == plan.chunk[i] * static_cast<size_t>(plan.outer), ErrorKind::ShapeRule,
                      "kernel-output-mismatch", "output ", i, " is ", to_string(ctx.output(i).shape()),
                      ", which disagrees with the split");
-        if (chunk == 0) continue;
-        const std::byte* src = data + plan.offset[i];
-        std::byte* dst = ctx.output(i).bytes();
-        for (int64_t o = 0; o < plan.outer; ++o, src += plan.slab_bytes, dst += chunk) std::memcpy(dst, src, chunk);
+    const size_t parts = std::min(plan.chunk.size(), ctx.num_outputs());
+    if (plan.outer == 1) {  // one run per part
+        for (size_t i = 0; i < parts; ++i) parallel_memcpy(ctx.pool(), ctx.output(i).bytes(), data + plan.offset[i], plan.chunk[i]);
+        return;
     }
+    const int64_t grain = std::max<int64_t>(1, kCopyGrainBytes / std::max<int64_t>(static_cast<int64_t>(plan.slab_bytes), 1));
+    for_chunks(ctx.pool(), plan.outer, grain, [&](int64_t begin, int64_t end) {
+        for (size_t i = 0; i < parts; ++i) {
+            const size_t chunk = plan.chunk[i];
+            if (chunk == 0) continue;
+            const std::byte* src = data + plan.offset[i] + static_cast<size_t>(begin) * plan.slab_bytes;
+            std::byte* dst = ctx.output(i).bytes() + static_cast<size_t>(begin) * chunk;
+            for (int64_t o = begin; o < end; ++o, src += plan.slab_bytes, dst += chunk) std::memcpy(dst, src, chunk);
+        }
+    });
 }
 
 }  // namespace irlite::detail

@@ -48,6 +48,9 @@ struct BroadcastPlan {
     // Calls f(a_offset, b_offset, out_offset) for each row, in output order (offsets in elements).
     template <class F>
     void for_each_row(F&& f) const;
+    // The same for rows [begin, end) only.
+    template <class F>
+    void for_each_row_in(int64_t begin, int64_t end, F&& f) const;
 };
 
 // Throws Error(kind ShapeRule, code "broadcast-incompatible") when out is not the numpy broadcast
@@ -56,16 +59,29 @@ BroadcastPlan plan_broadcast(const Shape& a, const Shape& b, const Shape& out);
 
 template <class F>
 void BroadcastPlan::for_each_row(F&& f) const {
-    const int64_t rows = num_rows();
-    // The odometer lives on the stack for every rank a model uses (no allocation per run).
+    for_each_row_in(0, num_rows(), f);
+}
+
+template <class F>
+void BroadcastPlan::for_each_row_in(int64_t begin, int64_t end, F&& f) const {
+    // The odometer lives on the stack for every rank a model uses (no allocation per run); it
+    // starts at row `begin`.
     constexpr size_t kStackRank = 16;
+    const size_t n = outer_counts.size();
     int64_t stack_counter[kStackRank] = {};
-    std::vector<int64_t> heap_counter(outer_counts.size() > kStackRank ? outer_counts.size() : 0, 0);
-    int64_t* counter = outer_counts.size() > kStackRank ? heap_counter.data() : stack_counter;
+    std::vector<int64_t> heap_counter(n > kStackRank ? n : 0, 0);
+    int64_t* counter = n > kStackRank ? heap_counter.data() : stack_counter;
     int64_t a_offset = 0, b_offset = 0;
-    for (int64_t row = 0; row < rows; ++row) {
+    for (size_t d = n, rest = static_cast<size_t>(begin); d-- > 0;) {
+        const auto count = static_cast<size_t>(outer_counts[d]);
+        counter[d] = static_cast<int64_t>(rest % count);
+        a_offset += counter[d] * a_strides[d];
+        b_offset += counter[d] * b_strides[d];
+        rest /= count;
+    }
+    for (int64_t row = begin; row < end; ++row) {
         f(a_offset, b_offset, row * row_length);
-        for (size_t d = outer_counts.size(); d-- > 0;) {
+        for (size_t d = n; d-- > 0;) {
             a_offset += a_strides[d];
             b_offset += b_strides[d];
             if (++counter[d] < outer_counts[d]) break;

@@ -34,6 +34,7 @@
 
 #include "engine/op.hpp"
 #include "kernels/detail/broadcast.hpp"
+#include "kernels/detail/parallel.hpp"
 
 namespace irlite::detail {
 
@@ -137,6 +138,8 @@ T wrapping_mul(T a, T b) {
 
 // ---- the row kernel ------------------------------------------------------------------------
 inline constexpr int64_t kChunk = 256;
+// Elements per parallel chunk: about 64 KiB of f32 output.
+inline constexpr int64_t kEltwiseGrain = 16384;
 
 // out[i] = fn(a[i or 0], b[i or 0]) for i < n, on buffers already in compute type C / result R.
 template <class C, class R, class Fn>
@@ -228,8 +231,20 @@ void run_binary(KernelContext& ctx, const Fn& fn, const BroadcastPlan& plan) {
             const T* pa = a.data<T>();
             const T* pb = b.data<T>();
             O* po = out.data<O>();
-            plan.for_each_row([&](int64_t ao, int64_t bo, int64_t oo) {
-                binary_row<T, C, R, O>(fn, pa + ao, plan.a_varies, pb + bo, plan.b_varies, po + oo, plan.row_length);
+            const int64_t rows = plan.num_rows();
+            if (rows == 1) {
+                // One long row (same shapes, or a scalar operand): cut it into chunks.
+                for_chunks(ctx.pool(), plan.row_length, kEltwiseGrain, [&](int64_t begin, int64_t end) {
+                    binary_row<T, C, R, O>(fn, pa + (plan.a_varies ? begin : 0), plan.a_varies,
+                                           pb + (plan.b_varies ? begin : 0), plan.b_varies, po + begin, end - begin);
+                });
+                return;
+            }
+            const int64_t grain = std::max<int64_t>(1, kEltwiseGrain / std::max<int64_t>(plan.row_length, 1));
+            for_chunks(ctx.pool(), rows, grain, [&](int64_t begin, int64_t end) {
+                plan.for_each_row_in(begin, end, [&](int64_t ao, int64_t bo, int64_t oo) {
+                    binary_row<T, C, R, O>(fn, pa + ao, plan.a_varies, pb + bo, plan.b_varies, po + oo, plan.row_length);
+                });
             });
         } else {
             throw ctx.input_error(0, ErrorKind::Type, "element-type-unsupported",

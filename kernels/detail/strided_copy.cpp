@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "engine/error.hpp"
+#include "kernels/detail/parallel.hpp"
 
 namespace irlite::detail {
 namespace {
@@ -154,6 +155,16 @@ void run_copy(const CopyPlan& plan, const void* src, void* dst, int64_t row_begi
             counter[d] = 0;
         }
     }
+}
+
+void run_copy(const CopyPlan& plan, const void* src, void* dst, ThreadPool* pool) {
+    if (plan.block == 0) return;
+    if (plan.is_contiguous()) {
+        parallel_memcpy(pool, dst, static_cast<const std::byte*>(src) + plan.offset, static_cast<size_t>(plan.block));
+        return;
+    }
+    const int64_t grain = std::max<int64_t>(1, kCopyGrainBytes / std::max<int64_t>(plan.row_bytes(), 1));
+    for_chunks(pool, plan.rows, grain, [&](int64_t begin, int64_t end) { run_copy(plan, src, dst, begin, end); });
 }
 
 void view_copy(const void* src, size_t src_bytes, int64_t offset, void* dst, const Shape& out_shape,

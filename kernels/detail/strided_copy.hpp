@@ -9,6 +9,10 @@
 
 #include "engine/shape.hpp"
 
+namespace irlite {
+class ThreadPool;
+}
+
 namespace irlite::detail {
 
 // For every output coordinate o (row-major over out_shape):
@@ -62,5 +66,7 @@ CopyPlan plan_strided_copy(const Shape& src_shape, const Shape& out_shape, size_
 // Copies rows [row_begin, row_end) of the plan's output (dst is the whole output).
 void run_copy(const CopyPlan& plan, const void* src, void* dst, int64_t row_begin, int64_t row_end);
 inline void run_copy(const CopyPlan& plan, const void* src, void* dst) { run_copy(plan, src, dst, 0, plan.rows); }
+// run_copy split across the pool (null: inline), in chunks of about kCopyGrainBytes.
+void run_copy(const CopyPlan& plan, const void* src, void* dst, ThreadPool* pool);
 
 }  // namespace irlite::detail

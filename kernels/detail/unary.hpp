@@ -110,26 +110,34 @@ void run_unary(KernelContext& ctx, const Attrs& attrs, const Fn& fn) {
                  to_string(out.type()), to_string(out.shape()), " does not match input ", to_string(type),
                  to_string(in.shape()));
     if (n == 0) return;
-    dispatch_type(type, [&](auto tag) {
-        using T = decltype(tag);
-        constexpr TypeMask bit = type_bit(element_type_of<T>());
-        if constexpr ((kAllowed & bit) == 0) {
-            return;  // rejected above
-        } else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
-            const UnaryKernel<float, Attrs, Fn> k{attrs, fn};
-            unary_via_f32(type, in.data(), out.data(), n, k.ref());
-        } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, bool>) {
-            const UnaryKernel<T, Attrs, Fn> k{attrs, fn};
-            k.call(&k, in.data<T>(), out.data<T>(), n);
-        } else if constexpr (kIntegers == UnaryIntegers::Native) {
-            const UnaryKernel<T, Attrs, Fn> k{attrs, fn};
-            k.call(&k, in.data<T>(), out.data<T>(), n);
-        } else if constexpr (kIntegers == UnaryIntegers::Identity) {
-            std::copy(in.data<T>(), in.data<T>() + n, out.data<T>());
-        } else if constexpr (kIntegers == UnaryIntegers::ViaDouble) {
-            const UnaryKernel<double, Attrs, Fn> k{attrs, fn};
-            unary_via_f64(type, in.data(), out.data(), n, k.ref());
-        }
+    const size_t elem = element_size(type);
+    for_chunks(ctx.pool(), n, kEltwiseGrain, [&](int64_t begin, int64_t end) {
+        const void* src = in.bytes() + static_cast<size_t>(begin) * elem;
+        void* dst = out.bytes() + static_cast<size_t>(begin) * elem;
+        const int64_t m = end - begin;
+        dispatch_type(type, [&](auto tag) {
+            using T = decltype(tag);
+            constexpr TypeMask bit = type_bit(element_type_of<T>());
+            const T* x = static_cast<const T*>(src);
+            T* y = static_cast<T*>(dst);
+            if constexpr ((kAllowed & bit) == 0) {
+                return;  // rejected above
+            } else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
+                const UnaryKernel<float, Attrs, Fn> k{attrs, fn};
+                unary_via_f32(type, src, dst, m, k.ref());
+            } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, bool>) {
+                const UnaryKernel<T, Attrs, Fn> k{attrs, fn};
+                k.call(&k, x, y, m);
+            } else if constexpr (kIntegers == UnaryIntegers::Native) {
+                const UnaryKernel<T, Attrs, Fn> k{attrs, fn};
+                k.call(&k, x, y, m);
+            } else if constexpr (kIntegers == UnaryIntegers::Identity) {
+                if (x != y) std::copy(x, x + m, y);
+            } else if constexpr (kIntegers == UnaryIntegers::ViaDouble) {
+                const UnaryKernel<double, Attrs, Fn> k{attrs, fn};
+                unary_via_f64(type, src, dst, m, k.ref());
+            }
+        });
     });
 }
 
