@@ -18,6 +18,7 @@
 
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/nn_gemm.hpp"
+#include "kernels/detail/parallel.hpp"
 
 namespace irlite {
 namespace {
@@ -332,12 +333,16 @@ void direct_single_channel(const ConvProblem& p, const T* x, const T* w, T* y) {
     });
 }
 
-// Columns per chunk: enough for GEMM to run at speed, few enough to keep the scratch buffer small.
+// Columns per im2col block: enough for GEMM to run at speed, few enough that the block stays in
+// cache and that a layer splits into several blocks for the threads.
 int64_t chunk_columns(int64_t rows, int64_t columns) {
-    constexpr int64_t kScratchElements = int64_t{1} << 19;
+    constexpr int64_t kScratchElements = int64_t{1} << 16;  // 256 KiB of f32: the im2col block stays in L2
     const int64_t fit = rows > 0 ? kScratchElements / rows : columns;
     return std::max<int64_t>(1, std::min(columns, std::max<int64_t>(fit, 64)));
 }
+
+// Columns per task of a 1x1 convolution: a fixed block, so that results do not depend on threads.
+int64_t pointwise_columns(int64_t columns) { return std::min<int64_t>(std::max<int64_t>(columns, 1), 1024); }
 
 bool is_pointwise(const ConvProblem& p) {
     for (const auto& a : p.axes)
@@ -497,6 +502,7 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
             plan->algorithm = ConvMethod::Direct;
         } else if (is_pointwise(p)) {
             plan->algorithm = ConvMethod::Pointwise;
+            plan->chunk = pointwise_columns(p.out_spatial());
         } else {
             plan->algorithm = ConvMethod::Im2col;
             plan->chunk = chunk_columns(rows, p.out_spatial());
@@ -508,32 +514,42 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
     return plan;
 }
 
+// Work is cut so that no result depends on the thread count: depthwise by output plane, GEMM
+// paths by fixed column blocks (each block's im2col lives in its thread's scratch).
 template <class T>
-void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, T* col) {
+void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const KernelContext& ctx) {
     const ConvProblem& p = plan.problem;
     const int64_t cin = p.in_per_group, cout = p.out_per_group, rows = cin * p.kernel_size();
     const int64_t in_spatial = p.in_spatial(), out_spatial = p.out_spatial();
-    for (int64_t n = 0; n < p.batch; ++n) {
-        for (int64_t g = 0; g < p.groups; ++g) {
-            const T* xg = x + (n * p.groups + g) * cin * in_spatial;
+    const int64_t images = p.batch * p.groups;  // (n, g) pairs
+    if (plan.algorithm == ConvMethod::Direct) {
+        const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(out_spatial * p.kernel_size(), 1));
+        detail::for_chunks(ctx.pool(), images * cout, grain, [&](int64_t begin, int64_t end) {
+            for (int64_t plane = begin; plane < end; ++plane) {
+                const int64_t image = plane / cout, j = plane % cout, g = image % p.groups;
+                direct_2d(p, x + image * cin * in_spatial, w + (g * cout + j) * p.kernel_size(), y + plane * out_spatial);
+            }
+        });
+        return;
+    }
+    const int64_t block = plan.chunk;
+    const int64_t blocks = (out_spatial + block - 1) / block;
+    detail::for_chunks(ctx.pool(), images * blocks, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t task = begin; task < end; ++task) {
+            const int64_t image = task / blocks, g = image % p.groups;
+            const int64_t first = (task % blocks) * block, len = std::min(block, out_spatial - first);
+            const T* xg = x + image * cin * in_spatial;
             const T* wg = w + g * cout * rows;
-            T* yg = y + (n * p.groups + g) * cout * out_spatial;
-            switch (plan.algorithm) {
-                case ConvMethod::Direct:
-                    for (int64_t j = 0; j < cout; ++j) direct_2d(p, xg, wg + j * p.kernel_size(), yg + j * out_spatial);
-                    break;
-                case ConvMethod::Pointwise:
-                    nn::gemm<T>(false, false, cout, out_spatial, cin, wg, cin, xg, in_spatial, yg, out_spatial, false);
-                    break;
-                default:
-                    for (int64_t begin = 0; begin < out_spatial; begin += plan.chunk) {
-                        const int64_t len = std::min(plan.chunk, out_spatial - begin);
-                        im2col_2d(p, xg, begin, len, col);
-                        nn::gemm<T>(false, false, cout, len, rows, wg, rows, col, len, yg + begin, out_spatial, false);
-                    }
+            T* yg = y + image * cout * out_spatial;
+            if (plan.algorithm == ConvMethod::Pointwise) {
+                nn::gemm<T>(false, false, cout, len, cin, wg, cin, xg + first, in_spatial, yg + first, out_spatial, false);
+            } else {
+                T* col = static_cast<T*>(ctx.scratch());
+                im2col_2d(p, xg, first, len, col);
+                nn::gemm<T>(false, false, cout, len, rows, wg, rows, col, len, yg + first, out_spatial, false);
             }
         }
-    }
+    });
 }
 
 void compute(KernelContext& ctx, ConvKind kind) {
@@ -546,7 +562,7 @@ void compute(KernelContext& ctx, ConvKind kind) {
         nn::ComputeOut<T> y(ctx.output(0));
         if (is_backprop(kind)) backprop(plan.problem, x.data(), w.data(), y.data());
         else if (plan.algorithm == ConvMethod::Generic) forward(plan.problem, x.data(), w.data(), y.data());
-        else forward_2d(plan, x.data(), w.data(), y.data(), static_cast<T*>(ctx.scratch()));
+        else forward_2d(plan, x.data(), w.data(), y.data(), ctx);
         y.commit();
     });
 }

@@ -10,6 +10,7 @@
 
 #include "engine/op.hpp"
 #include "kernels/detail/index_values.hpp"
+#include "kernels/detail/parallel.hpp"
 
 namespace irlite {
 namespace {
@@ -79,10 +80,12 @@ void gather(const KernelContext& ctx, const Tensor& data, const Tensor& indices,
     const Index* idx = indices.data<Index>();
     const std::byte* src = data.bytes();
     std::byte* dst = out.bytes();
-    int64_t position = 0;  // flat position in indices (and out)
-    for (int64_t o = 0; o < outer; ++o) {
-        const std::byte* slab = src + o * data_dim * inner * static_cast<int64_t>(N);
-        for (int64_t j = 0; j < index_dim; ++j) {
+    // Rows of `inner` elements (one per (outer, j) pair) are independent: shared among the threads.
+    const int64_t grain = std::max<int64_t>(1, detail::kCopyGrainBytes / static_cast<int64_t>(N) / std::max<int64_t>(inner, 1));
+    detail::for_chunks(ctx.pool(), outer * index_dim, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t row = begin; row < end; ++row) {
+            const std::byte* slab = src + (row / index_dim) * data_dim * inner * static_cast<int64_t>(N);
+            int64_t position = row * inner;  // flat position in indices (and out)
             for (int64_t i = 0; i < inner; ++i, ++position) {
                 int64_t v = idx[position];
                 if (v < -data_dim || v >= data_dim)
@@ -90,11 +93,10 @@ void gather(const KernelContext& ctx, const Tensor& data, const Tensor& indices,
                                           detail::index_out_of_range_message("indices", shape, position, v,
                                                                              static_cast<int64_t>(axis), data_dim));
                 if (v < 0) v += data_dim;
-                std::memcpy(dst + position * static_cast<int64_t>(N), slab + (v * inner + i) * static_cast<int64_t>(N),
-                            N);
+                std::memcpy(dst + position * static_cast<int64_t>(N), slab + (v * inner + i) * static_cast<int64_t>(N), N);
             }
         }
-    }
+    });
 }
 
 template <class Index>

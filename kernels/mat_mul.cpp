@@ -7,7 +7,7 @@
 // Types: f32 and f64 through Eigen's GEMM, f16/bf16 computed in f32, every integer type (sums wrap).
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/nn_gemm.hpp"
-#include "kernels/detail/small_buffer.hpp"
+#include "kernels/detail/parallel.hpp"
 
 namespace irlite {
 namespace {
@@ -134,8 +134,26 @@ struct MatMulOpPlan : OpPlan {
     std::vector<int64_t> stride_a, stride_b;  // per batch dim, in matrices; 0 where broadcast
 };
 
+// Fixed blocks (never a function of the thread count): rows of a tall product, or columns of a
+// short one (batch-1 linear layers), so that threads share the work with identical results.
+inline constexpr int64_t kRowBlock = 64, kColumnBlock = 256;
+
 template <class C>
-void run(const MatMulOpPlan& plan, const C* a, const C* b, C* c) {
+void blocked_product(ThreadPool* pool, bool trans_b, int64_t m, int64_t n, int64_t k, const C* a, int64_t lda,
+                     const C* b, int64_t ldb, C* c, int64_t ldc) {
+    if (m >= 2 * kRowBlock) {
+        detail::for_chunks(pool, m, kRowBlock, [&](int64_t begin, int64_t end) {
+            product(false, trans_b, end - begin, n, k, a + begin * lda, lda, b, ldb, c + begin * ldc, ldc);
+        });
+    } else {
+        detail::for_chunks(pool, n, kColumnBlock, [&](int64_t begin, int64_t end) {
+            product(false, trans_b, m, end - begin, k, a, lda, b + (trans_b ? begin * ldb : begin), ldb, c + begin, ldc);
+        });
+    }
+}
+
+template <class C>
+void run(const MatMulOpPlan& plan, const C* a, const C* b, C* c, ThreadPool* pool) {
     const MatMulPlan& p = plan.dims;
     const int64_t lda = p.trans_a ? p.m : p.k, ldb = p.trans_b ? p.k : p.n;
     const int64_t a_size = p.m * p.k, b_size = p.k * p.n, c_size = p.m * p.n;
@@ -148,27 +166,27 @@ void run(const MatMulOpPlan& plan, const C* a, const C* b, C* c) {
     }
     if (b_shared && !p.trans_a) {
         // One tall product: the batches of A stacked row-wise (the usual Linear layer).
-        product(false, p.trans_b, batches_a * p.m, p.n, p.k, a, lda, b, ldb, c, p.n);
+        blocked_product(pool, p.trans_b, batches_a * p.m, p.n, p.k, a, lda, b, ldb, c, p.n);
         return;
     }
+    // One product per batch (attention heads), the batches shared among the threads.
     const std::vector<int64_t>& sa = plan.stride_a;
     const std::vector<int64_t>& sb = plan.stride_b;
-    detail::SmallBuffer<int64_t> index(p.batch_out.size());
-    int64_t off_a = 0, off_b = 0;
-    for (int64_t batch = 0; batch < batches; ++batch) {
-        product(p.trans_a, p.trans_b, p.m, p.n, p.k, a + off_a * a_size, lda, b + off_b * b_size, ldb,
-                c + batch * c_size, p.n);
-        for (size_t d = p.batch_out.size(); d-- > 0;) {
-            if (++index[d] < p.batch_out[d]) {
-                off_a += sa[d];
-                off_b += sb[d];
-                break;
+    const size_t rank = p.batch_out.size();
+    detail::for_chunks(pool, batches, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t batch = begin; batch < end; ++batch) {
+            int64_t off_a = 0, off_b = 0;
+            for (size_t d = rank, rest = static_cast<size_t>(batch); d-- > 0;) {
+                const auto count = static_cast<size_t>(p.batch_out[d]);
+                const auto index = static_cast<int64_t>(rest % count);
+                off_a += index * sa[d];
+                off_b += index * sb[d];
+                rest /= count;
             }
-            off_a -= sa[d] * (p.batch_out[d] - 1);
-            off_b -= sb[d] * (p.batch_out[d] - 1);
-            index[d] = 0;
+            product(p.trans_a, p.trans_b, p.m, p.n, p.k, a + off_a * a_size, lda, b + off_b * b_size, ldb,
+                    c + batch * c_size, p.n);
         }
-    }
+    });
 }
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
@@ -187,7 +205,7 @@ void compute(KernelContext& ctx) {
         using C = decltype(tag);
         const nn::ComputeIn<C> a(ctx.input(0)), b(ctx.input(1));
         nn::ComputeOut<C> c(ctx.output(0));
-        run<C>(p, a.data(), b.data(), c.data());
+        run<C>(p, a.data(), b.data(), c.data(), ctx.pool());
         c.commit();
     });
 }

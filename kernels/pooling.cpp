@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "kernels/detail/nn_common.hpp"
+#include "kernels/detail/parallel.hpp"
 #include "kernels/detail/small_buffer.hpp"
 
 namespace irlite {
@@ -187,22 +188,27 @@ void pool_plane(const PoolPlane& p, const PoolAttrs& a, const C* x, C* y, int64_
 
 template <class C>
 void pool(const PoolAttrs& a, const PoolPlane& p, const Shape& data, const C* x, C* y, Tensor* indices,
-          int64_t* argmax) {
+          const KernelContext& ctx) {
     const int64_t planes = data[0] * data[1];
     int64_t bound = 1;  // indices count within data flattened from `axis` on
     if (indices)
         for (size_t d = static_cast<size_t>(index_axis(a, static_cast<int64_t>(data.size()))); d < data.size(); ++d)
             bound *= data[d];
-    for (int64_t plane = 0; plane < planes; ++plane) {
-        pool_plane(p, a, x + plane * p.in_size, y + plane * p.out_size, indices ? argmax : nullptr);
-        if (!indices) continue;
-        for (int64_t o = 0; o < p.out_size; ++o) {
-            const int64_t flat = argmax[static_cast<size_t>(o)] < 0 ? 0 : (plane * p.in_size + argmax[static_cast<size_t>(o)]) % bound;
-            const int64_t at = plane * p.out_size + o;
-            if (indices->type() == ElementType::i32) indices->data<int32_t>()[at] = static_cast<int32_t>(flat);
-            else indices->data<int64_t>()[at] = flat;
+    // Planes are independent: shared among the threads, each with its own argmax scratch.
+    const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(p.out_size * 4, 1));
+    detail::for_chunks(ctx.pool(), planes, grain, [&](int64_t begin, int64_t end) {
+        auto* argmax = static_cast<int64_t*>(indices ? ctx.scratch() : nullptr);
+        for (int64_t plane = begin; plane < end; ++plane) {
+            pool_plane(p, a, x + plane * p.in_size, y + plane * p.out_size, argmax);
+            if (!indices) continue;
+            for (int64_t o = 0; o < p.out_size; ++o) {
+                const int64_t flat = argmax[o] < 0 ? 0 : (plane * p.in_size + argmax[o]) % bound;
+                const int64_t at = plane * p.out_size + o;
+                if (indices->type() == ElementType::i32) indices->data<int32_t>()[at] = static_cast<int32_t>(flat);
+                else indices->data<int64_t>()[at] = flat;
+            }
         }
-    }
+    });
 }
 
 // The windows planned once; the per-plane argmax (MaxPool's indices) lives in scratch memory.
@@ -236,12 +242,11 @@ void compute(KernelContext& ctx) {
     const PoolPlan& plan = ctx.plan<PoolPlan>();
     if (ctx.output(0).num_elements() == 0) return;
     Tensor* indices = a.with_indices ? &ctx.output(1) : nullptr;
-    auto* argmax = static_cast<int64_t*>(indices ? ctx.scratch() : nullptr);
     nn::dispatch_compute(data.type(), [&](auto tag) {
         using C = decltype(tag);
         const nn::ComputeIn<C> x(data);
         nn::ComputeOut<C> y(ctx.output(0));
-        pool<C>(a, plan.plane, data.shape(), x.data(), y.data(), indices, argmax);
+        pool<C>(a, plan.plane, data.shape(), x.data(), y.data(), indices, ctx);
         y.commit();
     });
 }

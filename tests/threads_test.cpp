@@ -167,5 +167,104 @@ TEST(Threads, SharedCnnMatchesSingleThreadedRuns) {
     EXPECT_EQ(failures.load(), 0);
 }
 
+// A model big enough that every kernel family splits its work across the intra-op pool:
+// x [4,8,32,32] -> Convolution 16x8x3x3 (im2col + GEMM) -> ReLU -> GroupConvolution 16x1x1x3x3
+// (depthwise) -> MaxPool 2x2 -> Transpose -> Slice (strided) -> Reshape [4,?] -> MatMul -> Add.
+IrBuilder wide_model() {
+    IrBuilder b;
+    std::vector<float> filters(16 * 8 * 9), depthwise(16 * 9), weights(2048 * 300);
+    for (size_t i = 0; i < filters.size(); ++i) filters[i] = static_cast<float>(static_cast<int>(i * 7 % 13) - 6) / 16;
+    for (size_t i = 0; i < depthwise.size(); ++i) depthwise[i] = static_cast<float>(static_cast<int>(i % 5) - 2) / 4;
+    const int64_t order[4] = {0, 2, 3, 1}, start[1] = {0}, stop[1] = {16}, step[1] = {2}, axis[1] = {3};
+    const int64_t flat[2] = {4, -1};
+    for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>(static_cast<int>(i * 3 % 17) - 8) / 64;
+    const std::string conv = "strides=\"1,1\" dilations=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" auto_pad=\"explicit\"";
+    b.parameter(0, "x", "f32", {4, 8, 32, 32});
+    b.constant(1, "filters", "f32", {16, 8, 3, 3}, filters.data(), filters.size() * sizeof(float));
+    b.layer(2, "conv", "Convolution", "opset1", conv, {{0, "", {4, 8, 32, 32}, ""}, {1, "", {16, 8, 3, 3}, ""}},
+            {{2, "FP32", {4, 16, 32, 32}, ""}});
+    b.layer(3, "relu", "ReLU", "opset1", "", {{0, "", {4, 16, 32, 32}, ""}}, {{1, "FP32", {4, 16, 32, 32}, ""}});
+    b.constant(4, "dw", "f32", {16, 1, 1, 3, 3}, depthwise.data(), depthwise.size() * sizeof(float));
+    b.layer(5, "dwconv", "GroupConvolution", "opset1", conv,
+            {{0, "", {4, 16, 32, 32}, ""}, {1, "", {16, 1, 1, 3, 3}, ""}}, {{2, "FP32", {4, 16, 32, 32}, ""}});
+    b.layer(6, "pool", "MaxPool", "opset1",
+            "strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" kernel=\"2,2\" rounding_type=\"floor\" auto_pad=\"explicit\"",
+            {{0, "", {4, 16, 32, 32}, ""}}, {{1, "FP32", {4, 16, 16, 16}, ""}});
+    b.constant(7, "order", "i64", {4}, order, sizeof order);
+    b.layer(8, "transpose", "Transpose", "opset1", "", {{0, "", {4, 16, 16, 16}, ""}, {1, "", {4}, ""}},
+            {{2, "FP32", {4, 16, 16, 16}, ""}});
+    b.constant(9, "start", "i64", {1}, start, sizeof start);
+    b.constant(10, "stop", "i64", {1}, stop, sizeof stop);
+    b.constant(11, "step", "i64", {1}, step, sizeof step);
+    b.constant(12, "axis", "i64", {1}, axis, sizeof axis);
+    b.layer(13, "slice", "Slice", "opset8", "",
+            {{0, "", {4, 16, 16, 16}, ""}, {1, "", {1}, ""}, {2, "", {1}, ""}, {3, "", {1}, ""}, {4, "", {1}, ""}},
+            {{5, "FP32", {4, 16, 16, 8}, ""}});
+    b.constant(14, "flat", "i64", {2}, flat, sizeof flat);
+    b.layer(15, "reshape", "Reshape", "opset1", "special_zero=\"false\"", {{0, "", {4, 16, 16, 8}, ""}, {1, "", {2}, ""}},
+            {{2, "FP32", {4, 2048}, ""}});
+    b.constant(16, "weights", "f32", {2048, 300}, weights.data(), 2048 * 300 * sizeof(float));
+    b.layer(17, "fc", "MatMul", "opset1", "", {{0, "", {4, 2048}, ""}, {1, "", {2048, 300}, ""}},
+            {{2, "FP32", {4, 300}, ""}});
+    b.layer(18, "add", "Add", "opset1", "", {{0, "", {4, 300}, ""}, {1, "", {4, 300}, ""}}, {{2, "FP32", {4, 300}, "y"}});
+    b.result(19, "out", "f32", {4, 300});
+    b.layer(20, "features", "Result", "opset1", "", {{0, "FP32", {4, 16, 16, 16}, ""}}, {});
+    b.edge(0, 0, 2, 0).edge(1, 0, 2, 1).edge(2, 2, 3, 0).edge(3, 1, 5, 0).edge(4, 0, 5, 1).edge(5, 2, 6, 0);
+    b.edge(6, 1, 8, 0).edge(7, 0, 8, 1).edge(8, 2, 13, 0).edge(9, 0, 13, 1).edge(10, 0, 13, 2).edge(11, 0, 13, 3);
+    b.edge(12, 0, 13, 4).edge(13, 5, 15, 0).edge(14, 0, 15, 1).edge(15, 2, 17, 0).edge(16, 0, 17, 1);
+    b.edge(17, 2, 18, 0).edge(17, 2, 18, 1).edge(18, 2, 19, 0).edge(8, 2, 20, 0);
+    return b;
+}
+
+std::vector<std::vector<float>> run_wide(const CompiledModel& compiled, const std::vector<float>& x) {
+    InferRequest req = compiled.create_infer_request();
+    req.set_input("x", Tensor::wrap(ElementType::f32, {4, 8, 32, 32}, const_cast<float*>(x.data())));
+    req.infer();
+    std::vector<std::vector<float>> out;
+    for (size_t i = 0; i < req.num_outputs(); ++i) {
+        const Tensor& t = req.output(i);
+        out.emplace_back(t.data<float>(), t.data<float>() + t.num_elements());
+    }
+    return out;
+}
+
+// Work is cut into chunks that depend on the data only, so every thread count gives the same bits.
+TEST(Threads, ResultsIdenticalForEveryThreadCount) {
+    const IrBuilder b = wide_model();
+    const Model model = Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size());
+    std::vector<float> x(4 * 8 * 32 * 32);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i * 2654435761u % 97) - 48) / 32;
+    CompileOptions one;
+    one.threads = 1;
+    const std::vector<std::vector<float>> reference = run_wide(CompiledModel(model, one), x);
+    ASSERT_EQ(reference.size(), 2u);
+    for (int threads : {2, 3, 4, 7}) {
+        CompileOptions options;
+        options.threads = threads;
+        EXPECT_EQ(run_wide(CompiledModel(model, options), x), reference) << threads << " threads";
+    }
+}
+
+// Many requests over one compiled model whose pool they share (one request gets the workers at a
+// time, the others run inline): still the single-threaded results, and no race for TSan.
+TEST(Threads, RequestsShareTheIntraOpPool) {
+    const IrBuilder b = wide_model();
+    const Model model = Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size());
+    std::vector<float> x(4 * 8 * 32 * 32);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i % 23) - 11) / 8;
+    CompileOptions one;
+    one.threads = 1;
+    const std::vector<std::vector<float>> reference = run_wide(CompiledModel(model, one), x);
+    CompileOptions options;
+    options.threads = 3;
+    const CompiledModel shared(model, options);
+    std::atomic<int> failures{0};
+    in_parallel(3, [&](int) {
+        for (int run = 0; run < 4; ++run)
+            if (run_wide(shared, x) != reference) ++failures;
+    });
+    EXPECT_EQ(failures.load(), 0);
+}
+
 }  // namespace
 }  // namespace irlite
