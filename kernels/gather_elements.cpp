@@ -83,8 +83,9 @@ void gather(const KernelContext& ctx, const Tensor& data, const Tensor& indices,
     // Rows of `inner` elements (one per (outer, j) pair) are independent: shared among the threads.
     const int64_t grain = std::max<int64_t>(1, detail::kCopyGrainBytes / static_cast<int64_t>(N) / std::max<int64_t>(inner, 1));
     detail::for_chunks(ctx.pool(), outer * index_dim, grain, [&](int64_t begin, int64_t end) {
+        int64_t o = begin / index_dim, j = begin % index_dim;  // no division per row
         for (int64_t row = begin; row < end; ++row) {
-            const std::byte* slab = src + (row / index_dim) * data_dim * inner * static_cast<int64_t>(N);
+            const std::byte* slab = src + o * data_dim * inner * static_cast<int64_t>(N);
             int64_t position = row * inner;  // flat position in indices (and out)
             for (int64_t i = 0; i < inner; ++i, ++position) {
                 int64_t v = idx[position];
@@ -95,6 +96,7 @@ void gather(const KernelContext& ctx, const Tensor& data, const Tensor& indices,
                 if (v < 0) v += data_dim;
                 std::memcpy(dst + position * static_cast<int64_t>(N), slab + (v * inner + i) * static_cast<int64_t>(N), N);
             }
+            if (++j == index_dim) j = 0, ++o;
         }
     });
 }

@@ -28,12 +28,22 @@ void for_chunks(ThreadPool* pool, int64_t total, int64_t grain, const Fn& fn) {
     for (int64_t begin = 0; begin < total; begin += grain) fn(begin, std::min(total, begin + grain));
 }
 
-// memcpy in chunks across the pool.
+// Outputs at least this large are written with streaming (non-temporal) stores: they cannot stay
+// in cache anyway, and streaming saves the read-for-ownership of every destination line.
+inline constexpr size_t kStreamingBytes = size_t{8} << 20;
+
+// memcpy with non-temporal stores where the CPU has them (x86-64: SSE2), plain memcpy elsewhere.
+void stream_copy(void* dst, const void* src, size_t bytes);
+
+// memcpy in chunks across the pool; streaming for large copies.
 inline void parallel_memcpy(ThreadPool* pool, void* dst, const void* src, size_t bytes) {
     if (bytes == 0 || dst == src) return;
+    const bool streaming = bytes >= kStreamingBytes;
     for_chunks(pool, static_cast<int64_t>(bytes), kCopyGrainBytes, [&](int64_t begin, int64_t end) {
-        std::memcpy(static_cast<std::byte*>(dst) + begin, static_cast<const std::byte*>(src) + begin,
-                    static_cast<size_t>(end - begin));
+        void* d = static_cast<std::byte*>(dst) + begin;
+        const void* s = static_cast<const std::byte*>(src) + begin;
+        if (streaming) stream_copy(d, s, static_cast<size_t>(end - begin));
+        else std::memcpy(d, s, static_cast<size_t>(end - begin));
     });
 }
 

@@ -16,14 +16,31 @@ void gather_items(const std::byte* src, int64_t stride, std::byte* dst, int64_t 
     for (int64_t i = 0; i < count; ++i, src += stride, dst += N) std::memcpy(dst, src, N);
 }
 
-void gather_blocks(const std::byte* src, int64_t stride, std::byte* dst, int64_t count, size_t block) {
+// Items of 1/2/4/8 bytes copied as integers; a reversed run (stride -N) gets its own loop, which
+// compilers vectorise with a permute.
+template <class T>
+void gather_typed(const std::byte* src, int64_t stride, std::byte* dst, int64_t count) {
+    if (stride == -static_cast<int64_t>(sizeof(T))) {
+        constexpr auto n = static_cast<int64_t>(sizeof(T));
+        for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * n, src - i * n, sizeof(T));
+        return;
+    }
+    gather_items<sizeof(T)>(src, stride, dst, count);
+}
+
+void gather_blocks(const std::byte* src, int64_t stride, std::byte* dst, int64_t count, size_t block,
+                   bool streaming) {
+    if (streaming && block >= 64) {
+        for (int64_t i = 0; i < count; ++i, src += stride, dst += block) stream_copy(dst, src, block);
+        return;
+    }
     switch (block) {
         case 1:
             return gather_items<1>(src, stride, dst, count);
         case 2:
             return gather_items<2>(src, stride, dst, count);
         case 4:
-            return gather_items<4>(src, stride, dst, count);
+            return gather_typed<uint32_t>(src, stride, dst, count);
         case 8:
             return gather_items<8>(src, stride, dst, count);
         default:
@@ -147,7 +164,8 @@ void run_copy(const CopyPlan& plan, const void* src, void* dst, int64_t row_begi
     }
     const int64_t row_bytes = plan.row_bytes();
     for (int64_t row = row_begin; row < row_end; ++row, out += row_bytes) {
-        gather_blocks(in + row_offset, plan.inner_stride, out, plan.inner_count, static_cast<size_t>(plan.block));
+        gather_blocks(in + row_offset, plan.inner_stride, out, plan.inner_count, static_cast<size_t>(plan.block),
+                      plan.total_bytes() >= static_cast<int64_t>(kStreamingBytes));
         for (size_t d = n; d-- > 0;) {
             row_offset += plan.outer[d].src_stride;
             if (++counter[d] < plan.outer[d].count) break;
