@@ -7,6 +7,7 @@
 // (negatives count from the end, as in ONNX); anything else is an error naming the position in
 // indices. Types: data all.
 #include <cstring>
+#include <type_traits>
 
 #include "engine/op.hpp"
 #include "kernels/detail/index_values.hpp"
@@ -82,21 +83,28 @@ void gather(const KernelContext& ctx, const Tensor& data, const Tensor& indices,
     std::byte* dst = out.bytes();
     // Rows of `inner` elements (one per (outer, j) pair) are independent: shared among the threads.
     const int64_t grain = std::max<int64_t>(1, detail::kCopyGrainBytes / static_cast<int64_t>(N) / std::max<int64_t>(inner, 1));
-    detail::for_chunks(ctx.pool(), outer * index_dim, grain, [&](int64_t begin, int64_t end) {
-        int64_t o = begin / index_dim, j = begin % index_dim;  // no division per row
+    using Item = std::conditional_t<N == 1, uint8_t, std::conditional_t<N == 2, uint16_t, std::conditional_t<N == 4, uint32_t, uint64_t>>>;
+    detail::for_chunks(ctx.pool(), outer * index_dim, grain, [&, idx, src, dst](int64_t begin, int64_t end) {
+        // Locals, not captured references: the stores below cannot alias them, so the loop keeps
+        // everything in registers.
+        const int64_t dim = data_dim, width = inner, rows_per_slab = index_dim;
+        int64_t o = begin / rows_per_slab, j = begin % rows_per_slab;  // no division per row
+        Item* items = reinterpret_cast<Item*>(dst);
         for (int64_t row = begin; row < end; ++row) {
-            const std::byte* slab = src + o * data_dim * inner * static_cast<int64_t>(N);
-            int64_t position = row * inner;  // flat position in indices (and out)
-            for (int64_t i = 0; i < inner; ++i, ++position) {
+            const std::byte* slab = src + o * dim * width * static_cast<int64_t>(N);
+            int64_t position = row * width;  // flat position in indices (and out)
+            for (int64_t i = 0; i < width; ++i, ++position) {
                 int64_t v = idx[position];
-                if (v < -data_dim || v >= data_dim)
+                if (v < -dim || v >= dim)
                     throw ctx.input_error(kIndices, ErrorKind::Value, "index-out-of-range",
                                           detail::index_out_of_range_message("indices", shape, position, v,
-                                                                             static_cast<int64_t>(axis), data_dim));
-                if (v < 0) v += data_dim;
-                std::memcpy(dst + position * static_cast<int64_t>(N), slab + (v * inner + i) * static_cast<int64_t>(N), N);
+                                                                             static_cast<int64_t>(axis), dim));
+                if (v < 0) v += dim;
+                Item item;
+                std::memcpy(&item, slab + (v * width + i) * static_cast<int64_t>(N), N);
+                items[position] = item;
             }
-            if (++j == index_dim) j = 0, ++o;
+            if (++j == rows_per_slab) j = 0, ++o;
         }
     });
 }
