@@ -16,7 +16,7 @@ namespace irlite::cli {
 namespace {
 
 const char* kRunHelp =
-    "usage: irlite run MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-o OUTDIR] [-q]\n"
+    "usage: irlite run MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-o OUTDIR] [-t THREADS] [-q]\n"
     "\n"
     "Runs the model once and writes every output as OUTDIR/<name>.npy (OUTDIR is created if\n"
     "needed; each file is written atomically). Without -o, prints every input and output.\n"
@@ -27,6 +27,8 @@ const char* kRunHelp =
     "                       tensor names. The .npy must match the Parameter's element type and\n"
     "                       shape exactly (no implicit casts; a bf16 input takes an f32 .npy).\n"
     "  -o, --output DIR     where to write the outputs\n"
+    "  -t, --threads N      intra-op threads (default: IRLITE_NUM_THREADS, else every core\n"
+    "                       available); results are the same for every count\n"
     "  -q, --quiet          print nothing on success\n"
     "\n"
     "Output file names: the first tensor name of the port feeding each Result; for IR v10 (no\n"
@@ -61,6 +63,7 @@ bool same_file(const std::string& a, const std::string& b) {
 int run_command(const std::vector<std::string>& args) {
     ArgCursor cur(args);
     std::string model_path, bin_path, out_dir, value;
+    CompileOptions options;
     std::vector<std::string> input_specs;
     bool quiet = false;
     while (!cur.done()) {
@@ -74,6 +77,14 @@ int run_command(const std::vector<std::string>& args) {
             continue;
         }
         if (cur.take_option({"-o", "--output"}, out_dir)) continue;
+        if (cur.take_option({"-t", "--threads"}, value)) {
+            char* end = nullptr;
+            const long n = std::strtol(value.c_str(), &end, 10);
+            if (value.empty() || *end || n < 1 || n > 1024)
+                throw UsageError("-t expects a number of threads from 1 to 1024, got '" + value + "'");
+            options.threads = static_cast<int>(n);
+            continue;
+        }
         if (cur.take_flag({"-q", "--quiet"})) {
             quiet = true;
             continue;
@@ -84,7 +95,7 @@ int run_command(const std::vector<std::string>& args) {
     if (model_path.empty()) throw UsageError("run: no model given");
 
     const Model model = Model::read(model_path, bin_path);
-    const CompiledModel compiled(model);
+    const CompiledModel compiled(model, options);
     InferRequest request = compiled.create_infer_request();
     const std::vector<BoundInput> bound = load_inputs(compiled, input_specs);
     for (const BoundInput& b : bound) request.set_input(b.index, b.tensor);
