@@ -40,13 +40,17 @@ void run_axis_split(const AxisSplitPlan& plan, KernelContext& ctx) {
         return;
     }
     const int64_t grain = std::max<int64_t>(1, kCopyGrainBytes / std::max<int64_t>(static_cast<int64_t>(plan.slab_bytes), 1));
+    const bool streaming = plan.slab_bytes * static_cast<size_t>(plan.outer) >= kStreamingBytes;
     for_chunks(ctx.pool(), plan.outer, grain, [&](int64_t begin, int64_t end) {
         for (size_t i = 0; i < parts; ++i) {
             const size_t chunk = plan.chunk[i];
             if (chunk == 0) continue;
             const std::byte* src = data + plan.offset[i] + static_cast<size_t>(begin) * plan.slab_bytes;
             std::byte* dst = ctx.output(i).bytes() + static_cast<size_t>(begin) * chunk;
-            for (int64_t o = begin; o < end; ++o, src += plan.slab_bytes, dst += chunk) std::memcpy(dst, src, chunk);
+            for (int64_t o = begin; o < end; ++o, src += plan.slab_bytes, dst += chunk) {
+                if (streaming) stream_copy(dst, src, chunk);
+                else std::memcpy(dst, src, chunk);
+            }
         }
     });
 }

@@ -1,5 +1,6 @@
 #include "kernels/detail/strided_copy.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/error.hpp"
@@ -141,31 +142,37 @@ CopyPlan plan_view_copy(size_t src_bytes, int64_t offset, const Shape& out_shape
     return plan;
 }
 
-void run_copy(const CopyPlan& plan, const void* src, void* dst, int64_t row_begin, int64_t row_end) {
-    if (plan.block == 0 || row_begin >= row_end) return;
+void run_copy(const CopyPlan& plan, const void* src, void* dst, int64_t begin, int64_t end) {
+    if (plan.block == 0 || begin >= end) return;
     const auto* in = static_cast<const std::byte*>(src) + plan.offset;
-    auto* out = static_cast<std::byte*>(dst) + row_begin * plan.row_bytes();
+    auto* out = static_cast<std::byte*>(dst) + begin * plan.block;
     if (plan.is_contiguous()) {
         std::memcpy(out, in, static_cast<size_t>(plan.block));
         return;
     }
-    // The odometer starts at row_begin; it lives on the stack for every rank a model uses.
+    const bool streaming = plan.total_bytes() >= static_cast<int64_t>(kStreamingBytes);
+    // The odometer starts at the row of block `begin`; it lives on the stack for every rank a
+    // model uses.
     constexpr size_t kStackLoops = 16;
     const size_t n = plan.outer.size();
     int64_t stack_counter[kStackLoops] = {};
     std::vector<int64_t> heap_counter(n > kStackLoops ? n : 0, 0);
     int64_t* counter = n > kStackLoops ? heap_counter.data() : stack_counter;
     int64_t row_offset = 0;
-    for (size_t d = n, rest = static_cast<size_t>(row_begin); d-- > 0;) {
+    for (size_t d = n, rest = static_cast<size_t>(begin / plan.inner_count); d-- > 0;) {
         const auto count = static_cast<size_t>(plan.outer[d].count);
         counter[d] = static_cast<int64_t>(rest % count);
         row_offset += counter[d] * plan.outer[d].src_stride;
         rest /= count;
     }
-    const int64_t row_bytes = plan.row_bytes();
-    for (int64_t row = row_begin; row < row_end; ++row, out += row_bytes) {
-        gather_blocks(in + row_offset, plan.inner_stride, out, plan.inner_count, static_cast<size_t>(plan.block),
-                      plan.total_bytes() >= static_cast<int64_t>(kStreamingBytes));
+    int64_t first = begin % plan.inner_count;  // block within the row
+    for (int64_t at = begin; at < end;) {
+        const int64_t count = std::min(plan.inner_count - first, end - at);
+        gather_blocks(in + row_offset + first * plan.inner_stride, plan.inner_stride, out, count,
+                      static_cast<size_t>(plan.block), streaming);
+        out += count * plan.block;
+        at += count;
+        first = 0;
         for (size_t d = n; d-- > 0;) {
             row_offset += plan.outer[d].src_stride;
             if (++counter[d] < plan.outer[d].count) break;
@@ -181,8 +188,9 @@ void run_copy(const CopyPlan& plan, const void* src, void* dst, ThreadPool* pool
         parallel_memcpy(pool, dst, static_cast<const std::byte*>(src) + plan.offset, static_cast<size_t>(plan.block));
         return;
     }
-    const int64_t grain = std::max<int64_t>(1, kCopyGrainBytes / std::max<int64_t>(plan.row_bytes(), 1));
-    for_chunks(pool, plan.rows, grain, [&](int64_t begin, int64_t end) { run_copy(plan, src, dst, begin, end); });
+    const int64_t grain = std::max<int64_t>(1, kCopyGrainBytes / plan.block);
+    for_chunks(pool, plan.rows * plan.inner_count, grain,
+               [&](int64_t begin, int64_t end) { run_copy(plan, src, dst, begin, end); });
 }
 
 void view_copy(const void* src, size_t src_bytes, int64_t offset, void* dst, const Shape& out_shape,

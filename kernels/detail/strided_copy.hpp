@@ -41,7 +41,8 @@ void view_copy(const void* src, size_t src_bytes, int64_t offset, void* dst, con
                const std::vector<int64_t>& byte_strides, size_t elem_size);
 
 // The same copies prepared once (a kernel's plan) and run many times without allocation. The
-// output is `rows` rows of `row_bytes` bytes; rows can be copied in any split (threads).
+// output is `rows` rows of `inner_count` blocks of `block` bytes; blocks can be copied in any split
+// (threads).
 struct CopyPlan {
     struct Loop {
         int64_t count;
@@ -63,9 +64,12 @@ CopyPlan plan_view_copy(size_t src_bytes, int64_t offset, const Shape& out_shape
                         const std::vector<int64_t>& byte_strides, size_t elem_size);
 CopyPlan plan_strided_copy(const Shape& src_shape, const Shape& out_shape, size_t elem_size,
                            const std::vector<int64_t>& start, const std::vector<int64_t>& step);
-// Copies rows [row_begin, row_end) of the plan's output (dst is the whole output).
-void run_copy(const CopyPlan& plan, const void* src, void* dst, int64_t row_begin, int64_t row_end);
-inline void run_copy(const CopyPlan& plan, const void* src, void* dst) { run_copy(plan, src, dst, 0, plan.rows); }
+// Copies blocks [begin, end) of the plan's output, counted row-major over rows x inner_count
+// (dst is the whole output).
+void run_copy(const CopyPlan& plan, const void* src, void* dst, int64_t begin, int64_t end);
+inline void run_copy(const CopyPlan& plan, const void* src, void* dst) {
+    run_copy(plan, src, dst, 0, plan.rows * plan.inner_count);
+}
 // run_copy split across the pool (null: inline), in chunks of about kCopyGrainBytes.
 void run_copy(const CopyPlan& plan, const void* src, void* dst, ThreadPool* pool);
 
