@@ -10,6 +10,7 @@
 //      nodes whose inputs are all known.
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -23,7 +24,7 @@ Location layer_location(const IrDocument& doc, const IrLayer& layer, int64_t lin
     Location where;
     where.file = doc.xml_path;
     where.line = line > 0 ? line : layer.line;
-    if (layer.id >= 0) where.layer_id = static_cast<uint64_t>(layer.id);
+    where.layer_id = layer.id;
     where.layer_name = layer.name;
     where.layer_type = layer.type;
     where.opset = layer.version;
@@ -34,6 +35,19 @@ std::string dims_text(const std::vector<int64_t>& dims) {
     std::string s = "[";
     for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
     return s + "]";
+}
+
+// True when the known dims multiply to more than INT64_MAX elements (an empty dim makes the tensor
+// empty whatever the others are; dynamic dims are left out).
+bool element_count_overflows(const std::vector<int64_t>& dims) {
+    if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return false;
+    int64_t count = 1;
+    for (const int64_t d : dims) {
+        if (d <= 0) continue;
+        if (count > std::numeric_limits<int64_t>::max() / d) return true;
+        count *= d;
+    }
+    return false;
 }
 
 struct EdgeEnd {
@@ -107,15 +121,15 @@ private:
         valid_.assign(n, false);
         for (int li = 0; li < n; ++li) {
             const IrLayer& l = doc_.layers[li];
-            if (l.id < 0) {
+            if (!l.id) {
                 report(Severity::Error, ErrorKind::Graph, "layer-id-invalid", at_layer(li),
                        str("layer id \"", l.id_text, "\" is not an unsigned integer"));
                 continue;
             }
-            auto [it, inserted] = id_to_layer_.emplace(l.id, li);
+            auto [it, inserted] = id_to_layer_.emplace(*l.id, li);
             if (!inserted) {
                 report(Severity::Error, ErrorKind::Graph, "duplicate-layer-id", at_layer(li),
-                       str("layer id ", l.id, " is already used by layer '", doc_.layers[it->second].name,
+                       str("layer id ", *l.id, " is already used by layer '", doc_.layers[it->second].name,
                            "' at line ", doc_.layers[it->second].line));
                 continue;
             }
@@ -126,17 +140,20 @@ private:
 
     void check_ports(int li) {
         const IrLayer& l = doc_.layers[li];
-        std::unordered_set<int64_t> seen;
+        std::unordered_set<uint64_t> seen;
         auto check = [&](const IrPort& p, int pos, bool output) {
             Location w = at_port(li, pos, output);
-            if (p.id < 0) {
+            if (!p.id) {
                 report(Severity::Error, ErrorKind::Graph, "port-id-invalid", w,
                        str("port id \"", p.id_text, "\" is not an unsigned integer"));
-            } else if (!seen.insert(p.id).second) {
+            } else if (!seen.insert(*p.id).second) {
                 report(Severity::Error, ErrorKind::Graph, "duplicate-port-id", w,
-                       str("port id ", p.id, " is used twice in this layer"));
+                       str("port id ", *p.id, " is used twice in this layer"));
             }
             if (!p.dims_valid) report(Severity::Error, ErrorKind::Parse, "dims-invalid", w, p.dims_error);
+            else if (element_count_overflows(p.dims))
+                report(Severity::Error, ErrorKind::Limit, "dims-overflow", w,
+                       str("dims ", dims_text(p.dims), " hold more than 2^63-1 elements: no tensor can have them"));
         };
         for (size_t i = 0; i < l.inputs.size(); ++i) check(l.inputs[i], static_cast<int>(i), false);
         for (size_t i = 0; i < l.outputs.size(); ++i) check(l.outputs[i], static_cast<int>(i), true);
@@ -146,7 +163,7 @@ private:
     // Port id -> position (the first port with that id). A linear scan for the usual handful of
     // ports; a hash map, built on first use, for layers with many: a Concat of 100,000 inputs
     // would otherwise make edge resolution quadratic.
-    int find_port(const std::vector<IrPort>& ports, int64_t id) {
+    int find_port(const std::vector<IrPort>& ports, uint64_t id) {
         constexpr size_t kLinear = 16;
         if (ports.size() <= kLinear) {
             for (size_t i = 0; i < ports.size(); ++i)
@@ -155,7 +172,8 @@ private:
         }
         auto& index = port_index_[&ports];
         if (index.empty())
-            for (size_t i = 0; i < ports.size(); ++i) index.emplace(ports[i].id, static_cast<int>(i));
+            for (size_t i = 0; i < ports.size(); ++i)
+                if (ports[i].id) index.emplace(*ports[i].id, static_cast<int>(i));
         const auto it = index.find(id);
         return it == index.end() ? -1 : it->second;
     }
@@ -168,39 +186,39 @@ private:
             Location w;
             w.file = doc_.xml_path;
             w.line = e.line;
-            if (e.from_layer < 0 || e.from_port < 0 || e.to_layer < 0 || e.to_port < 0) {
+            if (!e.from_layer || !e.from_port || !e.to_layer || !e.to_port) {
                 report(Severity::Error, ErrorKind::Graph, "edge-invalid", w,
                        str("edge ", e.text, ": from-layer, from-port, to-layer and to-port must be unsigned integers"));
                 continue;
             }
-            const auto src = id_to_layer_.find(e.from_layer);
-            const auto dst = id_to_layer_.find(e.to_layer);
+            const auto src = id_to_layer_.find(*e.from_layer);
+            const auto dst = id_to_layer_.find(*e.to_layer);
             if (dst != id_to_layer_.end()) {
                 w = at_layer(dst->second, e.line);
             }
             if (src == id_to_layer_.end() || dst == id_to_layer_.end()) {
                 report(Severity::Error, ErrorKind::Graph, "edge-missing-layer", w,
                        str("edge ", e.text, ": no layer with id ",
-                           src == id_to_layer_.end() ? e.from_layer : e.to_layer));
+                           src == id_to_layer_.end() ? *e.from_layer : *e.to_layer));
                 continue;
             }
             const IrLayer& from = doc_.layers[src->second];
             const IrLayer& to = doc_.layers[dst->second];
-            const int out_pos = find_port(from.outputs, e.from_port);
+            const int out_pos = find_port(from.outputs, *e.from_port);
             if (out_pos < 0) {
-                const bool is_input = find_port(from.inputs, e.from_port) >= 0;
+                const bool is_input = find_port(from.inputs, *e.from_port) >= 0;
                 report(Severity::Error, ErrorKind::Graph, is_input ? "edge-from-input-port" : "edge-missing-port", w,
                        str("edge ", e.text, ": layer ", layer_ref(src->second),
-                           is_input ? " port " : " has no output port ", e.from_port,
+                           is_input ? " port " : " has no output port ", *e.from_port,
                            is_input ? " is an input port, not an output" : ""));
                 continue;
             }
-            const int in_pos = find_port(to.inputs, e.to_port);
+            const int in_pos = find_port(to.inputs, *e.to_port);
             if (in_pos < 0) {
-                const bool is_output = find_port(to.outputs, e.to_port) >= 0;
+                const bool is_output = find_port(to.outputs, *e.to_port) >= 0;
                 report(Severity::Error, ErrorKind::Graph, is_output ? "edge-into-output-port" : "edge-missing-port", w,
                        str("edge ", e.text, ": layer ", layer_ref(dst->second),
-                           is_output ? " port " : " has no input port ", e.to_port,
+                           is_output ? " port " : " has no input port ", *e.to_port,
                            is_output ? " is an output port, not an input" : ""));
                 continue;
             }
@@ -280,8 +298,8 @@ private:
             const auto cycle_begin = std::find(path.begin(), path.end(), li);
             std::string chain;
             for (auto it = cycle_begin; it != path.end(); ++it)
-                chain += str(doc_.layers[*it].name, " (id ", doc_.layers[*it].id, ") <- ");
-            chain += str(doc_.layers[li].name, " (id ", doc_.layers[li].id, ")");
+                chain += str(doc_.layers[*it].name, " (id ", doc_.layers[*it].id_text, ") <- ");
+            chain += str(doc_.layers[li].name, " (id ", doc_.layers[li].id_text, ")");
             report(Severity::Error, ErrorKind::Graph, "cycle", at_layer(li), "the graph has a cycle: " + chain);
         }
     }
@@ -339,19 +357,49 @@ private:
         }
     }
 
+    // The opset OpenVINO looks a layer up in: its version attribute, with OpenVINO's two legacy
+    // spellings. Old IR files write MVN, ROIPooling and ReorgYolo as opset1 although they entered
+    // in opset2; IR v10 writes ExperimentalDetectron*, GRUCell, RNNCell and Proposal as
+    // "experimental" or "extension", which OpenVINO reads as their opset6 definitions.
+    static std::optional<int> lookup_opset(const IrLayer& l) {
+        const std::optional<int> opset = parse_opset(l.version);
+        const std::string type = canonical_op_type(l.type);
+        if (opset == 1 && (type == "mvn" || type == "roipooling" || type == "reorgyolo")) return 2;
+        const std::string version = canonical_op_type(l.version);
+        const bool legacy_opset6_type = type.rfind("experimentaldetectron", 0) == 0 || type == "grucell" ||
+                                        type == "rnncell" || type == "proposal";
+        if (!opset && legacy_opset6_type && (version == "experimental" || version == "extension")) return 6;
+        return opset;
+    }
+
+    // A layer whose version names no standard opset (a custom or extension op: "extension",
+    // "custom_opset", openvino_tokenizers' ops) or an opset newer than irlite knows. OpenVINO reads
+    // it with the extension that defines it, so it is no fault of the file: check warns that the op
+    // cannot be validated and goes on with its declared outputs; run cannot run it.
+    void report_custom_op(int li, const std::optional<int>& opset) {
+        const IrLayer& l = doc_.layers[li];
+        const std::string why =
+            opset ? str("opset", *opset, " is newer than the latest opset irlite knows (opset", kLatestOpset, ")")
+                  : str("version \"", l.version, "\" is not a standard opset (opset1 .. opset", kLatestOpset,
+                        "): a custom or extension op");
+        if (options_.keep_going)
+            report(Severity::Warning, ErrorKind::Unsupported, "unsupported-op", at_layer(li),
+                   str(why, "; irlite can neither validate nor run it; its output dims are taken as declared"));
+        else
+            report(Severity::Error, ErrorKind::Unsupported, "unsupported-op", at_layer(li),
+                   str(why, "; irlite cannot run it"));
+    }
+
     void resolve_op(int li, Node& node) {
         const IrLayer& l = doc_.layers[li];
-        const std::optional<int> opset = parse_opset(l.version);
-        if (!opset) {
+        if (l.version.empty()) {
             report(Severity::Error, ErrorKind::Unsupported, "unknown-opset", at_layer(li),
-                   str("version \"", l.version, "\" is not an opset irlite knows (expected opset1 .. opset",
-                       kLatestOpset, ")"));
+                   str("the layer has no version attribute (expected opset1 .. opset", kLatestOpset, ")"));
             return;
         }
-        if (*opset > kLatestOpset) {
-            report(Severity::Error, ErrorKind::Unsupported, "unknown-opset", at_layer(li),
-                   str("version \"", l.version, "\" is newer than the latest opset irlite knows (opset",
-                       kLatestOpset, ")"));
+        const std::optional<int> opset = lookup_opset(l);
+        if (!opset || *opset > kLatestOpset) {
+            report_custom_op(li, opset);
             return;
         }
         const OpDef* def = registry_.find(l.type, *opset);
@@ -359,6 +407,7 @@ private:
             report_unresolved_op(li, *opset);
             return;
         }
+        warn_if_not_in_openvino_opset(li, *def, *opset);
         defs_[li] = def;
         const int n_in = static_cast<int>(l.inputs.size());
         if (n_in < def->min_inputs || n_in > def->max_inputs()) {
@@ -384,6 +433,17 @@ private:
             return;
         }
         node.def = def;
+    }
+
+    // The registry resolved the layer through one of the catalog's listed deviations
+    // (opset_deviations()): irlite runs it, OpenVINO would reject it.
+    void warn_if_not_in_openvino_opset(int li, const OpDef& def, int opset) {
+        const OpsetCatalogEntry* entry = find_catalog_entry(def.type, opset);
+        if (entry && entry->version == def.version) return;
+        report(Severity::Warning, ErrorKind::Unsupported, "opset-not-openvino", at_layer(li),
+               str("OpenVINO's opset", opset, " has no ", def.type, "-", def.version, " (OpenVINO has ",
+                   describe_catalog_entries(catalog_entries(def.type)), "); OpenVINO rejects this layer, ",
+                   "irlite accepts it as ", def.type, "-", def.version));
     }
 
     // No definition for (type, opset) in the registry: the catalog of OpenVINO's opsets tells a
@@ -611,14 +671,14 @@ private:
     const OpRegistry& registry_;
     const BuildOptions& options_;
     std::vector<Diagnostic> diagnostics_;
-    std::unordered_map<int64_t, int> id_to_layer_;
+    std::unordered_map<uint64_t, int> id_to_layer_;
     std::vector<bool> valid_;                          // per layer: usable id
     std::vector<std::vector<std::vector<EdgeEnd>>> in_edges_;  // per layer, per input position
     std::vector<bool> live_;
     std::vector<bool> feeds_something_;  // per layer: an edge leaves one of its outputs
     std::vector<const OpDef*> defs_;  // per layer, once resolved
     std::vector<int> node_of_layer_;
-    std::unordered_map<const std::vector<IrPort>*, std::unordered_map<int64_t, int>> port_index_;  // see find_port
+    std::unordered_map<const std::vector<IrPort>*, std::unordered_map<uint64_t, int>> port_index_;  // see find_port
 };
 
 }  // namespace
@@ -632,7 +692,7 @@ Location Node::location(const std::string& file) const {
     Location where;
     where.file = file;
     where.line = layer->line;
-    if (layer->id >= 0) where.layer_id = static_cast<uint64_t>(layer->id);
+    where.layer_id = layer->id;
     where.layer_name = layer->name;
     where.layer_type = layer->type;
     where.opset = layer->version;

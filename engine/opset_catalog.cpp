@@ -84,6 +84,12 @@ const std::vector<OpsetCatalogEntry> kCatalog = {
     {"Xor", 1, 1, 1},
 };
 
+const std::vector<OpsetDeviation> kDeviations = {
+    // OpenVINO's ScatterNDUpdate-3 is declared in opset4 (and written as version="opset4"); the
+    // project's generated conformance corpus writes it as opset3.
+    {"ScatterNDUpdate", 3, 3, 3, "the generated conformance corpus writes ScatterNDUpdate-3 as opset3"},
+};
+
 // canonical_op_type of every row, computed once.
 const std::vector<std::string>& catalog_keys() {
     static const std::vector<std::string> keys = [] {
@@ -107,6 +113,16 @@ const OpsetCatalogEntry* find_catalog_entry(std::string_view type, int opset) {
     const auto& keys = catalog_keys();
     for (size_t i = 0; i < kCatalog.size(); ++i)
         if (kCatalog[i].first_opset <= opset && opset <= kCatalog[i].last_opset && keys[i] == key) return &kCatalog[i];
+    return nullptr;
+}
+
+const std::vector<OpsetDeviation>& opset_deviations() { return kDeviations; }
+
+const OpsetDeviation* find_opset_deviation(std::string_view type, int version, int opset) {
+    const std::string key = canonical_op_type(type);
+    for (const OpsetDeviation& d : kDeviations)
+        if (d.version == version && d.first_opset <= opset && opset <= d.last_opset && canonical_op_type(d.type) == key)
+            return &d;
     return nullptr;
 }
 

@@ -39,6 +39,20 @@ const OpsetCatalogEntry* find_catalog_entry(std::string_view type, int opset);
 // Every row of `type` (any opset), in catalog order; empty when OpenVINO has no such op type.
 std::vector<const OpsetCatalogEntry*> catalog_entries(std::string_view type);
 
+// Opsets where irlite accepts an op version although OpenVINO's opset lists do not have it there.
+// Each is kept only because an existing corpus relies on it; the graph builder warns
+// (`opset-not-openvino`) wherever a layer uses one, since OpenVINO rejects such a layer.
+struct OpsetDeviation {
+    const char* type;
+    int version;
+    int first_opset, last_opset;  // the opsets irlite accepts beyond the catalog's
+    const char* why;
+};
+const std::vector<OpsetDeviation>& opset_deviations();
+
+// The deviation that lets `type`-`version` be used in `opset`, or null.
+const OpsetDeviation* find_opset_deviation(std::string_view type, int version, int opset);
+
 // "Gather-1 in opset1..opset6; Gather-7 in opset7; Gather-8 in opset8..opset16"; "" for no rows.
 std::string describe_catalog_entries(const std::vector<const OpsetCatalogEntry*>& entries);
 

@@ -1,4 +1,4 @@
-// Constant-0 (IR type "Const", every opset): data stored in the .bin.
+// Constant-1 (IR type "Const", opset1+): data stored in the .bin.
 // Attributes: element_type, shape ("1,3", "1, 3"; "" = scalar), offset and size (bytes into the
 // .bin). The tensor is a zero-copy view into the memory-mapped .bin (an aligned copy when the
 // offset is not a multiple of the element size). irlite requires size to equal
@@ -62,7 +62,7 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
 OpDef make_const_op() {
     OpDef d;
     d.type = "Const";
-    d.version = 0;
+    d.version = 1;
     d.allocates_outputs = true;
     d.parse_attrs = parse;
     d.infer = [](const InferContext& ctx) {

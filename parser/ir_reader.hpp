@@ -8,8 +8,8 @@
 //   Error(kind Io, "bin-unreadable")      the weights file cannot be mapped (parser/weights.hpp)
 // Everything else is recorded in the document and reported later by the graph builder, so that
 // `irlite check` can report every problem, not only the first:
-//   - layer, port and edge ids are parsed strictly (digits only, no sign, no spaces, <= 2^63-1);
-//     anything else gives -1 with the text kept in id_text / IrEdge::text;
+//   - layer, port and edge ids are parsed strictly (digits only, no sign, no spaces, <= 2^64-1);
+//     anything else gives nullopt with the text kept in id_text / IrEdge::text;
 //   - <dim> is an int64 >= -1 (surrounding whitespace allowed); '?', intervals or junk give
 //     dims_valid=false, a dims_error naming the first bad dim, and -1 in its place;
 //   - port precision, layer type and version are kept exactly as written;

@@ -33,8 +33,8 @@ void port_positions_to_ids(const IrDocument& doc, std::vector<Diagnostic>& findi
         const IrLayer* l = &doc.layers[static_cast<size_t>(li)];
         const std::vector<IrPort>& ports = d.where.port_is_output ? l->outputs : l->inputs;
         const size_t pos = static_cast<size_t>(d.where.port);
-        if (pos < ports.size() && ports[pos].id >= 0 && ports[pos].id <= INT32_MAX)
-            d.where.port = static_cast<int>(ports[pos].id);
+        if (pos < ports.size() && ports[pos].id && *ports[pos].id <= INT32_MAX)
+            d.where.port = static_cast<int>(*ports[pos].id);
     }
 }
 
@@ -45,7 +45,7 @@ int finding_layer_index(const IrDocument& doc, const Diagnostic& d) {
     int first = -1;
     for (size_t li = 0; li < doc.layers.size(); ++li) {
         const IrLayer& l = doc.layers[li];
-        if (l.id < 0 || static_cast<uint64_t>(l.id) != *d.where.layer_id) continue;
+        if (l.id != d.where.layer_id) continue;
         if (first < 0) first = static_cast<int>(li);
         bool on_line = l.line == d.where.line || l.data_line == d.where.line;
         for (const auto* ports : {&l.inputs, &l.outputs})
