@@ -181,6 +181,8 @@ private:
     void resolve_edges() {
         in_edges_.resize(doc_.layers.size());
         feeds_something_.assign(doc_.layers.size(), false);
+        output_feeds_.resize(doc_.layers.size());
+        for (size_t li = 0; li < doc_.layers.size(); ++li) output_feeds_[li].assign(doc_.layers[li].outputs.size(), false);
         for (size_t li = 0; li < doc_.layers.size(); ++li) in_edges_[li].resize(doc_.layers[li].inputs.size());
         for (const IrEdge& e : doc_.edges) {
             Location w;
@@ -224,6 +226,7 @@ private:
             }
             in_edges_[dst->second][in_pos].push_back({src->second, out_pos, e.line});
             feeds_something_[src->second] = true;
+            output_feeds_[src->second][static_cast<size_t>(out_pos)] = true;
         }
         for (size_t li = 0; li < doc_.layers.size(); ++li) {
             if (!valid_[li]) continue;
@@ -303,6 +306,8 @@ private:
             report(Severity::Error, ErrorKind::Graph, "cycle", at_layer(li), "the graph has a cycle: " + chain);
         }
     }
+
+    static bool is_const_type(const IrLayer& l) { return canonical_op_type(l.type) == "const"; }
 
     static bool is_sink_type(const IrLayer& l) {
         const std::string type = canonical_op_type(l.type);
@@ -433,6 +438,45 @@ private:
             return;
         }
         node.def = def;
+        if (is_const_type(l)) check_const_bytes(li);
+    }
+
+    // A Const's bytes. Without weights, run cannot go on (check reports the missing .bin once, in
+    // tools/check_report.cpp, and checks the rest with Const values unknown). A size larger than
+    // element_type x shape needs: OpenVINO reads only what it needs and runs the file, so check
+    // warns; run refuses it, as such a Const almost always has a wrong shape or type. An empty
+    // Const is exempt from both: OpenVINO itself writes it with size="1".
+    void check_const_bytes(int li) {
+        const IrLayer& l = doc_.layers[li];
+        int64_t size = 0, needed = -1;
+        try {
+            const AttrReader r(l, doc_.weights.get());
+            size = r.get_i64("size");
+            const ElementType type = r.get_element_type("element_type");
+            int64_t count = 1;
+            for (const int64_t d : r.get_i64_list("shape")) {
+                if (d < 0 || (d > 0 && count > std::numeric_limits<int64_t>::max() / d)) return;  // reported by parse
+                count *= d;
+            }
+            needed = packed_byte_size(type, count);
+        } catch (const Error&) {
+            return;  // the Const's own parse has reported it
+        }
+        if (!doc_.weights && size > 0 && !options_.keep_going) {
+            report(Severity::Error, ErrorKind::Io, "bin-missing", at_layer(li, l.data_line),
+                   str("this Const needs the weights file (.bin), but none was loaded (", doc_.weights_note, ")"));
+            return;
+        }
+        if (needed > 0 && size > needed) {
+            if (options_.keep_going)
+                report(Severity::Warning, ErrorKind::Attribute, "const-size-larger", at_layer(li, l.data_line),
+                       str("size = ", size, " bytes, but element_type x shape needs ", needed,
+                           "; OpenVINO reads the first ", needed, " and ignores the rest"));
+            else
+                report(Severity::Error, ErrorKind::Attribute, "const-size-mismatch", at_layer(li, l.data_line),
+                       str("size = ", size, " bytes, but element_type x shape needs ", needed,
+                           " (irlite run requires them equal; OpenVINO accepts a larger size)"));
+        }
     }
 
     // The registry resolved the layer through one of the catalog's listed deviations
@@ -567,10 +611,11 @@ private:
                     ok = false;
                 }
             } catch (const Error& e) {
-                report_error(e, at_layer(li));
+                report_rule_error(li, e, inputs);
                 ok = false;
             }
         }
+        if (ok && !options_.keep_going) ok = check_storable(li, *node.def, inputs, inferred);
         if (!ok) {
             // Go on with what the file declares, so that faults downstream are still found.
             inferred.clear();
@@ -583,26 +628,98 @@ private:
         node.shapes_static = std::all_of(node.outputs.begin(), node.outputs.end(),
                                          [](const OutputInfo& o) { return o.shape.is_static(); });
         if (ok) fold(graph, node, inputs);
+        if (ok && options_.keep_going && !node.shapes_static) refine_with_declared(l, node.outputs);
     }
 
+    static bool any_not_storable(const std::vector<InferContext::Input>& inputs) {
+        return std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return !is_storable(in.type); });
+    }
+
+    // A rule that rejects an input type irlite does not store (u1, u4, string, ...) says nothing
+    // about the file: OpenVINO defines the op on those types. Check warns and goes on with the
+    // declared outputs; run refuses the model anyway (check_storable).
+    void report_rule_error(int li, const Error& e, const std::vector<InferContext::Input>& inputs) {
+        if (!options_.keep_going || !any_not_storable(inputs)) {
+            report_error(e, at_layer(li));
+            return;
+        }
+        std::string types;
+        for (const auto& in : inputs)
+            if (!is_storable(in.type) && types.find(to_string(in.type)) == std::string::npos)
+                types += str(types.empty() ? "" : ", ", to_string(in.type));
+        report(Severity::Warning, ErrorKind::Unsupported, "unsupported-element-type", at_layer(li),
+               str("irlite cannot validate this op on element type ", types, " (", e.message(),
+                   "); its output dims are taken as declared"));
+    }
+
+    // Run mode: irlite stores f16 .. boolean only. A node whose inputs or outputs have another
+    // type (valid IR: u1, u4, string, ...) cannot run; say so when the model is compiled, not in
+    // the middle of a run.
+    bool check_storable(int li, const OpDef& def, const std::vector<InferContext::Input>& inputs,
+                        const std::vector<OutputInfo>& outputs) {
+        std::optional<ElementType> bad;
+        for (const auto& in : inputs)
+            if (!is_storable(in.type)) bad = in.type;
+        for (const auto& out : outputs)
+            if (!bad && !is_storable(out.type)) bad = out.type;
+        if (!bad) return true;
+        report(Severity::Error, ErrorKind::Unsupported, "unsupported-element-type", at_layer(li),
+               str("irlite cannot run ", def.type, "-", def.version, " on element type ", to_string(*bad),
+                   " (irlite stores f16, bf16, f32, f64, i8 .. i64, u8 .. u64 and boolean)"));
+        return false;
+    }
+
+    // Check mode: where the rule left a dim unknown (a Const value that was not loaded, an input
+    // whose producer could not be validated), the dim the file declares is taken, so that the
+    // layers downstream are still checked against it. Run mode never does this: it trusts only
+    // what it infers.
+    static void refine_with_declared(const IrLayer& l, std::vector<OutputInfo>& inferred) {
+        for (size_t pos = 0; pos < l.outputs.size() && pos < inferred.size(); ++pos) {
+            const IrPort& port = l.outputs[pos];
+            PartialShape& shape = inferred[pos].shape;
+            if (!port.dims_valid || shape.is_static()) continue;
+            if (!shape.rank_known()) {
+                shape = PartialShape(port.dims);
+                continue;
+            }
+            if (shape.rank() != port.dims.size()) continue;  // reported as dims-mismatch
+            std::vector<int64_t> dims(shape.rank());
+            for (size_t i = 0; i < dims.size(); ++i) dims[i] = shape[i] == kDynamic ? port.dims[i] : shape[i];
+            shape = PartialShape(dims);
+        }
+    }
+
+    // Declared input dims against the producer's output. OpenVINO never reads them (it re-infers),
+    // so they only witness what the writer thought. Against an output irlite inferred, a
+    // contradiction is an error: the consumer's declaration is wrong. Against an output that is
+    // itself only declared (an op irlite cannot validate), the two ends are two declarations and
+    // irlite cannot tell which is wrong: a warning.
     void check_edge(int li, int pos, const Node& producer, int out_pos, const OutputInfo& out) {
         const IrPort& port = doc_.layers[li].inputs[pos];
         if (port.dims_valid && !shapes_compatible(PartialShape(port.dims), out.shape)) {
-            report(Severity::Error, ErrorKind::ShapeRule, "dims-mismatch", at_port(li, pos, false),
-                   str("input port dims ", dims_text(port.dims), " differ from the producer's output ",
-                       to_string(out.shape), " (layer '", producer.layer->name, "' output ", out_pos, ")"),
+            const bool inferred = producer.def != nullptr;
+            report(inferred ? Severity::Error : Severity::Warning, ErrorKind::ShapeRule, "dims-mismatch",
+                   at_port(li, pos, false),
+                   str("input port dims ", dims_text(port.dims), " differ from the producer's ",
+                       inferred ? "output " : "declared output ", to_string(out.shape), " (layer '",
+                       producer.layer->name, "' output ", out_pos, ")",
+                       inferred ? "" : "; irlite cannot validate that layer, OpenVINO re-infers both"),
                    dims_text(port.dims), to_string(out.shape));
         }
-        check_precision(port, out.type, at_port(li, pos, false), "the producer's output");
+        // OpenVINO takes an edge's type from its producer and ignores the consumer's precision.
+        check_precision(port, out.type, at_port(li, pos, false), "the producer's output", Severity::Warning);
     }
 
-    void check_precision(const IrPort& port, ElementType actual, const Location& where, const char* against) {
+    void check_precision(const IrPort& port, ElementType actual, const Location& where, const char* against,
+                         Severity severity) {
         if (port.precision.empty()) return;
         try {
             const ElementType declared = parse_element_type(port.precision);
-            if (declared != actual)
-                report(Severity::Error, ErrorKind::Type, "precision-mismatch", where,
-                       str("precision ", port.precision, " differs from ", against, " type ", to_string(actual)),
+            // `dynamic` stands for any type.
+            if (declared != actual && declared != ElementType::dynamic && actual != ElementType::dynamic)
+                report(severity, ErrorKind::Type, "precision-mismatch", where,
+                       str("precision ", port.precision, " differs from ", against, " type ", to_string(actual),
+                           severity == Severity::Warning ? " (OpenVINO ignores it and uses the producer's)" : ""),
                        port.precision, to_string(actual));
         } catch (const Error& e) {
             report(Severity::Error, e.kind(), "precision-invalid", where,
@@ -621,12 +738,19 @@ private:
                            to_string(inferred[pos].shape)),
                        dims_text(port.dims), to_string(inferred[pos].shape));
             }
-            check_precision(port, inferred[pos].type, where, "the inferred");
+            // OpenVINO ignores the precision of an output that feeds nothing (POT writes FP32 on
+            // MaxPool-8's unused i64 indices): so does irlite.
+            if (output_feeds_[li][pos]) check_precision(port, inferred[pos].type, where, "the inferred", Severity::Error);
         }
     }
 
     void fold(Graph& graph, Node& node, const std::vector<InferContext::Input>& inputs) {
         if (!options_.fold_constants || !node.def->foldable) return;
+        // Values irlite cannot hold, and Consts whose bytes were not loaded, stay unknown.
+        if (any_not_storable(inputs)) return;
+        for (const OutputInfo& o : node.outputs)
+            if (!is_storable(o.type)) return;
+        if (!doc_.weights && node.def->role == OpRole::Compute && inputs.empty() && is_const_type(*node.layer)) return;
         std::vector<Tensor> values;
         for (size_t i = 0; i < inputs.size(); ++i) {
             if (inputs[i].value) {
@@ -676,6 +800,7 @@ private:
     std::vector<std::vector<std::vector<EdgeEnd>>> in_edges_;  // per layer, per input position
     std::vector<bool> live_;
     std::vector<bool> feeds_something_;  // per layer: an edge leaves one of its outputs
+    std::vector<std::vector<bool>> output_feeds_;  // per layer, per output position: an edge leaves it
     std::vector<const OpDef*> defs_;  // per layer, once resolved
     std::vector<int> node_of_layer_;
     std::unordered_map<const std::vector<IrPort>*, std::unordered_map<uint64_t, int>> port_index_;  // see find_port

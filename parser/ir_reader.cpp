@@ -320,6 +320,13 @@ IrDocument read_ir_memory(std::string_view xml_text, std::shared_ptr<WeightsBlob
     return doc;
 }
 
+IrDocument read_ir_xml_only(const std::string& xml_path) {
+    const std::string text = read_whole_file(xml_path);
+    IrDocument doc = Reader(text, xml_path).read();
+    doc.weights_note = "weights not read (--no-weights)";
+    return doc;
+}
+
 IrDocument read_ir_file(const std::string& xml_path, const std::string& bin_path) {
     const std::string text = read_whole_file(xml_path);
     IrDocument doc = Reader(text, xml_path).read();
@@ -330,7 +337,7 @@ IrDocument read_ir_file(const std::string& xml_path, const std::string& bin_path
     const std::string guess = default_bin_path(xml_path);
     // A path that exists but cannot be mapped (a directory, no permission) is an error, not "absent".
     if (file_exists(guess)) doc.weights = map_weights_file(guess);
-    else doc.weights_note = str("no weights file: '", guess, "' does not exist");
+    else doc.weights_note = str("the weights file '", guess, "' does not exist");
     return doc;
 }
 

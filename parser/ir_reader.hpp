@@ -35,6 +35,10 @@ namespace irlite {
 // weights stay null and weights_note says which file was looked for (fine for a model without Const).
 IrDocument read_ir_file(const std::string& xml_path, const std::string& bin_path = "");
 
+// Reads xml_path alone, leaving the weights null even when a .bin sits beside it (check
+// --no-weights); weights_note says so.
+IrDocument read_ir_xml_only(const std::string& xml_path);
+
 // Reads IR text held in memory. `weights` may be null (weights_note says so then).
 // `display_name` stands for the file in messages.
 IrDocument read_ir_memory(std::string_view xml_text, std::shared_ptr<WeightsBlob> weights,

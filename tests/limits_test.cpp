@@ -202,7 +202,7 @@ TEST(Limits, ConstSizeOfTerabytes) {
             CompiledModel m(
                 load(const_model("element_type=\"f32\" shape=\"4\" offset=\"0\" size=\"1099511627776\"", {4}), bin));
         },
-        ErrorKind::Attribute, "const-size-mismatch", "size = 1099511627776 bytes"));
+        ErrorKind::Parse, "const-out-of-bin", "offset 0 + size 1099511627776"));
     EXPECT_TRUE(throws_error(
         [&] {
             CompiledModel m(
