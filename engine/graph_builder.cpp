@@ -362,21 +362,6 @@ private:
         }
     }
 
-    // The opset OpenVINO looks a layer up in: its version attribute, with OpenVINO's two legacy
-    // spellings. Old IR files write MVN, ROIPooling and ReorgYolo as opset1 although they entered
-    // in opset2; IR v10 writes ExperimentalDetectron*, GRUCell, RNNCell and Proposal as
-    // "experimental" or "extension", which OpenVINO reads as their opset6 definitions.
-    static std::optional<int> lookup_opset(const IrLayer& l) {
-        const std::optional<int> opset = parse_opset(l.version);
-        const std::string type = canonical_op_type(l.type);
-        if (opset == 1 && (type == "mvn" || type == "roipooling" || type == "reorgyolo")) return 2;
-        const std::string version = canonical_op_type(l.version);
-        const bool legacy_opset6_type = type.rfind("experimentaldetectron", 0) == 0 || type == "grucell" ||
-                                        type == "rnncell" || type == "proposal";
-        if (!opset && legacy_opset6_type && (version == "experimental" || version == "extension")) return 6;
-        return opset;
-    }
-
     // A layer whose version names no standard opset (a custom or extension op: "extension",
     // "custom_opset", openvino_tokenizers' ops) or an opset newer than irlite knows. OpenVINO reads
     // it with the extension that defines it, so it is no fault of the file: check warns that the op
@@ -402,7 +387,7 @@ private:
                    str("the layer has no version attribute (expected opset1 .. opset", kLatestOpset, ")"));
             return;
         }
-        const std::optional<int> opset = lookup_opset(l);
+        const std::optional<int> opset = lookup_opset(l.type, l.version);
         if (!opset || *opset > kLatestOpset) {
             report_custom_op(li, opset);
             return;

@@ -126,6 +126,17 @@ const OpsetDeviation* find_opset_deviation(std::string_view type, int version, i
     return nullptr;
 }
 
+std::optional<int> lookup_opset(std::string_view type_name, std::string_view version_text) {
+    const std::optional<int> opset = parse_opset(version_text);
+    const std::string type = canonical_op_type(type_name);
+    if (opset == 1 && (type == "mvn" || type == "roipooling" || type == "reorgyolo")) return 2;
+    const std::string version = canonical_op_type(version_text);
+    const bool legacy_opset6_type = type.rfind("experimentaldetectron", 0) == 0 || type == "grucell" ||
+                                    type == "rnncell" || type == "proposal";
+    if (!opset && legacy_opset6_type && (version == "experimental" || version == "extension")) return 6;
+    return opset;
+}
+
 std::vector<const OpsetCatalogEntry*> catalog_entries(std::string_view type) {
     const std::string key = canonical_op_type(type);
     const auto& keys = catalog_keys();
