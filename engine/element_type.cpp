@@ -10,34 +10,48 @@ namespace irlite {
 namespace {
 
 // Indexed by ElementType.
-constexpr ElementTypeTraits kTraits[kNumElementTypes] = {
-    {"f16", "FP16", "<f2", 2, true, true, false},
-    {"bf16", "BF16", "", 2, true, true, false},  // numpy has no bf16
-    {"f32", "FP32", "<f4", 4, true, true, false},
-    {"f64", "FP64", "<f8", 8, true, true, false},
-    {"i8", "I8", "|i1", 1, false, true, true},
-    {"i16", "I16", "<i2", 2, false, true, true},
-    {"i32", "I32", "<i4", 4, false, true, true},
-    {"i64", "I64", "<i8", 8, false, true, true},
-    {"u8", "U8", "|u1", 1, false, false, true},
-    {"u16", "U16", "<u2", 2, false, false, true},
-    {"u32", "U32", "<u4", 4, false, false, true},
-    {"u64", "U64", "<u8", 8, false, false, true},
-    {"boolean", "BOOL", "|b1", 1, false, false, false},
+constexpr ElementTypeTraits kTraits[kNumAllElementTypes] = {
+    {"f16", "FP16", "<f2", 2, true, true, false, 16},
+    {"bf16", "BF16", "", 2, true, true, false, 16},  // numpy has no bf16
+    {"f32", "FP32", "<f4", 4, true, true, false, 32},
+    {"f64", "FP64", "<f8", 8, true, true, false, 64},
+    {"i8", "I8", "|i1", 1, false, true, true, 8},
+    {"i16", "I16", "<i2", 2, false, true, true, 16},
+    {"i32", "I32", "<i4", 4, false, true, true, 32},
+    {"i64", "I64", "<i8", 8, false, true, true, 64},
+    {"u8", "U8", "|u1", 1, false, false, true, 8},
+    {"u16", "U16", "<u2", 2, false, false, true, 16},
+    {"u32", "U32", "<u4", 4, false, false, true, 32},
+    {"u64", "U64", "<u8", 8, false, false, true, 64},
+    {"boolean", "BOOL", "|b1", 1, false, false, false, 8},
+    // Not storable: size 0, so that nothing can allocate them by mistake.
+    {"u1", "U1", "", 0, false, false, true, 1},
+    {"u2", "U2", "", 0, false, false, true, 2},
+    {"u3", "U3", "", 0, false, false, true, 3},
+    {"u4", "U4", "", 0, false, false, true, 4},
+    {"u6", "U6", "", 0, false, false, true, 6},
+    {"i4", "I4", "", 0, false, true, true, 4},
+    {"nf4", "NF4", "", 0, true, true, false, 4},
+    {"f8e4m3", "F8E4M3", "", 0, true, true, false, 8},
+    {"f8e5m2", "F8E5M2", "", 0, true, true, false, 8},
+    {"f4e2m1", "F4E2M1", "", 0, true, true, false, 4},
+    {"f8e8m0", "F8E8M0", "", 0, true, false, false, 8},
+    {"string", "STRING", "", 0, false, false, false, 0},
+    {"dynamic", "DYNAMIC", "", 0, false, false, false, 0},
 };
 
-// Real OpenVINO element types that irlite recognises but cannot store.
-constexpr const char* kUnsupportedTypes[] = {
-    "u1", "bin", "u2", "u3", "u4", "u6", "i4", "nf4", "f8e4m3", "f8e5m2", "f4e2m1", "f8e8m0",
-    "f8e4m3fnuz", "f8e5m2fnuz", "f6e2m3", "f6e3m2", "e8m0", "string", "undefined", "unspecified",
-    "dynamic"};
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-}
+// Other spellings OpenVINO reads: IR v10 writes u1 as precision "BIN"; "undefined" and
+// "UNSPECIFIED" are the older names of dynamic.
+struct Alias {
+    const char* text;
+    ElementType type;
+};
+constexpr Alias kAliases[] = {
+    {"BIN", ElementType::u1},
+    {"undefined", ElementType::dynamic},
+    {"UNSPECIFIED", ElementType::dynamic},
+    {"UNDEFINED", ElementType::dynamic},
+};
 
 }  // namespace
 
@@ -46,20 +60,22 @@ const ElementTypeTraits& traits(ElementType t) { return kTraits[static_cast<int>
 ElementType parse_element_type(std::string_view text) {
     // OpenVINO accepts the lower-case names and the upper-case precision names, not mixed case
     // (so "bool" and "Fp32" are errors there too).
-    for (int i = 0; i < kNumElementTypes; ++i) {
+    for (int i = 0; i < kNumAllElementTypes; ++i) {
         if (text == kTraits[i].name || text == kTraits[i].precision) return static_cast<ElementType>(i);
     }
-    const std::string low = lower(text);
-    for (const char* name : kUnsupportedTypes) {
-        if (low == name) {
-            throw Error(ErrorKind::Unsupported, "unsupported-element-type",
-                        str("element type '", text, "' is not supported by irlite (supported: ",
-                            "f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, boolean)"));
-        }
-    }
+    for (const Alias& a : kAliases)
+        if (text == a.text) return a.type;
     throw Error(ErrorKind::Parse, "unknown-element-type",
-                str("unknown element type '", text, "' (expected one of f16, bf16, f32, f64, i8, ",
-                    "i16, i32, i64, u8, u16, u32, u64, boolean, or FP16, FP32, I64, BOOL, ...)"));
+                str("unknown element type '", text, "' (expected one of f16, bf16, f32, f64, i8, i16, i32, i64, u8, ",
+                    "u16, u32, u64, boolean, u1, u2, u3, u4, u6, i4, nf4, f8e4m3, f8e5m2, f4e2m1, f8e8m0, string, ",
+                    "dynamic, or the precisions FP16, FP32, I64, BOOL, BIN, ...)"));
+}
+
+int64_t packed_byte_size(ElementType t, int64_t count) {
+    const int bits = traits(t).bits;
+    if (bits == 0 || count < 0) return -1;
+    if (count > (INT64_MAX - 7) / bits) return -1;
+    return (count * bits + 7) / 8;
 }
 
 ElementType element_type_from_npy(std::string_view descr) {

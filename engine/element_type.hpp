@@ -1,7 +1,9 @@
-// Element types irlite stores and computes, with a table of their traits.
+// Element types: every type OpenVINO defines, with a table of their traits.
 //
-// Sub-byte types (u1, u4, i4, nf4, ...), f8 types and string are recognised by the parser so that
-// it can say precisely that they are unsupported, but they are not ElementType values.
+// The first kNumElementTypes values are the types irlite stores and computes with (tensors,
+// kernels, .npy files). The others (sub-byte u1 .. u6, i4, nf4, the f8/f4 types, string, and
+// `dynamic`) are valid IR: `check` accepts them and propagates them through the graph, but no
+// tensor of them is ever made; running an op on one is refused when the model is compiled.
 #pragma once
 
 #include <cstddef>
@@ -11,9 +13,16 @@
 
 namespace irlite {
 
-enum class ElementType : uint8_t { f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, boolean };
+enum class ElementType : uint8_t {
+    // Stored and computed by irlite.
+    f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, boolean,
+    // Valid IR that irlite does not store (is_storable() is false).
+    u1, u2, u3, u4, u6, i4, nf4, f8e4m3, f8e5m2, f4e2m1, f8e8m0, string,
+    dynamic,  // OpenVINO's "dynamic" (older spelling "undefined"): any type, decided at run time
+};
 
-inline constexpr int kNumElementTypes = 13;
+inline constexpr int kNumElementTypes = 13;     // the storable types, which come first
+inline constexpr int kNumAllElementTypes = 26;  // every ElementType value
 
 struct ElementTypeTraits {
     const char* name;       // "f32": the IR's element_type spelling and irlite's own
@@ -23,6 +32,7 @@ struct ElementTypeTraits {
     bool is_float;
     bool is_signed;         // true for signed integers and floats
     bool is_integral;       // integers only (boolean is not integral)
+    int bits;               // bits per element (8 x size for storable types; 0 for string, dynamic)
 };
 
 const ElementTypeTraits& traits(ElementType t);
@@ -30,12 +40,19 @@ inline size_t element_size(ElementType t) { return traits(t).size; }
 inline const char* to_string(ElementType t) { return traits(t).name; }
 inline bool is_float(ElementType t) { return traits(t).is_float; }
 inline bool is_integral(ElementType t) { return traits(t).is_integral; }
+// True for the types irlite stores (f16 .. boolean); false for sub-byte, f8, string, dynamic.
+inline bool is_storable(ElementType t) { return static_cast<int>(t) < kNumElementTypes; }
 
-// Parses an element type in either spelling ("f32"/"FP32", "boolean"/"BOOL", ...).
-// Throws Error(kind Unsupported, code "unsupported-element-type") for real OpenVINO types irlite
-// does not handle (u1, u4, i4, nf4, f8*, string, ...), and Error(kind Parse, code
+// Parses an element type in either of OpenVINO's spellings: the lower-case name ("f32", "u1",
+// "string", "dynamic") or the upper-case port precision ("FP32", "BIN", "STRING", "UNSPECIFIED").
+// Every type OpenVINO defines is accepted, storable or not. Throws Error(kind Parse, code
 // "unknown-element-type") for anything else; the caller adds the location.
 ElementType parse_element_type(std::string_view text);
+
+// Bytes that `count` elements of type t take in the .bin: sub-byte types are packed (u4: two per
+// byte, rounded up). -1 for string and dynamic, whose size is not a function of the count, and
+// when the size overflows.
+int64_t packed_byte_size(ElementType t, int64_t count);
 
 // numpy dtype string ("<f4", "|b1", "|u1", ...) -> type. Throws Error(kind Input) when unsupported.
 ElementType element_type_from_npy(std::string_view descr);
@@ -79,6 +96,7 @@ decltype(auto) dispatch_type(ElementType t, F&& f) {
         case ElementType::u32: return f(uint32_t{});
         case ElementType::u64: return f(uint64_t{});
         case ElementType::boolean: return f(bool{});
+        default: break;  // not storable: the graph builder never lets a kernel see one
     }
     return f(float{});  // unreachable
 }

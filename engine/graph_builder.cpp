@@ -10,6 +10,7 @@
 //      nodes whose inputs are all known.
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -23,7 +24,7 @@ Location layer_location(const IrDocument& doc, const IrLayer& layer, int64_t lin
     Location where;
     where.file = doc.xml_path;
     where.line = line > 0 ? line : layer.line;
-    if (layer.id >= 0) where.layer_id = static_cast<uint64_t>(layer.id);
+    where.layer_id = layer.id;
     where.layer_name = layer.name;
     where.layer_type = layer.type;
     where.opset = layer.version;
@@ -34,6 +35,19 @@ std::string dims_text(const std::vector<int64_t>& dims) {
     std::string s = "[";
     for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
     return s + "]";
+}
+
+// True when the known dims multiply to more than INT64_MAX elements (an empty dim makes the tensor
+// empty whatever the others are; dynamic dims are left out).
+bool element_count_overflows(const std::vector<int64_t>& dims) {
+    if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return false;
+    int64_t count = 1;
+    for (const int64_t d : dims) {
+        if (d <= 0) continue;
+        if (count > std::numeric_limits<int64_t>::max() / d) return true;
+        count *= d;
+    }
+    return false;
 }
 
 struct EdgeEnd {
@@ -107,15 +121,15 @@ private:
         valid_.assign(n, false);
         for (int li = 0; li < n; ++li) {
             const IrLayer& l = doc_.layers[li];
-            if (l.id < 0) {
+            if (!l.id) {
                 report(Severity::Error, ErrorKind::Graph, "layer-id-invalid", at_layer(li),
                        str("layer id \"", l.id_text, "\" is not an unsigned integer"));
                 continue;
             }
-            auto [it, inserted] = id_to_layer_.emplace(l.id, li);
+            auto [it, inserted] = id_to_layer_.emplace(*l.id, li);
             if (!inserted) {
                 report(Severity::Error, ErrorKind::Graph, "duplicate-layer-id", at_layer(li),
-                       str("layer id ", l.id, " is already used by layer '", doc_.layers[it->second].name,
+                       str("layer id ", *l.id, " is already used by layer '", doc_.layers[it->second].name,
                            "' at line ", doc_.layers[it->second].line));
                 continue;
             }
@@ -126,17 +140,20 @@ private:
 
     void check_ports(int li) {
         const IrLayer& l = doc_.layers[li];
-        std::unordered_set<int64_t> seen;
+        std::unordered_set<uint64_t> seen;
         auto check = [&](const IrPort& p, int pos, bool output) {
             Location w = at_port(li, pos, output);
-            if (p.id < 0) {
+            if (!p.id) {
                 report(Severity::Error, ErrorKind::Graph, "port-id-invalid", w,
                        str("port id \"", p.id_text, "\" is not an unsigned integer"));
-            } else if (!seen.insert(p.id).second) {
+            } else if (!seen.insert(*p.id).second) {
                 report(Severity::Error, ErrorKind::Graph, "duplicate-port-id", w,
-                       str("port id ", p.id, " is used twice in this layer"));
+                       str("port id ", *p.id, " is used twice in this layer"));
             }
             if (!p.dims_valid) report(Severity::Error, ErrorKind::Parse, "dims-invalid", w, p.dims_error);
+            else if (element_count_overflows(p.dims))
+                report(Severity::Error, ErrorKind::Limit, "dims-overflow", w,
+                       str("dims ", dims_text(p.dims), " hold more than 2^63-1 elements: no tensor can have them"));
         };
         for (size_t i = 0; i < l.inputs.size(); ++i) check(l.inputs[i], static_cast<int>(i), false);
         for (size_t i = 0; i < l.outputs.size(); ++i) check(l.outputs[i], static_cast<int>(i), true);
@@ -146,7 +163,7 @@ private:
     // Port id -> position (the first port with that id). A linear scan for the usual handful of
     // ports; a hash map, built on first use, for layers with many: a Concat of 100,000 inputs
     // would otherwise make edge resolution quadratic.
-    int find_port(const std::vector<IrPort>& ports, int64_t id) {
+    int find_port(const std::vector<IrPort>& ports, uint64_t id) {
         constexpr size_t kLinear = 16;
         if (ports.size() <= kLinear) {
             for (size_t i = 0; i < ports.size(); ++i)
@@ -155,7 +172,8 @@ private:
         }
         auto& index = port_index_[&ports];
         if (index.empty())
-            for (size_t i = 0; i < ports.size(); ++i) index.emplace(ports[i].id, static_cast<int>(i));
+            for (size_t i = 0; i < ports.size(); ++i)
+                if (ports[i].id) index.emplace(*ports[i].id, static_cast<int>(i));
         const auto it = index.find(id);
         return it == index.end() ? -1 : it->second;
     }
@@ -163,49 +181,52 @@ private:
     void resolve_edges() {
         in_edges_.resize(doc_.layers.size());
         feeds_something_.assign(doc_.layers.size(), false);
+        output_feeds_.resize(doc_.layers.size());
+        for (size_t li = 0; li < doc_.layers.size(); ++li) output_feeds_[li].assign(doc_.layers[li].outputs.size(), false);
         for (size_t li = 0; li < doc_.layers.size(); ++li) in_edges_[li].resize(doc_.layers[li].inputs.size());
         for (const IrEdge& e : doc_.edges) {
             Location w;
             w.file = doc_.xml_path;
             w.line = e.line;
-            if (e.from_layer < 0 || e.from_port < 0 || e.to_layer < 0 || e.to_port < 0) {
+            if (!e.from_layer || !e.from_port || !e.to_layer || !e.to_port) {
                 report(Severity::Error, ErrorKind::Graph, "edge-invalid", w,
                        str("edge ", e.text, ": from-layer, from-port, to-layer and to-port must be unsigned integers"));
                 continue;
             }
-            const auto src = id_to_layer_.find(e.from_layer);
-            const auto dst = id_to_layer_.find(e.to_layer);
+            const auto src = id_to_layer_.find(*e.from_layer);
+            const auto dst = id_to_layer_.find(*e.to_layer);
             if (dst != id_to_layer_.end()) {
                 w = at_layer(dst->second, e.line);
             }
             if (src == id_to_layer_.end() || dst == id_to_layer_.end()) {
                 report(Severity::Error, ErrorKind::Graph, "edge-missing-layer", w,
                        str("edge ", e.text, ": no layer with id ",
-                           src == id_to_layer_.end() ? e.from_layer : e.to_layer));
+                           src == id_to_layer_.end() ? *e.from_layer : *e.to_layer));
                 continue;
             }
             const IrLayer& from = doc_.layers[src->second];
             const IrLayer& to = doc_.layers[dst->second];
-            const int out_pos = find_port(from.outputs, e.from_port);
+            const int out_pos = find_port(from.outputs, *e.from_port);
             if (out_pos < 0) {
-                const bool is_input = find_port(from.inputs, e.from_port) >= 0;
+                const bool is_input = find_port(from.inputs, *e.from_port) >= 0;
                 report(Severity::Error, ErrorKind::Graph, is_input ? "edge-from-input-port" : "edge-missing-port", w,
                        str("edge ", e.text, ": layer ", layer_ref(src->second),
-                           is_input ? " port " : " has no output port ", e.from_port,
+                           is_input ? " port " : " has no output port ", *e.from_port,
                            is_input ? " is an input port, not an output" : ""));
                 continue;
             }
-            const int in_pos = find_port(to.inputs, e.to_port);
+            const int in_pos = find_port(to.inputs, *e.to_port);
             if (in_pos < 0) {
-                const bool is_output = find_port(to.outputs, e.to_port) >= 0;
+                const bool is_output = find_port(to.outputs, *e.to_port) >= 0;
                 report(Severity::Error, ErrorKind::Graph, is_output ? "edge-into-output-port" : "edge-missing-port", w,
                        str("edge ", e.text, ": layer ", layer_ref(dst->second),
-                           is_output ? " port " : " has no input port ", e.to_port,
+                           is_output ? " port " : " has no input port ", *e.to_port,
                            is_output ? " is an output port, not an input" : ""));
                 continue;
             }
             in_edges_[dst->second][in_pos].push_back({src->second, out_pos, e.line});
             feeds_something_[src->second] = true;
+            output_feeds_[src->second][static_cast<size_t>(out_pos)] = true;
         }
         for (size_t li = 0; li < doc_.layers.size(); ++li) {
             if (!valid_[li]) continue;
@@ -280,11 +301,13 @@ private:
             const auto cycle_begin = std::find(path.begin(), path.end(), li);
             std::string chain;
             for (auto it = cycle_begin; it != path.end(); ++it)
-                chain += str(doc_.layers[*it].name, " (id ", doc_.layers[*it].id, ") <- ");
-            chain += str(doc_.layers[li].name, " (id ", doc_.layers[li].id, ")");
+                chain += str(doc_.layers[*it].name, " (id ", doc_.layers[*it].id_text, ") <- ");
+            chain += str(doc_.layers[li].name, " (id ", doc_.layers[li].id_text, ")");
             report(Severity::Error, ErrorKind::Graph, "cycle", at_layer(li), "the graph has a cycle: " + chain);
         }
     }
+
+    static bool is_const_type(const IrLayer& l) { return canonical_op_type(l.type) == "const"; }
 
     static bool is_sink_type(const IrLayer& l) {
         const std::string type = canonical_op_type(l.type);
@@ -339,19 +362,34 @@ private:
         }
     }
 
+    // A layer whose version names no standard opset (a custom or extension op: "extension",
+    // "custom_opset", openvino_tokenizers' ops) or an opset newer than irlite knows. OpenVINO reads
+    // it with the extension that defines it, so it is no fault of the file: check warns that the op
+    // cannot be validated and goes on with its declared outputs; run cannot run it.
+    void report_custom_op(int li, const std::optional<int>& opset) {
+        const IrLayer& l = doc_.layers[li];
+        const std::string why =
+            opset ? str("opset", *opset, " is newer than the latest opset irlite knows (opset", kLatestOpset, ")")
+                  : str("version \"", l.version, "\" is not a standard opset (opset1 .. opset", kLatestOpset,
+                        "): a custom or extension op");
+        if (options_.keep_going)
+            report(Severity::Warning, ErrorKind::Unsupported, "unsupported-op", at_layer(li),
+                   str(why, "; irlite can neither validate nor run it; its output dims are taken as declared"));
+        else
+            report(Severity::Error, ErrorKind::Unsupported, "unsupported-op", at_layer(li),
+                   str(why, "; irlite cannot run it"));
+    }
+
     void resolve_op(int li, Node& node) {
         const IrLayer& l = doc_.layers[li];
-        const std::optional<int> opset = parse_opset(l.version);
-        if (!opset) {
+        if (l.version.empty()) {
             report(Severity::Error, ErrorKind::Unsupported, "unknown-opset", at_layer(li),
-                   str("version \"", l.version, "\" is not an opset irlite knows (expected opset1 .. opset",
-                       kLatestOpset, ")"));
+                   str("the layer has no version attribute (expected opset1 .. opset", kLatestOpset, ")"));
             return;
         }
-        if (*opset > kLatestOpset) {
-            report(Severity::Error, ErrorKind::Unsupported, "unknown-opset", at_layer(li),
-                   str("version \"", l.version, "\" is newer than the latest opset irlite knows (opset",
-                       kLatestOpset, ")"));
+        const std::optional<int> opset = lookup_opset(l.type, l.version);
+        if (!opset || *opset > kLatestOpset) {
+            report_custom_op(li, opset);
             return;
         }
         const OpDef* def = registry_.find(l.type, *opset);
@@ -359,6 +397,7 @@ private:
             report_unresolved_op(li, *opset);
             return;
         }
+        warn_if_not_in_openvino_opset(li, *def, *opset);
         defs_[li] = def;
         const int n_in = static_cast<int>(l.inputs.size());
         if (n_in < def->min_inputs || n_in > def->max_inputs()) {
@@ -384,6 +423,56 @@ private:
             return;
         }
         node.def = def;
+        if (is_const_type(l)) check_const_bytes(li);
+    }
+
+    // A Const's bytes. Without weights, run cannot go on (check reports the missing .bin once, in
+    // tools/check_report.cpp, and checks the rest with Const values unknown). A size larger than
+    // element_type x shape needs: OpenVINO reads only what it needs and runs the file, so check
+    // warns; run refuses it, as such a Const almost always has a wrong shape or type. An empty
+    // Const is exempt from both: OpenVINO itself writes it with size="1".
+    void check_const_bytes(int li) {
+        const IrLayer& l = doc_.layers[li];
+        int64_t size = 0, needed = -1;
+        try {
+            const AttrReader r(l, doc_.weights.get());
+            size = r.get_i64("size");
+            const ElementType type = r.get_element_type("element_type");
+            int64_t count = 1;
+            for (const int64_t d : r.get_i64_list("shape")) {
+                if (d < 0 || (d > 0 && count > std::numeric_limits<int64_t>::max() / d)) return;  // reported by parse
+                count *= d;
+            }
+            needed = packed_byte_size(type, count);
+        } catch (const Error&) {
+            return;  // the Const's own parse has reported it
+        }
+        if (!doc_.weights && size > 0 && !options_.keep_going) {
+            report(Severity::Error, ErrorKind::Io, "bin-missing", at_layer(li, l.data_line),
+                   str("this Const needs the weights file (.bin), but none was loaded (", doc_.weights_note, ")"));
+            return;
+        }
+        if (needed > 0 && size > needed) {
+            if (options_.keep_going)
+                report(Severity::Warning, ErrorKind::Attribute, "const-size-larger", at_layer(li, l.data_line),
+                       str("size = ", size, " bytes, but element_type x shape needs ", needed,
+                           "; OpenVINO reads the first ", needed, " and ignores the rest"));
+            else
+                report(Severity::Error, ErrorKind::Attribute, "const-size-mismatch", at_layer(li, l.data_line),
+                       str("size = ", size, " bytes, but element_type x shape needs ", needed,
+                           " (irlite run requires them equal; OpenVINO accepts a larger size)"));
+        }
+    }
+
+    // The registry resolved the layer through one of the catalog's listed deviations
+    // (opset_deviations()): irlite runs it, OpenVINO would reject it.
+    void warn_if_not_in_openvino_opset(int li, const OpDef& def, int opset) {
+        const OpsetCatalogEntry* entry = find_catalog_entry(def.type, opset);
+        if (entry && entry->version == def.version) return;
+        report(Severity::Warning, ErrorKind::Unsupported, "opset-not-openvino", at_layer(li),
+               str("OpenVINO's opset", opset, " has no ", def.type, "-", def.version, " (OpenVINO has ",
+                   describe_catalog_entries(catalog_entries(def.type)), "); OpenVINO rejects this layer, ",
+                   "irlite accepts it as ", def.type, "-", def.version));
     }
 
     // No definition for (type, opset) in the registry: the catalog of OpenVINO's opsets tells a
@@ -508,10 +597,11 @@ private:
                     ok = false;
                 }
             } catch (const Error& e) {
-                report_error(e, at_layer(li));
+                report_rule_error(li, e, inputs);
                 ok = false;
             }
         }
+        if (ok && !options_.keep_going) ok = check_storable(li, *node.def, inputs, inferred);
         if (!ok) {
             // Go on with what the file declares, so that faults downstream are still found.
             inferred.clear();
@@ -524,6 +614,7 @@ private:
         node.shapes_static = std::all_of(node.outputs.begin(), node.outputs.end(),
                                          [](const OutputInfo& o) { return o.shape.is_static(); });
         if (ok) fold(graph, node, inputs);
+        if (ok && options_.keep_going && !node.shapes_static) refine_with_declared(l, node.outputs);
     }
 
     void override_parameter_shape(int li, std::vector<OutputInfo>& inferred) const {
@@ -531,24 +622,95 @@ private:
             if (layer == li && !inferred.empty()) inferred[0].shape = PartialShape(shape);
     }
 
+    static bool any_not_storable(const std::vector<InferContext::Input>& inputs) {
+        return std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return !is_storable(in.type); });
+    }
+
+    // A rule that rejects an input type irlite does not store (u1, u4, string, ...) says nothing
+    // about the file: OpenVINO defines the op on those types. Check warns and goes on with the
+    // declared outputs; run refuses the model anyway (check_storable).
+    void report_rule_error(int li, const Error& e, const std::vector<InferContext::Input>& inputs) {
+        if (!options_.keep_going || !any_not_storable(inputs)) {
+            report_error(e, at_layer(li));
+            return;
+        }
+        std::string types;
+        for (const auto& in : inputs)
+            if (!is_storable(in.type) && types.find(to_string(in.type)) == std::string::npos)
+                types += str(types.empty() ? "" : ", ", to_string(in.type));
+        report(Severity::Warning, ErrorKind::Unsupported, "unsupported-element-type", at_layer(li),
+               str("irlite cannot validate this op on element type ", types, " (", e.message(),
+                   "); its output dims are taken as declared"));
+    }
+
+    // Run mode: irlite stores f16 .. boolean only. A node whose inputs or outputs have another
+    // type (valid IR: u1, u4, string, ...) cannot run; say so when the model is compiled, not in
+    // the middle of a run.
+    bool check_storable(int li, const OpDef& def, const std::vector<InferContext::Input>& inputs,
+                        const std::vector<OutputInfo>& outputs) {
+        std::optional<ElementType> bad;
+        for (const auto& in : inputs)
+            if (!is_storable(in.type)) bad = in.type;
+        for (const auto& out : outputs)
+            if (!bad && !is_storable(out.type)) bad = out.type;
+        if (!bad) return true;
+        report(Severity::Error, ErrorKind::Unsupported, "unsupported-element-type", at_layer(li),
+               str("irlite cannot run ", def.type, "-", def.version, " on element type ", to_string(*bad),
+                   " (irlite stores f16, bf16, f32, f64, i8 .. i64, u8 .. u64 and boolean)"));
+        return false;
+    }
+
+    // Check mode: where the rule left a dim unknown (a Const value that was not loaded, an input
+    // whose producer could not be validated), the dim the file declares is taken, so that the
+    // layers downstream are still checked against it. Run mode never does this: it trusts only
+    // what it infers.
+    static void refine_with_declared(const IrLayer& l, std::vector<OutputInfo>& inferred) {
+        for (size_t pos = 0; pos < l.outputs.size() && pos < inferred.size(); ++pos) {
+            const IrPort& port = l.outputs[pos];
+            PartialShape& shape = inferred[pos].shape;
+            if (!port.dims_valid || shape.is_static()) continue;
+            if (!shape.rank_known()) {
+                shape = PartialShape(port.dims);
+                continue;
+            }
+            if (shape.rank() != port.dims.size()) continue;  // reported as dims-mismatch
+            std::vector<int64_t> dims(shape.rank());
+            for (size_t i = 0; i < dims.size(); ++i) dims[i] = shape[i] == kDynamic ? port.dims[i] : shape[i];
+            shape = PartialShape(dims);
+        }
+    }
+
+    // Declared input dims against the producer's output. OpenVINO never reads them (it re-infers),
+    // so they only witness what the writer thought. Against an output irlite inferred, a
+    // contradiction is an error: the consumer's declaration is wrong. Against an output that is
+    // itself only declared (an op irlite cannot validate), the two ends are two declarations and
+    // irlite cannot tell which is wrong: a warning.
     void check_edge(int li, int pos, const Node& producer, int out_pos, const OutputInfo& out) {
         const IrPort& port = doc_.layers[li].inputs[pos];
         if (port.dims_valid && !shapes_compatible(PartialShape(port.dims), out.shape)) {
-            report(Severity::Error, ErrorKind::ShapeRule, "dims-mismatch", at_port(li, pos, false),
-                   str("input port dims ", dims_text(port.dims), " differ from the producer's output ",
-                       to_string(out.shape), " (layer '", producer.layer->name, "' output ", out_pos, ")"),
+            const bool inferred = producer.def != nullptr;
+            report(inferred ? Severity::Error : Severity::Warning, ErrorKind::ShapeRule, "dims-mismatch",
+                   at_port(li, pos, false),
+                   str("input port dims ", dims_text(port.dims), " differ from the producer's ",
+                       inferred ? "output " : "declared output ", to_string(out.shape), " (layer '",
+                       producer.layer->name, "' output ", out_pos, ")",
+                       inferred ? "" : "; irlite cannot validate that layer, OpenVINO re-infers both"),
                    dims_text(port.dims), to_string(out.shape));
         }
-        check_precision(port, out.type, at_port(li, pos, false), "the producer's output");
+        // OpenVINO takes an edge's type from its producer and ignores the consumer's precision.
+        check_precision(port, out.type, at_port(li, pos, false), "the producer's output", Severity::Warning);
     }
 
-    void check_precision(const IrPort& port, ElementType actual, const Location& where, const char* against) {
+    void check_precision(const IrPort& port, ElementType actual, const Location& where, const char* against,
+                         Severity severity) {
         if (port.precision.empty()) return;
         try {
             const ElementType declared = parse_element_type(port.precision);
-            if (declared != actual)
-                report(Severity::Error, ErrorKind::Type, "precision-mismatch", where,
-                       str("precision ", port.precision, " differs from ", against, " type ", to_string(actual)),
+            // `dynamic` stands for any type.
+            if (declared != actual && declared != ElementType::dynamic && actual != ElementType::dynamic)
+                report(severity, ErrorKind::Type, "precision-mismatch", where,
+                       str("precision ", port.precision, " differs from ", against, " type ", to_string(actual),
+                           severity == Severity::Warning ? " (OpenVINO ignores it and uses the producer's)" : ""),
                        port.precision, to_string(actual));
         } catch (const Error& e) {
             report(Severity::Error, e.kind(), "precision-invalid", where,
@@ -567,12 +729,19 @@ private:
                            to_string(inferred[pos].shape)),
                        dims_text(port.dims), to_string(inferred[pos].shape));
             }
-            check_precision(port, inferred[pos].type, where, "the inferred");
+            // OpenVINO ignores the precision of an output that feeds nothing (POT writes FP32 on
+            // MaxPool-8's unused i64 indices): so does irlite.
+            if (output_feeds_[li][pos]) check_precision(port, inferred[pos].type, where, "the inferred", Severity::Error);
         }
     }
 
     void fold(Graph& graph, Node& node, const std::vector<InferContext::Input>& inputs) {
         if (!options_.fold_constants || !node.def->foldable) return;
+        // Values irlite cannot hold, and Consts whose bytes were not loaded, stay unknown.
+        if (any_not_storable(inputs)) return;
+        for (const OutputInfo& o : node.outputs)
+            if (!is_storable(o.type)) return;
+        if (!doc_.weights && node.def->role == OpRole::Compute && inputs.empty() && is_const_type(*node.layer)) return;
         std::vector<Tensor> values;
         for (size_t i = 0; i < inputs.size(); ++i) {
             if (inputs[i].value) {
@@ -617,14 +786,15 @@ private:
     const OpRegistry& registry_;
     const BuildOptions& options_;
     std::vector<Diagnostic> diagnostics_;
-    std::unordered_map<int64_t, int> id_to_layer_;
+    std::unordered_map<uint64_t, int> id_to_layer_;
     std::vector<bool> valid_;                          // per layer: usable id
     std::vector<std::vector<std::vector<EdgeEnd>>> in_edges_;  // per layer, per input position
     std::vector<bool> live_;
     std::vector<bool> feeds_something_;  // per layer: an edge leaves one of its outputs
+    std::vector<std::vector<bool>> output_feeds_;  // per layer, per output position: an edge leaves it
     std::vector<const OpDef*> defs_;  // per layer, once resolved
     std::vector<int> node_of_layer_;
-    std::unordered_map<const std::vector<IrPort>*, std::unordered_map<int64_t, int>> port_index_;  // see find_port
+    std::unordered_map<const std::vector<IrPort>*, std::unordered_map<uint64_t, int>> port_index_;  // see find_port
 };
 
 }  // namespace
@@ -638,7 +808,7 @@ Location Node::location(const std::string& file) const {
     Location where;
     where.file = file;
     where.line = layer->line;
-    if (layer->id >= 0) where.layer_id = static_cast<uint64_t>(layer->id);
+    where.layer_id = layer->id;
     where.layer_name = layer->name;
     where.layer_type = layer->type;
     where.opset = layer->version;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct WeightsBlob {
     std::string path;                   // for messages; empty when read from memory
 };
 
+// A layer, port or edge id. OpenVINO reads ids as unsigned 64-bit integers, so every value from 0
+// to 2^64-1 is valid; nullopt when the text is not one (sign, spaces, junk, overflow).
+using IrId = std::optional<uint64_t>;
+
 struct IrAttribute {
     std::string name;
     std::string value;
@@ -26,7 +31,7 @@ struct IrAttribute {
 
 struct IrPort {
     std::string id_text;  // the `id` attribute as written (validated by the graph builder)
-    int64_t id = -1;      // parsed id; -1 when id_text is not a valid unsigned integer
+    IrId id;              // parsed id; nullopt when id_text is not a valid unsigned integer
     std::string precision;  // as written; may be empty (input ports often have none)
     std::vector<int64_t> dims;  // the <dim> children, -1 = dynamic
     bool dims_valid = true;     // false when a <dim> was not an integer >= -1
@@ -37,7 +42,7 @@ struct IrPort {
 
 struct IrLayer {
     std::string id_text;
-    int64_t id = -1;  // -1 when id_text is not a valid unsigned integer
+    IrId id;  // nullopt when id_text is not a valid unsigned integer
     std::string name;
     std::string type;
     std::string version;  // opset name as written, e.g. "opset8"
@@ -50,7 +55,7 @@ struct IrLayer {
 };
 
 struct IrEdge {
-    int64_t from_layer = -1, from_port = -1, to_layer = -1, to_port = -1;  // -1 = unparsable
+    IrId from_layer, from_port, to_layer, to_port;  // nullopt = unparsable or missing
     std::string text;  // the edge as written, for messages
     int64_t line = 0;
 };

@@ -1,5 +1,6 @@
 #include "engine/op.hpp"
 
+#include "engine/opset_catalog.hpp"
 #include "engine/thread_pool.hpp"
 
 #include <algorithm>
@@ -252,7 +253,48 @@ std::optional<int> parse_opset(std::string_view version) {
     return n;
 }
 
+namespace {
+
+// The opsets OpenVINO's catalog gives `def`'s (type, version). An op type the catalog knows takes
+// its range from there, so that the op table and `irlite ops` cannot drift from OpenVINO's opset
+// lists; a range written in the OpDef (anything but the default opset1..latest) must agree with it.
+// A type the catalog does not know (tests' made-up ops) keeps the range it states.
+void derive_opset_range(OpDef& def) {
+    const auto rows = catalog_entries(def.type);
+    if (rows.empty()) return;
+    const OpsetCatalogEntry* row = nullptr;
+    for (const OpsetCatalogEntry* r : rows)
+        if (r->version == def.version) {
+            if (row)
+                throw Error(ErrorKind::Usage, "op-not-in-catalog",
+                            str("op ", def.type, "-", def.version, " has two runs of opsets in the catalog (",
+                                describe_catalog_entries(rows), "); irlite cannot register it as one range"));
+            row = r;
+        }
+    if (!row)
+        throw Error(ErrorKind::Usage, "op-not-in-catalog",
+                    str("op ", def.type, "-", def.version, " is not an OpenVINO op version; OpenVINO has ",
+                        describe_catalog_entries(rows)));
+    // A listed deviation widens the run by the opsets just before it (ScatterNDUpdate-3 in opset3).
+    int first = row->first_opset;
+    while (first > 1 && find_opset_deviation(def.type, def.version, first - 1)) --first;
+    const bool states_range = def.first_opset != 1 || def.last_opset != kLatestOpset;
+    if (states_range && (def.first_opset != first || def.last_opset != row->last_opset)) {
+        OpDef catalog = def;
+        catalog.first_opset = first;
+        catalog.last_opset = row->last_opset;
+        throw Error(ErrorKind::Usage, "op-not-in-catalog",
+                    str("op ", def.type, "-", def.version, " claims ", def.opset_range(), ", but OpenVINO's opsets give it ",
+                        catalog.opset_range()));
+    }
+    def.first_opset = first;
+    def.last_opset = row->last_opset;
+}
+
+}  // namespace
+
 void OpRegistry::add(OpDef def) {
+    derive_opset_range(def);
     const std::string key = canonical_op_type(def.type);
     for (const auto& d : defs_) {
         if (canonical_op_type(d.type) == key && d.first_opset <= def.last_opset && def.first_opset <= d.last_opset)

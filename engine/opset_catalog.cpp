@@ -84,6 +84,12 @@ const std::vector<OpsetCatalogEntry> kCatalog = {
     {"Xor", 1, 1, 1},
 };
 
+const std::vector<OpsetDeviation> kDeviations = {
+    // OpenVINO's ScatterNDUpdate-3 is declared in opset4 (and written as version="opset4"); the
+    // project's generated conformance corpus writes it as opset3.
+    {"ScatterNDUpdate", 3, 3, 3, "the generated conformance corpus writes ScatterNDUpdate-3 as opset3"},
+};
+
 // canonical_op_type of every row, computed once.
 const std::vector<std::string>& catalog_keys() {
     static const std::vector<std::string> keys = [] {
@@ -108,6 +114,27 @@ const OpsetCatalogEntry* find_catalog_entry(std::string_view type, int opset) {
     for (size_t i = 0; i < kCatalog.size(); ++i)
         if (kCatalog[i].first_opset <= opset && opset <= kCatalog[i].last_opset && keys[i] == key) return &kCatalog[i];
     return nullptr;
+}
+
+const std::vector<OpsetDeviation>& opset_deviations() { return kDeviations; }
+
+const OpsetDeviation* find_opset_deviation(std::string_view type, int version, int opset) {
+    const std::string key = canonical_op_type(type);
+    for (const OpsetDeviation& d : kDeviations)
+        if (d.version == version && d.first_opset <= opset && opset <= d.last_opset && canonical_op_type(d.type) == key)
+            return &d;
+    return nullptr;
+}
+
+std::optional<int> lookup_opset(std::string_view type_name, std::string_view version_text) {
+    const std::optional<int> opset = parse_opset(version_text);
+    const std::string type = canonical_op_type(type_name);
+    if (opset == 1 && (type == "mvn" || type == "roipooling" || type == "reorgyolo")) return 2;
+    const std::string version = canonical_op_type(version_text);
+    const bool legacy_opset6_type = type.rfind("experimentaldetectron", 0) == 0 || type == "grucell" ||
+                                    type == "rnncell" || type == "proposal";
+    if (!opset && legacy_opset6_type && (version == "experimental" || version == "extension")) return 6;
+    return opset;
 }
 
 std::vector<const OpsetCatalogEntry*> catalog_entries(std::string_view type) {

@@ -17,6 +17,7 @@
 // into a warning; a too-narrow one would reject a valid model).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,27 @@ const OpsetCatalogEntry* find_catalog_entry(std::string_view type, int opset);
 
 // Every row of `type` (any opset), in catalog order; empty when OpenVINO has no such op type.
 std::vector<const OpsetCatalogEntry*> catalog_entries(std::string_view type);
+
+// Opsets where irlite accepts an op version although OpenVINO's opset lists do not have it there.
+// Each is kept only because an existing corpus relies on it; the graph builder warns
+// (`opset-not-openvino`) wherever a layer uses one, since OpenVINO rejects such a layer.
+struct OpsetDeviation {
+    const char* type;
+    int version;
+    int first_opset, last_opset;  // the opsets irlite accepts beyond the catalog's
+    const char* why;
+};
+const std::vector<OpsetDeviation>& opset_deviations();
+
+// The deviation that lets `type`-`version` be used in `opset`, or null.
+const OpsetDeviation* find_opset_deviation(std::string_view type, int version, int opset);
+
+// The opset OpenVINO looks a layer of `type` with version attribute `version` up in: "opsetN" is N,
+// with OpenVINO's two legacy spellings. Old IR files write MVN, ROIPooling and ReorgYolo as opset1
+// although they entered in opset2; IR v10 writes ExperimentalDetectron*, GRUCell, RNNCell and
+// Proposal as "experimental" or "extension", which OpenVINO reads as their opset6 definitions.
+// nullopt for any other version (a custom or extension opset).
+std::optional<int> lookup_opset(std::string_view type, std::string_view version);
 
 // "Gather-1 in opset1..opset6; Gather-7 in opset7; Gather-8 in opset8..opset16"; "" for no rows.
 std::string describe_catalog_entries(const std::vector<const OpsetCatalogEntry*>& entries);

@@ -21,6 +21,7 @@ OpDef make_gather_elements_op();
 // Shape and data movement (reshape-like views, copies, shape subgraphs, types, state).
 OpDef make_reshape_op();
 OpDef make_squeeze_op();
+OpDef make_squeeze_15_op();
 OpDef make_unsqueeze_op();
 OpDef make_transpose_op();
 OpDef make_concat_op();
@@ -140,6 +141,7 @@ OpRegistry build_registry() {
              make_gather_elements_op,
              make_reshape_op,
              make_squeeze_op,
+             make_squeeze_15_op,
              make_unsqueeze_op,
              make_transpose_op,
              make_concat_op,

@@ -1,5 +1,6 @@
 // Convert-1 (opset1+): element-wise type conversion.
-// Input 0 'data': any type. Attribute destination_type (any irlite element type).
+// Input 0 'data': any type. Attribute destination_type (any OpenVINO element type; the graph
+// builder refuses to run it on one irlite does not store, such as u4).
 // Output 0: same shape, destination_type.
 // Rules (OpenVINO's, where the spec leaves room):
 //   float -> integer: NaN gives 0; the value is clamped to the destination's range, then truncated

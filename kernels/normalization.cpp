@@ -1,4 +1,4 @@
-// BatchNormInference-1 (opset1..4), BatchNormInference-5 (opset5+), MVN-1 (opset1..5), MVN-6
+// BatchNormInference-1 (opset1..4), BatchNormInference-5 (opset5+), MVN-1 (opset2..5), MVN-6
 // (opset6+), NormalizeL2-1 (opset1+).
 // BatchNormInference: inputs (v5) 0 'data' [N, C, ...] (rank >= 2), 1 'gamma', 2 'beta', 3 'mean',
 //   4 'variance' (each [C]); v1 takes the same tensors in the order gamma, beta, data, mean,
@@ -310,7 +310,7 @@ OpDef make_batch_norm_inference_1_op() { return make_batch_norm_def(1, 1, 4, kPo
 OpDef make_batch_norm_inference_5_op() { return make_batch_norm_def(5, 5, kLatestOpset, kPortsV5); }
 
 OpDef make_mvn_1_op() {
-    OpDef d = make_def("MVN", 1, 1, 5, {"data"});
+    OpDef d = make_def("MVN", 1, 2, 5, {"data"});
     d.parse_attrs = parse_mvn1;
     d.infer = [](const InferContext& ctx) { return infer_mvn(ctx, false); };
     d.compute = [](KernelContext& ctx) { compute_mvn(ctx, false); };

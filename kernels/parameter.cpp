@@ -1,4 +1,4 @@
-// Parameter-0 (every opset): a model input.
+// Parameter-1 (opset1+): a model input.
 // Attributes: element_type, shape (a PartialShape: "1,3,224,224", "?,10", "-1", "1..8,3", "2..",
 // "..5", "" for a scalar, "..." for a dynamic rank; optionally wrapped in [ ]).
 // Output 0: the tensor bound by the user, checked against element_type and shape (intervals
@@ -125,7 +125,7 @@ void compute(KernelContext& ctx) {
 OpDef make_parameter_op() {
     OpDef d;
     d.type = "Parameter";
-    d.version = 0;
+    d.version = 1;
     d.role = OpRole::Parameter;
     d.foldable = false;
     d.allocates_outputs = true;

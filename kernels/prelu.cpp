@@ -1,5 +1,7 @@
 // PRelu-1 (IR type "PReLU"; OpenVINO opset1 spec): x >= 0 ? x : slope * x.
-// Inputs: 0 'data'; 1 'slope' (data's type, rank >= 1 in the spec; a scalar is accepted too).
+// Inputs: 0 'data'; 1 'slope' (rank >= 1 in the spec; a scalar is accepted too). The spec asks for
+// data's type, but OpenVINO accepts any floating-point slope and converts it (FP16 IR v10 from
+// Model Optimizer keeps f32 slopes on f16 data): so does irlite, converting it to data's type.
 // When slope is 1-D and its length equals data's channel dim (axis 1, data rank >= 2), it applies
 // per channel; otherwise it broadcasts to data numpy-style, and must not change data's shape.
 // Output: data's type and shape. Types: f16, bf16, f32, f64. No attributes.
@@ -37,10 +39,10 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
         throw ctx.input_error(0, ErrorKind::Type, "element-type-unsupported",
                               str("PReLU does not support element type ", to_string(type),
                                   " (supported: ", type_mask_text(kFloatTypes), ")"));
-    if (ctx.type(1) != type)
-        throw ctx.input_error(1, ErrorKind::Type, "element-type-mismatch",
-                              str("slope has element type ", to_string(ctx.type(1)), "; it must have data's type ",
-                                  to_string(type)));
+    if ((kFloatTypes & type_bit(ctx.type(1))) == 0)
+        throw ctx.input_error(1, ErrorKind::Type, "element-type-unsupported",
+                              str("slope has element type ", to_string(ctx.type(1)), "; it must be a floating-point type (",
+                                  type_mask_text(kFloatTypes), "), converted to data's type ", to_string(type)));
     const PartialShape& data = ctx.shape(0);
     const PartialShape& slope = ctx.shape(1);
     // A 1-D slope against an unknown channel dim (or of unknown length) may still be per-channel:
@@ -58,9 +60,29 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{type, data}};
 }
 
+// The slope in data's type (a copy only when they differ).
+Tensor slope_as(const Tensor& slope, ElementType type) {
+    if (slope.type() == type) return slope;
+    Tensor out(type, slope.shape());
+    dispatch_type(slope.type(), [&](auto from_tag) {
+        using From = decltype(from_tag);
+        dispatch_type(type, [&](auto to_tag) {
+            using To = decltype(to_tag);
+            const From* in = slope.data<From>();
+            To* dst = out.data<To>();
+            for (int64_t i = 0; i < slope.num_elements(); ++i) {
+                const double v = to_compute<double>(in[i]);
+                if constexpr (std::is_same_v<To, double>) dst[i] = v;
+                else dst[i] = from_compute<To>(static_cast<float>(v));
+            }
+        });
+    });
+    return out;
+}
+
 void compute(KernelContext& ctx) {
     const Tensor& data = ctx.input(0);
-    const Tensor& slope = ctx.input(1);
+    const Tensor slope = slope_as(ctx.input(1), data.type());
     const PartialShape per_channel = effective_slope_shape(PartialShape(data.shape()), PartialShape(slope.shape()));
     // Reuse the binary elementwise kernel on (data, slope seen as [C, 1, ..., 1]).
     const std::vector<Tensor> inputs{data, slope.reshaped(per_channel.to_shape())};

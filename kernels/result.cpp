@@ -1,4 +1,4 @@
-// Result-0 (every opset): a model output. One input, no output port; what flows into it is what
+// Result-1 (opset1+): a model output. One input, no output port; what flows into it is what
 // the user gets back. Types: all.
 #include "engine/op.hpp"
 
@@ -7,7 +7,7 @@ namespace irlite {
 OpDef make_result_op() {
     OpDef d;
     d.type = "Result";
-    d.version = 0;
+    d.version = 1;
     d.input_roles = {"data"};
     d.min_inputs = 1;
     d.num_outputs = 0;

@@ -1,9 +1,13 @@
-// Squeeze-1 (opset1+): removes dims of size 1 (zero-copy: the output is a view of the input).
+// Squeeze-1 (opset1..14) and Squeeze-15 (opset15+): removes dims of size 1 (zero-copy: the output
+// is a view of the input).
 // Inputs: 0 'data' (any type), 1 'axes' (optional; scalar or 1-D, any integer type; a value input).
 // Without axes every dim equal to 1 is removed. With axes (each in [-r, r-1]; repeats allowed), the
 // listed dims are removed when they are 1; a listed dim that is not 1 is kept, as the current spec
 // says (OpenVINO before 2024.3 raised an error). At load time a listed dim that is unknown counts as
 // 1; without axes, an unknown dim makes the output rank unknown.
+// Squeeze-15 adds the attribute allow_axis_skip (default false): when true, a listed dim that is
+// unknown may turn out not to be 1 and be kept, so the output rank is unknown until it is known.
+// Once shapes are known both versions compute the same thing.
 #include <algorithm>
 
 #include "engine/op.hpp"
@@ -13,6 +17,10 @@
 
 namespace irlite {
 namespace {
+
+struct SqueezeAttrs : OpAttrs {
+    bool allow_axis_skip = false;  // Squeeze-15 only
+};
 
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const ElementType type = ctx.type(0);
@@ -39,6 +47,8 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     } else {
         for (int64_t axis : detail::read_index_values(ctx, 1)) {
             const size_t a = static_cast<size_t>(detail::normalize_axis_at(ctx, 1, axis, rank));
+            if (in[a] == kDynamic && ctx.attrs<SqueezeAttrs>().allow_axis_skip)
+                return {{type, PartialShape::dynamic_rank()}};
             remove[a] = in[a] == 1 || in[a] == kDynamic;
         }
     }
@@ -53,20 +63,28 @@ void compute(KernelContext& ctx) {
     ctx.output(0) = ctx.input(0).reshaped(out[0].shape.to_shape());
 }
 
-}  // namespace
-
-OpDef make_squeeze_op() {
+OpDef make_squeeze_def(int version) {
     OpDef d;
     d.type = "Squeeze";
-    d.version = 1;
+    d.version = version;
     d.input_roles = {"data", "axes"};
     d.min_inputs = 1;
     d.value_inputs = inputs(1);
     d.allocates_outputs = true;
+    d.parse_attrs = [version](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
+        auto a = std::make_unique<SqueezeAttrs>();
+        if (version >= 15) a->allow_axis_skip = r.get_bool("allow_axis_skip", false);
+        return a;
+    };
     d.infer = infer;
     d.prepare = detail::prepare_as_view;
     d.compute = compute;
     return d;
 }
+
+}  // namespace
+
+OpDef make_squeeze_op() { return make_squeeze_def(1); }
+OpDef make_squeeze_15_op() { return make_squeeze_def(15); }
 
 }  // namespace irlite

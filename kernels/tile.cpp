@@ -1,4 +1,4 @@
-// Tile-0 (IR "Tile", opset1+): repeats a tensor along each dim.
+// Tile-1 (opset1+): repeats a tensor along each dim.
 // Inputs: 0 'data' (any type), 1 'repeats' (1-D, any integer type, values >= 0; a value input).
 // When repeats is shorter than data's rank it is padded with 1s in front; when longer, data's
 // shape is padded with 1s in front. Output dim i = data dim i x repeats[i].
@@ -80,7 +80,7 @@ void compute(KernelContext& ctx) {
 OpDef make_tile_op() {
     OpDef d;
     d.type = "Tile";
-    d.version = 0;
+    d.version = 1;
     d.input_roles = {"data", "repeats"};
     d.min_inputs = 2;
     d.value_inputs = inputs(1);

@@ -66,17 +66,24 @@ std::string_view trim(std::string_view s) {
 }
 
 // Strict whole-string unsigned parse: digits only (no sign, no spaces, no suffix), at most
-// INT64_MAX. Returns -1 otherwise.
-int64_t parse_unsigned(std::string_view text) {
-    if (text.empty()) return -1;
-    int64_t value = 0;
+// 2^64-1 (OpenVINO reads ids as unsigned 64-bit). nullopt otherwise.
+IrId parse_id(std::string_view text) {
+    if (text.empty()) return std::nullopt;
+    uint64_t value = 0;
     for (const char c : text) {
-        if (c < '0' || c > '9') return -1;
-        const int digit = c - '0';
-        if (value > (std::numeric_limits<int64_t>::max() - digit) / 10) return -1;
+        if (c < '0' || c > '9') return std::nullopt;
+        const auto digit = static_cast<uint64_t>(c - '0');
+        if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10) return std::nullopt;
         value = value * 10 + digit;
     }
     return value;
+}
+
+// The same for values that must fit int64 (dims, the IR version); -1 otherwise.
+int64_t parse_unsigned(std::string_view text) {
+    const IrId v = parse_id(text);
+    if (!v || *v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return -1;
+    return static_cast<int64_t>(*v);
 }
 
 // A <dim>: an int64 >= -1, optionally surrounded by XML whitespace (pretty-printed files).
@@ -206,7 +213,7 @@ private:
             else if (name == "version") layer.version = a.value();
             else layer.layer_attributes.push_back({a.name(), a.value()});
         }
-        layer.id = parse_unsigned(layer.id_text);
+        layer.id = parse_id(layer.id_text);
         const pugi::xml_node data = node.child("data");
         layer.data_line = data ? line(data) : layer.line;
         for (const pugi::xml_attribute a : data.attributes()) layer.attributes.push_back({a.name(), a.value()});
@@ -221,7 +228,7 @@ private:
         IrPort port;
         port.line = line(node);
         port.id_text = node.attribute("id").value();
-        port.id = parse_unsigned(port.id_text);
+        port.id = parse_id(port.id_text);
         port.precision = node.attribute("precision").value();
         if (const pugi::xml_attribute names = node.attribute("names")) port.names = split_names(names.value());
         for (pugi::xml_node dim = node.child("dim"); dim; dim = dim.next_sibling("dim")) {
@@ -245,10 +252,10 @@ private:
         const char* from_port = node.attribute("from-port").value();
         const char* to_layer = node.attribute("to-layer").value();
         const char* to_port = node.attribute("to-port").value();
-        edge.from_layer = parse_unsigned(from_layer);
-        edge.from_port = parse_unsigned(from_port);
-        edge.to_layer = parse_unsigned(to_layer);
-        edge.to_port = parse_unsigned(to_port);
+        edge.from_layer = parse_id(from_layer);
+        edge.from_port = parse_id(from_port);
+        edge.to_layer = parse_id(to_layer);
+        edge.to_port = parse_id(to_port);
         edge.text = str("from-layer=\"", from_layer, "\" from-port=\"", from_port, "\" to-layer=\"", to_layer,
                         "\" to-port=\"", to_port, "\"");
         return edge;
@@ -313,6 +320,13 @@ IrDocument read_ir_memory(std::string_view xml_text, std::shared_ptr<WeightsBlob
     return doc;
 }
 
+IrDocument read_ir_xml_only(const std::string& xml_path) {
+    const std::string text = read_whole_file(xml_path);
+    IrDocument doc = Reader(text, xml_path).read();
+    doc.weights_note = "weights not read (--no-weights)";
+    return doc;
+}
+
 IrDocument read_ir_file(const std::string& xml_path, const std::string& bin_path) {
     const std::string text = read_whole_file(xml_path);
     IrDocument doc = Reader(text, xml_path).read();
@@ -323,7 +337,7 @@ IrDocument read_ir_file(const std::string& xml_path, const std::string& bin_path
     const std::string guess = default_bin_path(xml_path);
     // A path that exists but cannot be mapped (a directory, no permission) is an error, not "absent".
     if (file_exists(guess)) doc.weights = map_weights_file(guess);
-    else doc.weights_note = str("no weights file: '", guess, "' does not exist");
+    else doc.weights_note = str("the weights file '", guess, "' does not exist");
     return doc;
 }
 

@@ -8,8 +8,8 @@
 //   Error(kind Io, "bin-unreadable")      the weights file cannot be mapped (parser/weights.hpp)
 // Everything else is recorded in the document and reported later by the graph builder, so that
 // `irlite check` can report every problem, not only the first:
-//   - layer, port and edge ids are parsed strictly (digits only, no sign, no spaces, <= 2^63-1);
-//     anything else gives -1 with the text kept in id_text / IrEdge::text;
+//   - layer, port and edge ids are parsed strictly (digits only, no sign, no spaces, <= 2^64-1);
+//     anything else gives nullopt with the text kept in id_text / IrEdge::text;
 //   - <dim> is an int64 >= -1 (surrounding whitespace allowed); '?', intervals or junk give
 //     dims_valid=false, a dims_error naming the first bad dim, and -1 in its place;
 //   - port precision, layer type and version are kept exactly as written;
@@ -34,6 +34,10 @@ namespace irlite {
 // else from the xml path with its extension replaced by ".bin" when that file exists; otherwise
 // weights stay null and weights_note says which file was looked for (fine for a model without Const).
 IrDocument read_ir_file(const std::string& xml_path, const std::string& bin_path = "");
+
+// Reads xml_path alone, leaving the weights null even when a .bin sits beside it (check
+// --no-weights); weights_note says so.
+IrDocument read_ir_xml_only(const std::string& xml_path);
 
 // Reads IR text held in memory. `weights` may be null (weights_note says so then).
 // `display_name` stands for the file in messages.

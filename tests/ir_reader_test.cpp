@@ -58,18 +58,18 @@ TEST(IrReader, LayersAndEdgesKeepFileOrderWithIdsOutOfOrder) {
     EXPECT_EQ(doc.name, "m");
     EXPECT_EQ(doc.ir_version, 11);
     ASSERT_EQ(doc.layers.size(), 2u);
-    EXPECT_EQ(doc.layers[0].id, 7);
+    EXPECT_EQ(doc.layers[0].id, 7u);
     EXPECT_EQ(doc.layers[0].name, "out");
     EXPECT_EQ(doc.layers[0].type, "Result");
     EXPECT_EQ(doc.layers[0].version, "opset1");
-    EXPECT_EQ(doc.layers[1].id, 3);
+    EXPECT_EQ(doc.layers[1].id, 3u);
     ASSERT_EQ(doc.edges.size(), 2u);
-    EXPECT_EQ(doc.edges[0].from_layer, 3);
-    EXPECT_EQ(doc.edges[0].from_port, 1);
-    EXPECT_EQ(doc.edges[0].to_layer, 7);
-    EXPECT_EQ(doc.edges[0].to_port, 0);
-    EXPECT_EQ(doc.edges[1].from_layer, 12);
-    EXPECT_EQ(doc.edges[1].to_port, 2);
+    EXPECT_EQ(doc.edges[0].from_layer, 3u);
+    EXPECT_EQ(doc.edges[0].from_port, 1u);
+    EXPECT_EQ(doc.edges[0].to_layer, 7u);
+    EXPECT_EQ(doc.edges[0].to_port, 0u);
+    EXPECT_EQ(doc.edges[1].from_layer, 12u);
+    EXPECT_EQ(doc.edges[1].to_port, 2u);
 }
 
 TEST(IrReader, PortIdsAreNotPositions) {
@@ -79,11 +79,11 @@ TEST(IrReader, PortIdsAreNotPositions) {
         "<output><port id=\"9\" precision=\"FP32\"><dim>2</dim></port></output></layer>\n"));
     const IrLayer& l = doc.layers.at(0);
     ASSERT_EQ(l.inputs.size(), 2u);
-    EXPECT_EQ(l.inputs[0].id, 5);
+    EXPECT_EQ(l.inputs[0].id, 5u);
     EXPECT_EQ(l.inputs[0].id_text, "5");
-    EXPECT_EQ(l.inputs[1].id, 3);
+    EXPECT_EQ(l.inputs[1].id, 3u);
     ASSERT_EQ(l.outputs.size(), 1u);
-    EXPECT_EQ(l.outputs[0].id, 9);
+    EXPECT_EQ(l.outputs[0].id, 9u);
     EXPECT_EQ(l.outputs[0].dims, (std::vector<int64_t>{2}));
 }
 
@@ -172,24 +172,27 @@ TEST(IrReader, PrecisionKeptAsWritten) {
 struct IdRow {
     const char* label;
     const char* text;
-    int64_t expected;
+    IrId expected;  // nullopt: rejected
 };
 
+// OpenVINO reads ids as unsigned 64-bit integers: the whole u64 range is valid.
 const std::vector<IdRow> kIdRows = {
     {"zero", "0", 0},
     {"plain", "42", 42},
     {"leading_zeros", "007", 7},
-    {"int64_max", "9223372036854775807", 9223372036854775807LL},
-    {"overflow", "9223372036854775808", -1},
-    {"huge", "99999999999999999999999", -1},
-    {"suffix", "1x", -1},
-    {"negative", "-3", -1},
-    {"plus_sign", "+1", -1},
-    {"empty", "", -1},
-    {"leading_space", " 1", -1},
-    {"trailing_space", "1 ", -1},
-    {"hex", "0x10", -1},
-    {"float", "1.0", -1},
+    {"int64_max", "9223372036854775807", 9223372036854775807ULL},
+    {"above_int64_max", "9223372036854775808", 9223372036854775808ULL},
+    {"uint64_max", "18446744073709551615", 18446744073709551615ULL},
+    {"overflow", "18446744073709551616", std::nullopt},
+    {"huge", "99999999999999999999999", std::nullopt},
+    {"suffix", "1x", std::nullopt},
+    {"negative", "-3", std::nullopt},
+    {"plus_sign", "+1", std::nullopt},
+    {"empty", "", std::nullopt},
+    {"leading_space", " 1", std::nullopt},
+    {"trailing_space", "1 ", std::nullopt},
+    {"hex", "0x10", std::nullopt},
+    {"float", "1.0", std::nullopt},
 };
 
 TEST(IrReader, LayerAndPortIdsParseStrictly) {
@@ -213,15 +216,15 @@ TEST(IrReader, EdgeFieldsParseStrictly) {
         const IrDocument doc = parse(net("", edge));
         const IrEdge& e = doc.edges.at(0);
         EXPECT_EQ(e.from_layer, row.expected) << row.label;
-        EXPECT_EQ(e.from_port, 1) << row.label;
-        EXPECT_EQ(e.to_layer, 2) << row.label;
+        EXPECT_EQ(e.from_port, 1u) << row.label;
+        EXPECT_EQ(e.to_layer, 2u) << row.label;
         EXPECT_EQ(e.to_port, row.expected) << row.label;
         EXPECT_NE(e.text.find(std::string("from-layer=\"") + row.text + "\""), std::string::npos) << e.text;
     }
     // A missing attribute is unparsable too.
     const IrDocument doc = parse(net("", "<edge from-layer=\"1\" to-layer=\"2\" to-port=\"0\"/>\n"));
-    EXPECT_EQ(doc.edges.at(0).from_port, -1);
-    EXPECT_EQ(doc.edges.at(0).from_layer, 1);
+    EXPECT_EQ(doc.edges.at(0).from_port, std::nullopt);
+    EXPECT_EQ(doc.edges.at(0).from_layer, 1u);
 }
 
 // ---- dims ----------------------------------------------------------------------------------
@@ -520,11 +523,11 @@ TEST(IrReaderRealModels, OpenVinoWrittenFilesParse) {
         EXPECT_TRUE(doc.ir_version == 10 || doc.ir_version == 11) << name;
         EXPECT_FALSE(doc.layers.empty()) << name;
         for (const IrLayer& l : doc.layers) {
-            EXPECT_GE(l.id, 0) << name << " layer " << l.id_text;
+            EXPECT_TRUE(l.id.has_value()) << name << " layer " << l.id_text;
             EXPECT_GT(l.line, 1) << name;
             for (const IrPort& p : l.outputs) EXPECT_TRUE(p.dims_valid) << name << ": " << p.dims_error;
         }
-        for (const IrEdge& e : doc.edges) EXPECT_GE(e.to_port, 0) << name << ": " << e.text;
+        for (const IrEdge& e : doc.edges) EXPECT_TRUE(e.to_port.has_value()) << name << ": " << e.text;
         ++seen;
     }
     if (seen == 0) GTEST_SKIP() << "no ms_* models in " << root;

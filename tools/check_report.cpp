@@ -33,8 +33,8 @@ void port_positions_to_ids(const IrDocument& doc, std::vector<Diagnostic>& findi
         const IrLayer* l = &doc.layers[static_cast<size_t>(li)];
         const std::vector<IrPort>& ports = d.where.port_is_output ? l->outputs : l->inputs;
         const size_t pos = static_cast<size_t>(d.where.port);
-        if (pos < ports.size() && ports[pos].id >= 0 && ports[pos].id <= INT32_MAX)
-            d.where.port = static_cast<int>(ports[pos].id);
+        if (pos < ports.size() && ports[pos].id && *ports[pos].id <= INT32_MAX)
+            d.where.port = static_cast<int>(*ports[pos].id);
     }
 }
 
@@ -45,7 +45,7 @@ int finding_layer_index(const IrDocument& doc, const Diagnostic& d) {
     int first = -1;
     for (size_t li = 0; li < doc.layers.size(); ++li) {
         const IrLayer& l = doc.layers[li];
-        if (l.id < 0 || static_cast<uint64_t>(l.id) != *d.where.layer_id) continue;
+        if (l.id != d.where.layer_id) continue;
         if (first < 0) first = static_cast<int>(li);
         bool on_line = l.line == d.where.line || l.data_line == d.where.line;
         for (const auto* ports : {&l.inputs, &l.outputs})
@@ -116,8 +116,47 @@ void apply_shape_overrides(IrDocument& doc, const std::vector<ShapeOverride>& ov
     }
 }
 
+namespace {
+
+// The Const layers that need bytes from the .bin (size > 0).
+size_t consts_needing_bytes(const IrDocument& doc, const IrLayer** first) {
+    size_t n = 0;
+    for (const IrLayer& l : doc.layers) {
+        if (canonical_op_type(l.type) != "const") continue;
+        for (const IrAttribute& a : l.attributes)
+            if (a.name == "size" && trim(a.value) != "0" && !trim(a.value).empty()) {
+                if (n++ == 0) *first = &l;
+                break;
+            }
+    }
+    return n;
+}
+
+// One finding for a missing .bin, instead of one per Const.
+void report_missing_weights(const IrDocument& doc, std::vector<Diagnostic>& findings) {
+    const IrLayer* first = nullptr;
+    const size_t n = consts_needing_bytes(doc, &first);
+    if (n == 0) return;
+    Diagnostic d;
+    d.severity = Severity::Error;
+    d.kind = ErrorKind::Io;
+    d.code = "bin-missing";
+    d.where.file = doc.xml_path;
+    d.where.line = first->line;  // at the first Const that needs it
+    d.where.layer_id = first->id;
+    d.where.layer_name = first->name;
+    d.where.layer_type = first->type;
+    d.where.opset = first->version;
+    d.message = str(doc.weights_note, "; ", n, " Const layer", n == 1 ? " needs" : "s need",
+                    " it. Everything else was checked with Const values unknown; pass the weights with -w FILE, ",
+                    "or --no-weights to check without them");
+    findings.push_back(std::move(d));
+}
+
+}  // namespace
+
 CheckReport run_check(const std::string& xml_path, const std::string& bin_path,
-                      const std::vector<ShapeOverride>& overrides) {
+                      const std::vector<ShapeOverride>& overrides, bool no_weights) {
     CheckReport report;
     report.file = xml_path;
     const auto add_finding = [&](Diagnostic d) {
@@ -126,7 +165,7 @@ CheckReport run_check(const std::string& xml_path, const std::string& bin_path,
     };
     std::optional<IrDocument> doc;
     try {
-        doc = read_ir_file(xml_path, bin_path);
+        doc = no_weights ? read_ir_xml_only(xml_path) : read_ir_file(xml_path, bin_path);
     } catch (const Error& e) {
         add_finding(Diagnostic::from_error(e));
     }
@@ -148,6 +187,7 @@ CheckReport run_check(const std::string& xml_path, const std::string& bin_path,
             d.message = str("checking stopped: ", e.what());
             add_finding(std::move(d));
         }
+        if (!report.document->weights && !no_weights) report_missing_weights(*report.document, report.findings);
         port_positions_to_ids(*report.document, report.findings);
     }
     std::stable_sort(report.findings.begin(), report.findings.end(),

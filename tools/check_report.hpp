@@ -42,8 +42,11 @@ struct CheckReport {
 
 // Reads the model and builds its graph in check mode (every finding collected). Problems with the
 // file itself (not well-formed, no <net>, unsupported IR version, unreadable) are findings too.
+// Without weights (no_weights, or no .bin found) Const values are unknown: everything that does not
+// need them is still checked, and dims that depend on them are taken as declared. A .bin that is
+// simply absent (and no_weights not given) is one `bin-missing` error, suggesting --no-weights.
 CheckReport run_check(const std::string& xml_path, const std::string& bin_path,
-                      const std::vector<ShapeOverride>& overrides = {});
+                      const std::vector<ShapeOverride>& overrides = {}, bool no_weights = false);
 
 // Index in doc.layers of the layer a finding is about (its id, and where ids are duplicated the one
 // whose element is on the finding's line), or -1.

@@ -9,7 +9,7 @@ namespace irlite::cli {
 namespace {
 
 const char* kCheckHelp =
-    "usage: irlite check MODEL.xml [-w MODEL.bin] [--json] [--shape NAME=[dims]]...\n"
+    "usage: irlite check MODEL.xml [-w MODEL.bin | --no-weights] [--json] [--shape NAME=[dims]]...\n"
     "\n"
     "Validates the model without running it and reports every problem found, each located in the\n"
     "XML: one finding per line, 'file:line: severity: [code] layer 'name' (Type id=N) port P: message'\n"
@@ -17,6 +17,9 @@ const char* kCheckHelp =
     "dims the file declares, so one fault does not hide others.\n"
     "\n"
     "  -w, --weights FILE   the weights (.bin); default: MODEL.xml with the extension .bin\n"
+    "      --no-weights     check without the weights (published IR often comes without its .bin):\n"
+    "                       structure, edges, ops, attributes, precisions and shapes, with Const\n"
+    "                       values unknown (dims that depend on them are taken as declared)\n"
     "      --json           print exactly one JSON document instead:\n"
     "                       {\"file\", \"ir_version\", \"valid\", \"errors\": [{\"code\", \"severity\", \"line\",\n"
     "                        \"layer_id\", \"layer_name\", \"layer_type\", \"port\", \"message\", \"declared\",\n"
@@ -87,7 +90,7 @@ int check_command(const std::vector<std::string>& args) {
     ArgCursor cur(args);
     std::string model_path, bin_path, value;
     std::vector<ShapeOverride> overrides;
-    bool json = false;
+    bool json = false, no_weights = false;
     while (!cur.done()) {
         if (cur.take_flag({"-h", "--help"})) {
             std::cout << kCheckHelp;
@@ -95,6 +98,10 @@ int check_command(const std::vector<std::string>& args) {
         }
         if (cur.take_flag({"--json"})) {
             json = true;
+            continue;
+        }
+        if (cur.take_flag({"--no-weights"})) {
+            no_weights = true;
             continue;
         }
         if (cur.take_option({"-w", "--weights"}, bin_path)) continue;
@@ -107,8 +114,9 @@ int check_command(const std::vector<std::string>& args) {
         model_path = cur.take_positional();
     }
     if (model_path.empty()) throw UsageError("check: no model given");
+    if (no_weights && !bin_path.empty()) throw UsageError("check: --no-weights and -w/--weights exclude each other");
 
-    const CheckReport report = run_check(model_path, bin_path, overrides);
+    const CheckReport report = run_check(model_path, bin_path, overrides, no_weights);
     if (json) std::cout << print_json(report) << "\n";
     else print_text(report);
     return report.valid() ? kExitOk : kExitError;

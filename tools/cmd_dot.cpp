@@ -51,9 +51,9 @@ std::string port_label(const std::string& precision, const std::vector<int64_t>&
     return s + "]";
 }
 
-int find_port(const std::vector<IrPort>& ports, int64_t id) {
+int find_port(const std::vector<IrPort>& ports, const IrId& id) {
     for (size_t i = 0; i < ports.size(); ++i)
-        if (ports[i].id == id) return static_cast<int>(i);
+        if (id && ports[i].id == id) return static_cast<int>(i);
     return -1;
 }
 
@@ -78,9 +78,9 @@ std::string to_dot(const CheckReport& report) {
     std::unordered_map<const IrLayer*, const Node*> node_of;
     if (report.graph)
         for (const Node& n : report.graph->nodes) node_of[n.layer] = &n;
-    std::unordered_map<int64_t, int> layer_of_id;  // the first layer with each id, as edges resolve
+    std::unordered_map<uint64_t, int> layer_of_id;  // the first layer with each id, as edges resolve
     for (size_t li = 0; li < doc.layers.size(); ++li)
-        if (doc.layers[li].id >= 0) layer_of_id.emplace(doc.layers[li].id, static_cast<int>(li));
+        if (doc.layers[li].id) layer_of_id.emplace(*doc.layers[li].id, static_cast<int>(li));
 
     std::string out = "digraph " + quoted(doc.name.empty() ? std::string("model") : doc.name) + " {\n";
     out += "  graph [rankdir=TB, fontname=\"Helvetica\", tooltip=" + quoted(report.file) + "];\n";
@@ -106,7 +106,8 @@ std::string to_dot(const CheckReport& report) {
         out += "  L" + std::to_string(i) + " [" + attrs + "];\n";
     }
     for (const IrEdge& e : doc.edges) {
-        const auto src = layer_of_id.find(e.from_layer), dst = layer_of_id.find(e.to_layer);
+        if (!e.from_layer || !e.to_layer || !e.to_port) continue;  // a finding of its own
+        const auto src = layer_of_id.find(*e.from_layer), dst = layer_of_id.find(*e.to_layer);
         if (src == layer_of_id.end() || dst == layer_of_id.end()) continue;  // a finding of its own
         const IrLayer& from = doc.layers[static_cast<size_t>(src->second)];
         const int out_pos = find_port(from.outputs, e.from_port);
@@ -122,7 +123,7 @@ std::string to_dot(const CheckReport& report) {
             }
         }
         std::string attrs = "label=" + quoted(label);
-        const auto pf = port_findings.find({dst->second, static_cast<int>(e.to_port)});
+        const auto pf = port_findings.find({dst->second, static_cast<int>(*e.to_port)});
         if (pf != port_findings.end()) attrs += ", color=red, fontcolor=red, penwidth=2, tooltip=" + quoted(pf->second);
         out += "  L" + std::to_string(src->second) + " -> L" + std::to_string(dst->second) + " [" + attrs + "];\n";
     }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/op.hpp"
+#include "engine/opset_catalog.hpp"
 #include "tools/check_report.hpp"
 #include "tools/cli.hpp"
 #include "tools/json.hpp"
@@ -96,7 +97,9 @@ ModelInfo collect(const CheckReport& report) {
         const std::optional<int> opset = parse_opset(l.version);
         if (opset) use.opsets.insert(*opset);
         else use.other_versions.insert(l.version);
-        if (!opset || !OpRegistry::builtin().find(l.type, *opset)) use.cannot_run.insert(opset ? *opset : 0);
+        // Looked up as the graph builder does (MVN written as opset1 runs as MVN-1 of opset2).
+        const std::optional<int> lookup = lookup_opset(l.type, l.version);
+        if (!lookup || !OpRegistry::builtin().find(l.type, *lookup)) use.cannot_run.insert(opset ? *opset : 0);
         if (canonical_op_type(l.type) == "const")
             for (const IrAttribute& a : l.attributes)
                 if (a.name == "size" && !a.value.empty() && a.value.size() <= 19 &&

@@ -16,7 +16,7 @@ const char* kUsage =
     "commands:\n"
     "  run    MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-o OUTDIR]\n"
     "         run the model on .npy inputs; write each output as OUTDIR/<name>.npy, or print them\n"
-    "  check  MODEL.xml [-w MODEL.bin] [--json] [--shape NAME=[dims]]...\n"
+    "  check  MODEL.xml [-w MODEL.bin | --no-weights] [--json] [--shape NAME=[dims]]...\n"
     "         validate the model without running it and report every problem found\n"
     "  info   MODEL.xml [-w MODEL.bin] [--json]\n"
     "         summarise inputs, outputs and ops\n"

@@ -264,6 +264,25 @@ TEST(Activations, PReluRuleWithUnknownChannels) {
     EXPECT_EQ(out[0].shape, (PartialShape{kDynamic, kDynamic, 224, 224}));
 }
 
+// OpenVINO accepts a slope of another float type and converts it to data's (issue 11: FP16 IR v10
+// from Model Optimizer has f32 slope Consts on f16 data).
+TEST(Activations, PReluConvertsTheSlope) {
+    const Tensor x = make_tensor<float>({1, 2, 2}, {-1, 2, -3, 4});
+    const Tensor x16 = OpTester("Convert", 1, {{"destination_type", "f16"}}).run1({x});
+    const Tensor slope = make_tensor<float>({2}, {0.5f, 0.25f});
+    const OpTester prelu("PReLU", 1);
+    EXPECT_EQ(prelu.infer({unknown(ElementType::f16, {1, 2, 2}), unknown(ElementType::f32, {2})})[0].type,
+              ElementType::f16);
+    const Tensor out = prelu.run1({x16, slope});
+    ASSERT_EQ(out.type(), ElementType::f16);
+    const Tensor out32 = OpTester("Convert", 1, {{"destination_type", "f32"}}).run1({out});
+    EXPECT_TRUE(tensors_equal(out32, make_tensor<float>({1, 2, 2}, {-0.5f, 2, -0.75f, 4})));
+    // And an f16 slope on f64 data.
+    const Tensor slope16 = OpTester("Convert", 1, {{"destination_type", "f16"}}).run1({slope});
+    const Tensor out64 = prelu.run1({make_tensor<double>({1, 2, 1}, {-2, -4}), slope16});
+    EXPECT_TRUE(tensors_equal(out64, make_tensor<double>({1, 2, 1}, {-1, -1})));
+}
+
 TEST(Activations, PReluErrors) {
     const Tensor f = make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
     EXPECT_TRUE(throws_error([&] { OpTester("PReLU", 1).run({f, make_tensor<float>({4}, {1, 2, 3, 4})}); },
@@ -272,8 +291,9 @@ TEST(Activations, PReluErrors) {
     EXPECT_TRUE(throws_error(
         [&] { OpTester("PReLU", 1).run({make_tensor<float>({3}, {1, 2, 3}), make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}); },
         ErrorKind::ShapeRule, "broadcast-incompatible", "does not broadcast", 1));
-    EXPECT_TRUE(throws_error([&] { OpTester("PReLU", 1).run({f, make_tensor<double>({3}, {1, 2, 3})}); },
-                             ErrorKind::Type, "element-type-mismatch", "f64", 1));
+    // A slope of another float type is converted (below); a non-float slope is not.
+    EXPECT_TRUE(throws_error([&] { OpTester("PReLU", 1).run({f, make_tensor<int32_t>({3}, {1, 2, 3})}); },
+                             ErrorKind::Type, "element-type-unsupported", "i32", 1));
     EXPECT_TRUE(throws_error(
         [&] { OpTester("PReLU", 1).run({make_tensor<int32_t>({2}, {1, 2}), make_tensor<int32_t>({1}, {1})}); },
         ErrorKind::Type, "element-type-unsupported", "i32", 0));

@@ -1,4 +1,4 @@
-// Assign-6: a sink with no outputs that stores a copy of its input in the request's variables
+// Assign-6: a sink with no output or one pass-through output that stores a copy of its input in the request's variables
 // (the ReadValue + Assign round trip through the API is in read_value_test.cpp).
 #include <gtest/gtest.h>
 
@@ -24,9 +24,33 @@ void assign(const std::string& id, const Tensor& value, VariableStore* store) {
 TEST(Assign, Definition) {
     const OpDef& def = OpTester("Assign", 6).def();
     EXPECT_EQ(def.role, OpRole::Sink);
-    EXPECT_EQ(def.num_outputs, 0);
+    EXPECT_EQ(def.num_outputs, -1);
     EXPECT_FALSE(def.foldable);
-    EXPECT_TRUE(OpTester("Assign", 6, {{"variable_id", "v"}}).infer({unknown(ElementType::f32, {2})}).empty());
+    const OpTester op("Assign", 6, {{"variable_id", "v"}});
+    EXPECT_TRUE(op.infer({unknown(ElementType::f32, {2})}, 0).empty());
+    // OpenVINO's Assign has one output, its input passed through (issue 11).
+    const auto one = op.infer({unknown(ElementType::f32, {2})}, 1);
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_EQ(one[0].type, ElementType::f32);
+    EXPECT_EQ(one[0].shape, PartialShape({2}));
+    EXPECT_TRUE(throws_error([&] { op.infer({unknown(ElementType::f32, {2})}, 2); }, ErrorKind::Graph, "output-count",
+                             "at most one output"));
+}
+
+TEST(Assign, PassesItsInputThrough) {
+    const OpDef* def = OpRegistry::builtin().find("Assign", 6);
+    IrLayer layer;
+    layer.type = "Assign";
+    layer.attributes = {{"variable_id", "v"}};
+    const std::unique_ptr<OpAttrs> attrs = def->parse_attrs(AttrReader(layer, nullptr));
+    VariableStore store;
+    const Tensor value = make_tensor<int64_t>({2}, {4, 5});
+    const std::vector<Tensor> inputs = {value};
+    std::vector<Tensor> outputs(1);
+    KernelContext ctx(*def, *attrs, inputs, outputs, &store, nullptr);
+    def->compute(ctx);
+    EXPECT_TRUE(tensors_equal(outputs[0], value));
+    EXPECT_TRUE(tensors_equal(*store.find("v"), value));
 }
 
 TEST(Assign, StoresACopy) {

@@ -184,9 +184,10 @@ TEST(MVN, Version1Attributes) {
     for (const Row& row : rows) {
         SCOPED_TRACE(row.name);
         const Tensor x = random_tensor(ElementType::f32, {2, 3, 4, 5}, 77);
-        const Tensor out = OpTester("MVN", 1, row.attributes).run1({x});
+        const Tensor out = OpTester("MVN", 2, row.attributes).run1({x});
         EXPECT_TRUE(all_close(out, mvn_reference(x, row.axes, row.normalize_variance, 1e-9, true), 1e-5));
     }
+    EXPECT_EQ(OpRegistry::builtin().find("MVN", 1), nullptr);  // MVN-1 entered in opset2
     EXPECT_NE(OpRegistry::builtin().find("MVN", 5), nullptr);
     EXPECT_EQ(OpRegistry::builtin().find("MVN", 6)->version, 6);
 }
@@ -210,10 +211,10 @@ TEST(MVN, Errors) {
         ErrorKind::Attribute, "attribute-invalid", "'eps_mode'"));
     EXPECT_TRUE(throws_error([] { OpTester("MVN", 6, {attr("eps", "1e-9"), attr("eps_mode", "inside_sqrt")}).attrs(); },
                              ErrorKind::Attribute, "attribute-missing", "'normalize_variance'"));
-    EXPECT_TRUE(throws_error([] { OpTester("MVN", 1, {attr("eps", "1e-9"), attr("reduction_axes", "4")})
+    EXPECT_TRUE(throws_error([] { OpTester("MVN", 2, {attr("eps", "1e-9"), attr("reduction_axes", "4")})
                                       .infer({unknown(ElementType::f32, {2, 3})}); },
                              ErrorKind::Attribute, "axis-out-of-range", "'reduction_axes'"));
-    EXPECT_TRUE(throws_error([] { OpTester("MVN", 1, {attr("eps", "-1")}).attrs(); }, ErrorKind::Attribute,
+    EXPECT_TRUE(throws_error([] { OpTester("MVN", 2, {attr("eps", "-1")}).attrs(); }, ErrorKind::Attribute,
                              "attribute-invalid", "'eps'"));
 }
 

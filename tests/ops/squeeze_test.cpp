@@ -1,4 +1,4 @@
-// Squeeze-1: with and without axes (negative, repeated, pointing at a dim that is not 1), zero-copy
+// Squeeze-1 and Squeeze-15: with and without axes (negative, repeated, pointing at a dim that is not 1), zero-copy
 // views, load-time rules, and error rows.
 #include <gtest/gtest.h>
 
@@ -70,6 +70,25 @@ TEST(Squeeze, RuleWithUnknowns) {
     // Axes values unknown: unknown rank.
     infos = squeeze.infer({unknown(ElementType::f32, {1, 3}), unknown(ElementType::i64, {1})});
     EXPECT_FALSE(infos[0].shape.rank_known());
+}
+
+TEST(Squeeze, Version15AllowAxisSkip) {
+    // Squeeze-15 is the Squeeze of opset15 and opset16; Squeeze-1 ends at opset14.
+    EXPECT_EQ(OpRegistry::builtin().find("Squeeze", 14)->version, 1);
+    EXPECT_EQ(OpRegistry::builtin().find("Squeeze", 15)->version, 15);
+    EXPECT_EQ(OpRegistry::builtin().find("Squeeze", 16)->version, 15);
+    // Without allow_axis_skip it behaves as Squeeze-1: a listed unknown dim counts as 1.
+    const OpTester plain("Squeeze", 15);
+    auto infos = plain.infer({unknown(ElementType::f32, {kDynamic, 3}), known(i64s({0}))});
+    EXPECT_EQ(infos[0].shape, PartialShape({3}));
+    // With it, that dim may be kept: the rank is unknown until the dim is.
+    const OpTester skip("Squeeze", 15, {IrAttribute{"allow_axis_skip", "true"}});
+    infos = skip.infer({unknown(ElementType::f32, {kDynamic, 3}), known(i64s({0}))});
+    EXPECT_FALSE(infos[0].shape.rank_known());
+    // Known shapes: both remove a listed 1 and keep a listed dim that is not 1.
+    const Tensor x = iota(ElementType::f32, {1, 3, 1});
+    EXPECT_EQ(skip.run1({x, i64s({0, 1})}).shape(), Shape({3, 1}));
+    EXPECT_EQ(plain.run1({x, i64s({2})}).shape(), Shape({1, 3}));
 }
 
 TEST(Squeeze, Errors) {

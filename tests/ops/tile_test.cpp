@@ -1,4 +1,4 @@
-// Tile-0: repeats per dim (shorter and longer repeats than the rank, zeros), a dtype sweep,
+// Tile-1: repeats per dim (shorter and longer repeats than the rank, zeros), a dtype sweep,
 // load-time rules, and error rows.
 #include <gtest/gtest.h>
 
