@@ -135,14 +135,14 @@ std::shared_ptr<const ExecutionPlan> CompiledModel::Impl::plan_for(const std::ve
     std::lock_guard<std::mutex> lock(specialised_mutex);
     auto it = specialised.find(shapes);
     if (it != specialised.end()) return it->second;
-    BuildOptions options;
-    options.compare_declared = false;
+    BuildOptions build;
+    build.compare_declared = false;
     for (size_t i = 0; i < shapes.size(); ++i) {
         const Node& n = graph->nodes[static_cast<size_t>(graph->parameters[i])];
         const int layer = static_cast<int>(n.layer - graph->document->layers.data());
-        options.parameter_shapes.emplace_back(layer, shapes[i]);
+        build.parameter_shapes.emplace_back(layer, shapes[i]);
     }
-    auto specialised_plan = make_execution_plan(build_graph(graph->document, *registry, options).graph, file);
+    auto specialised_plan = make_execution_plan(build_graph(graph->document, *registry, build).graph, file);
     // A model fed ever new shapes keeps a bounded number of plans.
     constexpr size_t kMaxPlans = 16;
     if (specialised.size() >= kMaxPlans) specialised.clear();
