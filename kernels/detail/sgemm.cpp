@@ -1,0 +1,521 @@
+// Single-precision GEMM: packing, tiling and the micro-kernels (portable, AVX2+FMA, AVX-512F) with
+// run-time dispatch. See sgemm.hpp for the contract. The ISA-specific kernels are compiled with
+// function target attributes, so this file builds with or without -march flags and picks the kernel
+// at run time (plan_gemm records the choice in the plan's layout).
+#include "kernels/detail/sgemm.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define IRLITE_SGEMM_X86 1
+#include <immintrin.h>
+#define IRLITE_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define IRLITE_TARGET_AVX512 __attribute__((target("avx512f")))
+#else
+#define IRLITE_SGEMM_X86 0
+#endif
+
+namespace irlite::nn {
+namespace {
+
+constexpr int kMaxMr = 12;
+constexpr int kMaxNr = 32;
+
+// What a micro-kernel does after the K loop of one block. The kernel computes
+//   S = sum over the block of A panel (rows) x B panel (nr columns, all of them)
+// then C = (accumulate ? C + S : S), and when `last`, C = act(C + bias).
+struct KernelEpi {
+    bool accumulate = false;
+    bool last = false;
+    const float* row_bias = nullptr;  // bias of the micro-tile's first row, or nullptr
+    const float* col_bias = nullptr;  // nr floats for the micro-tile's columns, or nullptr
+    GemmActivation act = GemmActivation::None;
+    float lo = 0, hi = 0;
+};
+
+// kc >= 1; a: packed A panel (mr floats per k, `rows` of them used); b: packed B panel (nr floats
+// per k); c: `rows` x nr, row stride ldc.
+using KernelFn = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, const KernelEpi& e);
+
+// Scalar activation with the same NaN rule as the vector max/min below (NaN stays NaN).
+inline float activate(float x, GemmActivation act, float lo, float hi) {
+    switch (act) {
+        case GemmActivation::None: return x;
+        case GemmActivation::Relu: return 0.0f > x ? 0.0f : x;
+        case GemmActivation::Clamp: x = lo > x ? lo : x; return hi < x ? hi : x;
+    }
+    return x;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Portable micro-kernel: 4 x 8, plain loops the compiler may vectorize with the baseline ISA.
+constexpr int kPortMr = 4, kPortNr = 8;
+
+template <int ROWS>
+void kernel_portable(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, const KernelEpi& e) {
+    float acc[ROWS][kPortNr] = {};
+    for (int64_t p = 0; p < kc; ++p) {
+        for (int r = 0; r < ROWS; ++r) {
+            const float av = a[r];
+            for (int j = 0; j < kPortNr; ++j) acc[r][j] += av * b[j];
+        }
+        a += kPortMr;
+        b += kPortNr;
+    }
+    for (int r = 0; r < ROWS; ++r) {
+        float* cr = c + r * ldc;
+        for (int j = 0; j < kPortNr; ++j) {
+            float v = acc[r][j];
+            if (e.accumulate) v = cr[j] + v;
+            if (e.last) {
+                if (e.row_bias) v = v + e.row_bias[r];
+                if (e.col_bias) v = v + e.col_bias[j];
+                v = activate(v, e.act, e.lo, e.hi);
+            }
+            cr[j] = v;
+        }
+    }
+}
+
+#if IRLITE_SGEMM_X86
+// ---------------------------------------------------------------------------------------------
+// AVX2 + FMA micro-kernel: 6 x 16 (12 accumulators, 2 B loads and 6 broadcasts per k).
+constexpr int kAvx2Mr = 6, kAvx2Nr = 16;
+
+IRLITE_TARGET_AVX2 inline __m256 avx2_finish(__m256 v, const float* cptr, const float* col_bias, float row_bias,
+                                             bool has_row_bias, const KernelEpi& e) {
+    if (e.accumulate) v = _mm256_add_ps(_mm256_loadu_ps(cptr), v);
+    if (e.last) {
+        if (has_row_bias) v = _mm256_add_ps(v, _mm256_set1_ps(row_bias));
+        if (col_bias) v = _mm256_add_ps(v, _mm256_loadu_ps(col_bias));
+        if (e.act == GemmActivation::Relu) {
+            v = _mm256_max_ps(_mm256_setzero_ps(), v);  // max(0, NaN) = NaN: the second operand wins
+        } else if (e.act == GemmActivation::Clamp) {
+            v = _mm256_max_ps(_mm256_set1_ps(e.lo), v);
+            v = _mm256_min_ps(_mm256_set1_ps(e.hi), v);
+        }
+    }
+    return v;
+}
+
+template <int ROWS>
+IRLITE_TARGET_AVX2 void kernel_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                                    const KernelEpi& e) {
+    __m256 acc0[ROWS], acc1[ROWS];
+#pragma GCC unroll 12
+    for (int r = 0; r < ROWS; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
+#pragma GCC unroll 4
+    for (int64_t p = 0; p < kc; ++p) {
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 12
+        for (int r = 0; r < ROWS; ++r) {
+            const __m256 av = _mm256_broadcast_ss(a + r);
+            acc0[r] = _mm256_fmadd_ps(av, b0, acc0[r]);
+            acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
+        }
+        a += kAvx2Mr;
+        b += kAvx2Nr;
+    }
+#pragma GCC unroll 12
+    for (int r = 0; r < ROWS; ++r) {
+        float* cr = c + r * ldc;
+        const float rb = e.row_bias ? e.row_bias[r] : 0.0f;
+        const bool has_rb = e.row_bias != nullptr;
+        _mm256_storeu_ps(cr, avx2_finish(acc0[r], cr, e.col_bias, rb, has_rb, e));
+        _mm256_storeu_ps(cr + 8, avx2_finish(acc1[r], cr + 8, e.col_bias ? e.col_bias + 8 : nullptr, rb, has_rb, e));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// AVX-512F micro-kernel: 12 x 32 (24 accumulators, 2 B loads and 12 broadcasts per k).
+constexpr int kAvx512Mr = 12, kAvx512Nr = 32;
+// Full masks: GCC 12 flags the unmasked _mm512_max_ps/_mm512_min_ps (their _mm512_undefined_ps
+// placeholder) as "maybe uninitialized"; the masked forms with every lane set compile to the same vmaxps.
+constexpr __mmask16 kAll16 = 0xFFFF;
+
+IRLITE_TARGET_AVX512 inline __m512 avx512_finish(__m512 v, const float* cptr, const float* col_bias,
+                                                 float row_bias, bool has_row_bias, const KernelEpi& e) {
+    if (e.accumulate) v = _mm512_add_ps(_mm512_loadu_ps(cptr), v);
+    if (e.last) {
+        if (has_row_bias) v = _mm512_add_ps(v, _mm512_set1_ps(row_bias));
+        if (col_bias) v = _mm512_add_ps(v, _mm512_loadu_ps(col_bias));
+        if (e.act == GemmActivation::Relu) {
+            v = _mm512_mask_max_ps(v, kAll16, _mm512_setzero_ps(), v);
+        } else if (e.act == GemmActivation::Clamp) {
+            v = _mm512_mask_max_ps(v, kAll16, _mm512_set1_ps(e.lo), v);
+            v = _mm512_mask_min_ps(v, kAll16, _mm512_set1_ps(e.hi), v);
+        }
+    }
+    return v;
+}
+
+template <int ROWS>
+IRLITE_TARGET_AVX512 void kernel_avx512(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                                        const KernelEpi& e) {
+    __m512 acc0[ROWS], acc1[ROWS];
+#pragma GCC unroll 12
+    for (int r = 0; r < ROWS; ++r) acc0[r] = acc1[r] = _mm512_setzero_ps();
+#pragma GCC unroll 2
+    for (int64_t p = 0; p < kc; ++p) {
+        const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 12
+        for (int r = 0; r < ROWS; ++r) {
+            const __m512 av = _mm512_set1_ps(a[r]);
+            acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
+            acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
+        }
+        a += kAvx512Mr;
+        b += kAvx512Nr;
+    }
+#pragma GCC unroll 12
+    for (int r = 0; r < ROWS; ++r) {
+        float* cr = c + r * ldc;
+        const float rb = e.row_bias ? e.row_bias[r] : 0.0f;
+        const bool has_rb = e.row_bias != nullptr;
+        _mm512_storeu_ps(cr, avx512_finish(acc0[r], cr, e.col_bias, rb, has_rb, e));
+        _mm512_storeu_ps(cr + 16,
+                         avx512_finish(acc1[r], cr + 16, e.col_bias ? e.col_bias + 16 : nullptr, rb, has_rb, e));
+    }
+}
+#endif  // IRLITE_SGEMM_X86
+
+// ---------------------------------------------------------------------------------------------
+// Per-ISA parameters: register block, K block, tile extents, kernels by row count.
+struct IsaParams {
+    int mr, nr;
+    int64_t kc_max;  // K block
+    int64_t mc, nc;  // default tile extents (A block mc x kc in L2, B block kc x nc in L2/L3)
+    KernelFn kernels[kMaxMr];
+};
+
+const IsaParams kPortable = {kPortMr,
+                             kPortNr,
+                             256,
+                             64,
+                             1024,
+                             {kernel_portable<1>, kernel_portable<2>, kernel_portable<3>, kernel_portable<4>}};
+#if IRLITE_SGEMM_X86
+const IsaParams kAvx2 = {kAvx2Mr,
+                         kAvx2Nr,
+                         256,
+                         144,
+                         1024,
+                         {kernel_avx2<1>, kernel_avx2<2>, kernel_avx2<3>, kernel_avx2<4>, kernel_avx2<5>,
+                          kernel_avx2<6>}};
+const IsaParams kAvx512 = {kAvx512Mr,
+                           kAvx512Nr,
+                           256,
+                           144,
+                           1024,
+                           {kernel_avx512<1>, kernel_avx512<2>, kernel_avx512<3>, kernel_avx512<4>, kernel_avx512<5>,
+                            kernel_avx512<6>, kernel_avx512<7>, kernel_avx512<8>, kernel_avx512<9>,
+                            kernel_avx512<10>, kernel_avx512<11>, kernel_avx512<12>}};
+#endif
+
+const IsaParams& params(GemmIsa isa) {
+#if IRLITE_SGEMM_X86
+    if (isa == GemmIsa::Avx512) return kAvx512;
+    if (isa == GemmIsa::Avx2) return kAvx2;
+#endif
+    (void)isa;
+    return kPortable;
+}
+
+// -1: not forced; otherwise the forced GemmIsa.
+std::atomic<int> g_forced_isa{-1};
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+// ---------------------------------------------------------------------------------------------
+// Packing. A block: rows [i0, i0+rows) x k [p0, p0+kcb) into ceil(rows/mr) panels of kcb x mr.
+void pack_a_block(const float* a, int64_t lda, bool trans, int64_t i0, int64_t rows, int64_t p0, int64_t kcb, int mr,
+                  float* out) {
+    for (int64_t i = 0; i < rows; i += mr, out += mr * kcb) {
+        const int r = static_cast<int>(std::min<int64_t>(mr, rows - i));
+        if (trans) {  // a[p*lda + i]: the panel's rows are contiguous for each p
+            const float* src = a + p0 * lda + i0 + i;
+            for (int64_t p = 0; p < kcb; ++p, src += lda) {
+                float* dst = out + p * mr;
+                for (int ii = 0; ii < r; ++ii) dst[ii] = src[ii];
+                for (int ii = r; ii < mr; ++ii) dst[ii] = 0.0f;
+            }
+        } else {  // a[i*lda + p]: walk each row, scatter with stride mr
+            for (int ii = 0; ii < r; ++ii) {
+                const float* src = a + (i0 + i + ii) * lda + p0;
+                for (int64_t p = 0; p < kcb; ++p) out[p * mr + ii] = src[p];
+            }
+            for (int ii = r; ii < mr; ++ii)
+                for (int64_t p = 0; p < kcb; ++p) out[p * mr + ii] = 0.0f;
+        }
+    }
+}
+
+// B block: columns [j0, j0+cols) x k [p0, p0+kcb) into ceil(cols/nr) panels of kcb x nr.
+void pack_b_block(const float* b, int64_t ldb, bool trans, int64_t j0, int64_t cols, int64_t p0, int64_t kcb, int nr,
+                  float* out) {
+    for (int64_t j = 0; j < cols; j += nr, out += nr * kcb) {
+        const int w = static_cast<int>(std::min<int64_t>(nr, cols - j));
+        if (!trans) {  // b[p*ldb + j]: copy w contiguous floats per p
+            const float* src = b + p0 * ldb + j0 + j;
+            if (w == nr) {
+                for (int64_t p = 0; p < kcb; ++p, src += ldb) std::memcpy(out + p * nr, src, sizeof(float) * nr);
+            } else {
+                for (int64_t p = 0; p < kcb; ++p, src += ldb) {
+                    float* dst = out + p * nr;
+                    for (int jj = 0; jj < w; ++jj) dst[jj] = src[jj];
+                    for (int jj = w; jj < nr; ++jj) dst[jj] = 0.0f;
+                }
+            }
+        } else {  // b[j*ldb + p]: walk each stored row (a column of op(B)), scatter with stride nr
+            for (int jj = 0; jj < w; ++jj) {
+                const float* src = b + (j0 + j + jj) * ldb + p0;
+                for (int64_t p = 0; p < kcb; ++p) out[p * nr + jj] = src[p];
+            }
+            for (int jj = w; jj < nr; ++jj)
+                for (int64_t p = 0; p < kcb; ++p) out[p * nr + jj] = 0.0f;
+        }
+    }
+}
+
+float* align64(void* p) {
+    const auto v = reinterpret_cast<uintptr_t>(p);
+    return reinterpret_cast<float*>((v + 63) & ~static_cast<uintptr_t>(63));
+}
+
+}  // namespace
+
+// -------------------------------------------------------------------------------------------------
+// ISA selection.
+
+bool gemm_isa_supported(GemmIsa isa) {
+    switch (isa) {
+        case GemmIsa::Portable: return true;
+        case GemmIsa::Avx2:
+#if IRLITE_SGEMM_X86
+            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+            return false;
+#endif
+        case GemmIsa::Avx512:
+#if IRLITE_SGEMM_X86
+            return __builtin_cpu_supports("avx512f");
+#else
+            return false;
+#endif
+    }
+    return false;
+}
+
+GemmIsa gemm_detected_isa() {
+    static const GemmIsa detected = [] {
+        if (gemm_isa_supported(GemmIsa::Avx512)) return GemmIsa::Avx512;
+        if (gemm_isa_supported(GemmIsa::Avx2)) return GemmIsa::Avx2;
+        return GemmIsa::Portable;
+    }();
+    return detected;
+}
+
+GemmIsa gemm_default_isa() {
+    const int forced = g_forced_isa.load(std::memory_order_relaxed);
+    return forced >= 0 ? static_cast<GemmIsa>(forced) : gemm_detected_isa();
+}
+
+void set_gemm_isa_for_testing(GemmIsa isa) {
+    g_forced_isa.store(gemm_isa_supported(isa) ? static_cast<int>(isa) : static_cast<int>(GemmIsa::Portable),
+                       std::memory_order_relaxed);
+}
+void reset_gemm_isa_for_testing() { g_forced_isa.store(-1, std::memory_order_relaxed); }
+
+const char* gemm_isa_name(GemmIsa isa) {
+    switch (isa) {
+        case GemmIsa::Portable: return "portable";
+        case GemmIsa::Avx2: return "avx2";
+        case GemmIsa::Avx512: return "avx512";
+    }
+    return "?";
+}
+
+// -------------------------------------------------------------------------------------------------
+// Layout and packing of whole operands.
+
+GemmLayout gemm_layout(int64_t k, GemmIsa isa) {
+    if (!gemm_isa_supported(isa)) isa = GemmIsa::Portable;
+    const IsaParams& ip = params(isa);
+    GemmLayout l;
+    l.isa = isa;
+    l.mr = ip.mr;
+    l.nr = ip.nr;
+    l.k = std::max<int64_t>(k, 0);
+    // Equal blocks no longer than kc_max (a short last block would waste the loop overhead).
+    const int64_t blocks = std::max<int64_t>(1, ceil_div(l.k, ip.kc_max));
+    l.kc = std::max<int64_t>(1, ceil_div(l.k, blocks));
+    return l;
+}
+
+// Whole-operand layout: K block b (size kcb) starts at b*kc*padded; within it, panels of kcb x mr/nr.
+size_t packed_a_floats(const GemmLayout& l, int64_t m) {
+    return static_cast<size_t>(round_up(std::max<int64_t>(m, 0), l.mr) * l.k);
+}
+size_t packed_b_floats(const GemmLayout& l, int64_t n) {
+    return static_cast<size_t>(round_up(std::max<int64_t>(n, 0), l.nr) * l.k);
+}
+
+void pack_a(const GemmLayout& l, const float* a, int64_t lda, bool trans, int64_t m, float* out) {
+    const int64_t mp = round_up(m, l.mr);
+    for (int64_t p0 = 0; p0 < l.k; p0 += l.kc) {
+        const int64_t kcb = std::min(l.kc, l.k - p0);
+        pack_a_block(a, lda, trans, 0, m, p0, kcb, l.mr, out + p0 * mp);
+    }
+}
+
+void pack_b(const GemmLayout& l, const float* b, int64_t ldb, bool trans, int64_t n, float* out) {
+    const int64_t np = round_up(n, l.nr);
+    for (int64_t p0 = 0; p0 < l.k; p0 += l.kc) {
+        const int64_t kcb = std::min(l.kc, l.k - p0);
+        pack_b_block(b, ldb, trans, 0, n, p0, kcb, l.nr, out + p0 * np);
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Planning.
+
+GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_prepacked, int workers,
+                   GemmIsa isa) {
+    GemmPlan plan;
+    plan.m = std::max<int64_t>(m, 0);
+    plan.n = std::max<int64_t>(n, 0);
+    plan.k = std::max<int64_t>(k, 0);
+    plan.layout = gemm_layout(plan.k, isa);
+    plan.a_prepacked = a_prepacked;
+    plan.b_prepacked = b_prepacked;
+    const IsaParams& ip = params(plan.layout.isa);
+    const int64_t mr = ip.mr, nr = ip.nr;
+    int64_t mc = std::min(ip.mc, round_up(std::max<int64_t>(plan.m, 1), mr));
+    int64_t nc = std::min(ip.nc, round_up(std::max<int64_t>(plan.n, 1), nr));
+    // More workers: cut tiles until there are about two per worker, but keep them worth a task
+    // (at least 4 B panels wide, 2 A panels tall, and some 64k multiply-adds).
+    const int64_t want = workers > 1 ? 2 * static_cast<int64_t>(workers) : 1;
+    auto count = [&](int64_t mcv, int64_t ncv) { return ceil_div(plan.m, mcv) * ceil_div(plan.n, ncv); };
+    while (count(mc, nc) < want) {
+        const int64_t nc2 = round_up(nc / 2, nr), mc2 = round_up(mc / 2, mr);
+        const bool can_n = nc2 < nc && nc2 >= 4 * nr;
+        const bool can_m = mc2 < mc && mc2 >= 2 * mr;
+        if (!can_n && !can_m) break;
+        const int64_t next_mc = can_n ? mc : mc2, next_nc = can_n ? nc2 : nc;
+        if (next_mc * next_nc * std::max<int64_t>(plan.k, 1) < (int64_t{1} << 16)) break;
+        mc = next_mc;
+        nc = next_nc;
+    }
+    plan.mc = mc;
+    plan.nc = nc;
+    plan.tiles_m = ceil_div(plan.m, mc);
+    plan.tiles_n = ceil_div(plan.n, nc);
+    if (plan.m == 0 || plan.n == 0) plan.tiles_m = plan.tiles_n = 0;
+    size_t floats = 0;
+    if (plan.k > 0) {
+        if (!a_prepacked) floats += static_cast<size_t>(mc * plan.layout.kc);
+        if (!b_prepacked) floats += static_cast<size_t>(nc * plan.layout.kc);
+    }
+    plan.scratch_bytes = floats ? floats * sizeof(float) + 128 : 0;  // + alignment slack for two buffers
+    return plan;
+}
+
+// -------------------------------------------------------------------------------------------------
+// Execution.
+
+void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, const GemmOperand& b, float* c,
+                   int64_t ldc, const GemmEpilogue& ep, void* scratch) {
+    const GemmLayout& l = plan.layout;
+    const int64_t tm = tile / plan.tiles_n, tn = tile % plan.tiles_n;
+    const int64_t i0 = tm * plan.mc, rows = std::min(plan.mc, plan.m - i0);
+    const int64_t j0 = tn * plan.nc, cols = std::min(plan.nc, plan.n - j0);
+    const bool row_bias = ep.bias && ep.axis == GemmEpilogue::BiasAxis::Row;
+    const bool col_bias = ep.bias && ep.axis == GemmEpilogue::BiasAxis::Column;
+
+    if (plan.k == 0) {  // an empty sum: act(0 + bias)
+        for (int64_t i = 0; i < rows; ++i) {
+            float* cr = c + (i0 + i) * ldc + j0;
+            for (int64_t j = 0; j < cols; ++j) {
+                float v = 0.0f;
+                if (row_bias) v = v + ep.bias[i0 + i];
+                if (col_bias) v = v + ep.bias[j0 + j];
+                cr[j] = activate(v, ep.act, ep.lo, ep.hi);
+            }
+        }
+        return;
+    }
+
+    const IsaParams& ip = params(l.isa);
+    const int mr = l.mr, nr = l.nr;
+    const int64_t mp = round_up(plan.m, mr), np = round_up(plan.n, nr);
+    float* a_buf = nullptr;
+    float* b_buf = nullptr;
+    if (!a.packed) a_buf = align64(scratch);
+    if (!b.packed) b_buf = align64(a_buf ? static_cast<void*>(a_buf + plan.mc * l.kc) : scratch);
+
+    KernelEpi ke;
+    ke.act = ep.act;
+    ke.lo = ep.lo;
+    ke.hi = ep.hi;
+    alignas(64) float tmp_c[kMaxMr * kMaxNr] = {};
+    alignas(64) float tmp_bias[kMaxNr];
+
+    for (int64_t p0 = 0; p0 < plan.k; p0 += l.kc) {
+        const int64_t kcb = std::min(l.kc, plan.k - p0);
+        const float* ablk;
+        if (a.packed) {
+            ablk = a.data + p0 * mp + i0 * kcb;  // i0 is a multiple of mr: panel i0/mr of this block
+        } else {
+            pack_a_block(a.data, a.ld, a.trans, i0, rows, p0, kcb, mr, a_buf);
+            ablk = a_buf;
+        }
+        const float* bblk;
+        if (b.packed) {
+            bblk = b.data + p0 * np + j0 * kcb;
+        } else {
+            pack_b_block(b.data, b.ld, b.trans, j0, cols, p0, kcb, nr, b_buf);
+            bblk = b_buf;
+        }
+        ke.accumulate = p0 > 0;
+        ke.last = p0 + kcb >= plan.k;
+
+        for (int64_t jr = 0; jr < cols; jr += nr) {
+            const int w = static_cast<int>(std::min<int64_t>(nr, cols - jr));
+            const float* bp = bblk + jr * kcb;
+            ke.col_bias = nullptr;
+            if (ke.last && col_bias) {
+                if (w == nr) {
+                    ke.col_bias = ep.bias + j0 + jr;
+                } else {
+                    for (int j = 0; j < nr; ++j) tmp_bias[j] = j < w ? ep.bias[j0 + jr + j] : 0.0f;
+                    ke.col_bias = tmp_bias;
+                }
+            }
+            for (int64_t ir = 0; ir < rows; ir += mr) {
+                const int h = static_cast<int>(std::min<int64_t>(mr, rows - ir));
+                const float* ap = ablk + ir * kcb;
+                float* cp = c + (i0 + ir) * ldc + j0 + jr;
+                ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
+                const KernelFn fn = ip.kernels[h - 1];
+                if (w == nr) {
+                    fn(kcb, ap, bp, cp, ldc, ke);
+                } else {  // right edge: through a full-width buffer
+                    if (ke.accumulate)
+                        for (int r = 0; r < h; ++r) std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
+                    fn(kcb, ap, bp, tmp_c, nr, ke);
+                    for (int r = 0; r < h; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
+                }
+            }
+        }
+    }
+}
+
+void run_gemm(const GemmPlan& plan, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc,
+              const GemmEpilogue& epilogue, void* scratch) {
+    for (int64_t t = 0; t < plan.tiles(); ++t) run_gemm_tile(plan, t, a, b, c, ldc, epilogue, scratch);
+}
+
+}  // namespace irlite::nn
