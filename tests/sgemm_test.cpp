@@ -200,7 +200,7 @@ TEST(Sgemm, EdgeSizes) {
 // Sizes past the K block, the tile extents and several tiles in both directions.
 TEST(Sgemm, LargeWithKBlocksAndManyTiles) {
     std::mt19937 rng(3);
-    const int64_t shapes[][3] = {{150, 1100, 530}, {7, 2100, 300}, {300, 40, 1000}, {1, 3000, 257}};
+    const int64_t shapes[][3] = {{150, 1100, 270}, {7, 2100, 300}, {300, 40, 1000}, {1, 3000, 257}};
     for (GemmIsa isa : supported_isas()) {
         int i = 0;
         for (const auto& s : shapes) {
@@ -210,6 +210,20 @@ TEST(Sgemm, LargeWithKBlocksAndManyTiles) {
             check(p, run(p, mode, isa), describe(p, mode, isa));
             ++i;
         }
+    }
+}
+
+// B rows 4 KiB apart (a stride run_gemm_tile packs rather than reads in place) and tall tiles.
+TEST(Sgemm, PackedPathForPageStridedB) {
+    std::mt19937 rng(17);
+    for (GemmIsa isa : supported_isas()) {
+        Problem p = make_problem(rng, 70, 1000, 300, false, false);
+        p.ldb = 1024;
+        p.b.resize(static_cast<size_t>(p.k * p.ldb) + 1);
+        std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+        for (float& x : p.b) x = val(rng);
+        set_epilogue(p, rng, 2, GemmActivation::Clamp);
+        for (Mode mode : {Mode::Dynamic, Mode::ConstA}) check(p, run(p, mode, isa), describe(p, mode, isa));
     }
 }
 

@@ -35,9 +35,11 @@ struct KernelEpi {
     float lo = 0, hi = 0;
 };
 
-// kc >= 1; a: packed A panel (mr floats per k, `rows` of them used); b: packed B panel (nr floats
-// per k); c: `rows` x nr, row stride ldc.
-using KernelFn = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, const KernelEpi& e);
+// kc >= 1; a: packed A panel (mr floats per k, `rows` of them used); b: nr floats per k, row stride
+// ldb (nr for a packed panel, the matrix's row stride when B is read in place); c: `rows` x nr,
+// row stride ldc.
+using KernelFn = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                          const KernelEpi& e);
 
 // Scalar activation with the same NaN rule as the vector max/min below (NaN stays NaN).
 inline float activate(float x, GemmActivation act, float lo, float hi) {
@@ -54,7 +56,7 @@ inline float activate(float x, GemmActivation act, float lo, float hi) {
 constexpr int kPortMr = 4, kPortNr = 8;
 
 template <int ROWS>
-void kernel_portable(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, const KernelEpi& e) {
+void kernel_portable(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, const KernelEpi& e) {
     float acc[ROWS][kPortNr] = {};
     for (int64_t p = 0; p < kc; ++p) {
         for (int r = 0; r < ROWS; ++r) {
@@ -62,7 +64,7 @@ void kernel_portable(int64_t kc, const float* a, const float* b, float* c, int64
             for (int j = 0; j < kPortNr; ++j) acc[r][j] += av * b[j];
         }
         a += kPortMr;
-        b += kPortNr;
+        b += ldb;
     }
     for (int r = 0; r < ROWS; ++r) {
         float* cr = c + r * ldc;
@@ -101,7 +103,7 @@ IRLITE_TARGET_AVX2 inline __m256 avx2_finish(__m256 v, const float* cptr, const 
 }
 
 template <int ROWS>
-IRLITE_TARGET_AVX2 void kernel_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+IRLITE_TARGET_AVX2 void kernel_avx2(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
                                     const KernelEpi& e) {
     __m256 acc0[ROWS], acc1[ROWS];
 #pragma GCC unroll 12
@@ -116,7 +118,7 @@ IRLITE_TARGET_AVX2 void kernel_avx2(int64_t kc, const float* a, const float* b, 
             acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
         }
         a += kAvx2Mr;
-        b += kAvx2Nr;
+        b += ldb;
     }
 #pragma GCC unroll 12
     for (int r = 0; r < ROWS; ++r) {
@@ -152,7 +154,7 @@ IRLITE_TARGET_AVX512 inline __m512 avx512_finish(__m512 v, const float* cptr, co
 }
 
 template <int ROWS>
-IRLITE_TARGET_AVX512 void kernel_avx512(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+IRLITE_TARGET_AVX512 void kernel_avx512(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
                                         const KernelEpi& e) {
     __m512 acc0[ROWS], acc1[ROWS];
 #pragma GCC unroll 12
@@ -167,7 +169,7 @@ IRLITE_TARGET_AVX512 void kernel_avx512(int64_t kc, const float* a, const float*
             acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
         }
         a += kAvx512Mr;
-        b += kAvx512Nr;
+        b += ldb;
     }
 #pragma GCC unroll 12
     for (int r = 0; r < ROWS; ++r) {
@@ -230,54 +232,82 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 // ---------------------------------------------------------------------------------------------
-// Packing. A block: rows [i0, i0+rows) x k [p0, p0+kcb) into ceil(rows/mr) panels of kcb x mr.
-void pack_a_block(const float* a, int64_t lda, bool trans, int64_t i0, int64_t rows, int64_t p0, int64_t kcb, int mr,
-                  float* out) {
-    for (int64_t i = 0; i < rows; i += mr, out += mr * kcb) {
-        const int r = static_cast<int>(std::min<int64_t>(mr, rows - i));
-        if (trans) {  // a[p*lda + i]: the panel's rows are contiguous for each p
-            const float* src = a + p0 * lda + i0 + i;
-            for (int64_t p = 0; p < kcb; ++p, src += lda) {
-                float* dst = out + p * mr;
-                for (int ii = 0; ii < r; ++ii) dst[ii] = src[ii];
-                for (int ii = r; ii < mr; ++ii) dst[ii] = 0.0f;
-            }
-        } else {  // a[i*lda + p]: walk each row, scatter with stride mr
-            for (int ii = 0; ii < r; ++ii) {
-                const float* src = a + (i0 + i + ii) * lda + p0;
-                for (int64_t p = 0; p < kcb; ++p) out[p * mr + ii] = src[p];
-            }
-            for (int ii = r; ii < mr; ++ii)
-                for (int64_t p = 0; p < kcb; ++p) out[p * mr + ii] = 0.0f;
+// Packing. A panel is kcb rows of W floats (W = mr or nr); x < w are taken from the source, the
+// rest are zeros. Two source shapes: element (p, x) at src[p*ld + x] ("rows", contiguous in x) or at
+// src[x*ld + p] ("cols", contiguous in p). W is a compile-time constant so the copies unroll.
+template <int W>
+void panel_rows(const float* src, int64_t ld, int w, int64_t kcb, float* out) {
+    if (w == W) {
+        for (int64_t p = 0; p < kcb; ++p, src += ld, out += W) {
+            float tmp[W];
+            for (int x = 0; x < W; ++x) tmp[x] = src[x];
+            for (int x = 0; x < W; ++x) out[x] = tmp[x];
+        }
+    } else {
+        for (int64_t p = 0; p < kcb; ++p, src += ld, out += W) {
+            for (int x = 0; x < w; ++x) out[x] = src[x];
+            for (int x = w; x < W; ++x) out[x] = 0.0f;
         }
     }
+}
+
+template <int W>
+void panel_cols(const float* src, int64_t ld, int w, int64_t kcb, float* out) {
+    if (w == W) {
+        // Blocks of 8 k: W short contiguous reads, written into one 8*W stretch.
+        int64_t p = 0;
+        for (; p + 8 <= kcb; p += 8) {
+            float* o = out + p * W;
+            for (int x = 0; x < W; ++x) {
+                const float* s = src + x * ld + p;
+                for (int q = 0; q < 8; ++q) o[q * W + x] = s[q];
+            }
+        }
+        for (; p < kcb; ++p)
+            for (int x = 0; x < W; ++x) out[p * W + x] = src[x * ld + p];
+    } else {
+        for (int x = 0; x < w; ++x)
+            for (int64_t p = 0; p < kcb; ++p) out[p * W + x] = src[x * ld + p];
+        for (int x = w; x < W; ++x)
+            for (int64_t p = 0; p < kcb; ++p) out[p * W + x] = 0.0f;
+    }
+}
+
+// Panels of width W covering `count` of x from x0, k [p0, p0+kcb): x_major says element (p, x) is at
+// src[x*ld + p] (A stored m x k, or B stored n x k), otherwise at src[p*ld + x].
+template <int W>
+void pack_panels_w(const float* src, int64_t ld, bool x_major, int64_t x0, int64_t count, int64_t p0, int64_t kcb,
+                   float* out) {
+    for (int64_t x = 0; x < count; x += W, out += W * kcb) {
+        const int w = static_cast<int>(std::min<int64_t>(W, count - x));
+        if (x_major) panel_cols<W>(src + (x0 + x) * ld + p0, ld, w, kcb, out);
+        else panel_rows<W>(src + p0 * ld + x0 + x, ld, w, kcb, out);
+    }
+}
+
+void pack_panels(int width, const float* src, int64_t ld, bool x_major, int64_t x0, int64_t count, int64_t p0,
+                 int64_t kcb, float* out) {
+    switch (width) {
+        case 4: return pack_panels_w<4>(src, ld, x_major, x0, count, p0, kcb, out);
+        case 6: return pack_panels_w<6>(src, ld, x_major, x0, count, p0, kcb, out);
+        case 8: return pack_panels_w<8>(src, ld, x_major, x0, count, p0, kcb, out);
+        case 12: return pack_panels_w<12>(src, ld, x_major, x0, count, p0, kcb, out);
+        case 16: return pack_panels_w<16>(src, ld, x_major, x0, count, p0, kcb, out);
+        case 32: return pack_panels_w<32>(src, ld, x_major, x0, count, p0, kcb, out);
+        default: break;
+    }
+}
+
+// A block: rows [i0, i0+rows) x k [p0, p0+kcb) into ceil(rows/mr) panels of kcb x mr.
+void pack_a_block(const float* a, int64_t lda, bool trans, int64_t i0, int64_t rows, int64_t p0, int64_t kcb, int mr,
+                  float* out) {
+    pack_panels(mr, a, lda, !trans, i0, rows, p0, kcb, out);
 }
 
 // B block: columns [j0, j0+cols) x k [p0, p0+kcb) into ceil(cols/nr) panels of kcb x nr.
 void pack_b_block(const float* b, int64_t ldb, bool trans, int64_t j0, int64_t cols, int64_t p0, int64_t kcb, int nr,
                   float* out) {
-    for (int64_t j = 0; j < cols; j += nr, out += nr * kcb) {
-        const int w = static_cast<int>(std::min<int64_t>(nr, cols - j));
-        if (!trans) {  // b[p*ldb + j]: copy w contiguous floats per p
-            const float* src = b + p0 * ldb + j0 + j;
-            if (w == nr) {
-                for (int64_t p = 0; p < kcb; ++p, src += ldb) std::memcpy(out + p * nr, src, sizeof(float) * nr);
-            } else {
-                for (int64_t p = 0; p < kcb; ++p, src += ldb) {
-                    float* dst = out + p * nr;
-                    for (int jj = 0; jj < w; ++jj) dst[jj] = src[jj];
-                    for (int jj = w; jj < nr; ++jj) dst[jj] = 0.0f;
-                }
-            }
-        } else {  // b[j*ldb + p]: walk each stored row (a column of op(B)), scatter with stride nr
-            for (int jj = 0; jj < w; ++jj) {
-                const float* src = b + (j0 + j + jj) * ldb + p0;
-                for (int64_t p = 0; p < kcb; ++p) out[p * nr + jj] = src[p];
-            }
-            for (int jj = w; jj < nr; ++jj)
-                for (int64_t p = 0; p < kcb; ++p) out[p * nr + jj] = 0.0f;
-        }
-    }
+    pack_panels(nr, b, ldb, trans, j0, cols, p0, kcb, out);
 }
 
 float* align64(void* p) {
@@ -456,6 +486,13 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
     if (!a.packed) a_buf = align64(scratch);
     if (!b.packed) b_buf = align64(a_buf ? static_cast<void*>(a_buf + plan.mc * l.kc) : scratch);
 
+    // B stored k x n is read in place, without packing (same arithmetic, so the same results), when
+    // packing would cost about as much as the multiply-adds it feeds: each B panel serves at most two
+    // micro-tiles (a short tile), or K blocks are short. Otherwise only when the row stride is not a
+    // multiple of 4 KiB: such strides map a panel's rows onto a few cache sets and thrash L1/L2.
+    const bool b_in_place =
+        !b.packed && !b.trans && (rows <= 2 * mr || l.kc <= 48 || b.ld % 1024 != 0);
+
     KernelEpi ke;
     ke.act = ep.act;
     ke.lo = ep.lo;
@@ -475,6 +512,8 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
         const float* bblk;
         if (b.packed) {
             bblk = b.data + p0 * np + j0 * kcb;
+        } else if (b_in_place) {
+            bblk = b.data + p0 * b.ld + j0;
         } else {
             pack_b_block(b.data, b.ld, b.trans, j0, cols, p0, kcb, nr, b_buf);
             bblk = b_buf;
@@ -485,6 +524,16 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
         for (int64_t jr = 0; jr < cols; jr += nr) {
             const int w = static_cast<int>(std::min<int64_t>(nr, cols - jr));
             const float* bp = bblk + jr * kcb;
+            int64_t bstride = nr;
+            if (b_in_place) {
+                if (w == nr) {
+                    bp = bblk + jr;
+                    bstride = b.ld;
+                } else {  // the last, partial panel is packed (the kernel reads nr columns)
+                    pack_b_block(b.data, b.ld, false, j0 + jr, w, p0, kcb, nr, b_buf);
+                    bp = b_buf;
+                }
+            }
             ke.col_bias = nullptr;
             if (ke.last && col_bias) {
                 if (w == nr) {
@@ -501,11 +550,11 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
                 ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
                 const KernelFn fn = ip.kernels[h - 1];
                 if (w == nr) {
-                    fn(kcb, ap, bp, cp, ldc, ke);
+                    fn(kcb, ap, bp, bstride, cp, ldc, ke);
                 } else {  // right edge: through a full-width buffer
                     if (ke.accumulate)
                         for (int r = 0; r < h; ++r) std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
-                    fn(kcb, ap, bp, tmp_c, nr, ke);
+                    fn(kcb, ap, bp, bstride, tmp_c, nr, ke);
                     for (int r = 0; r < h; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
                 }
             }
