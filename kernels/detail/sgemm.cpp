@@ -36,10 +36,12 @@ struct KernelEpi {
 };
 
 // kc >= 1; a: packed A panel (mr floats per k, `rows` of them used); b: nr floats per k, row stride
-// ldb (nr for a packed panel, the matrix's row stride when B is read in place); c: `rows` x nr,
-// row stride ldc.
-using KernelFn = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
-                          const KernelEpi& e);
+// ldb (nr for a packed panel, the matrix's row stride when B is read in place). "Wide" kernels for
+// short tiles take P adjacent B panels at once, `bps` floats apart (ignored when P == 1), and write
+// `rows` x P*nr of c (row stride ldc). Every kernel sums each element in the same order (k ascending,
+// one accumulator), so which kernel computes an element never changes its value.
+using KernelFn = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t bps, float* c,
+                          int64_t ldc, const KernelEpi& e);
 
 // Scalar activation with the same NaN rule as the vector max/min below (NaN stays NaN).
 inline float activate(float x, GemmActivation act, float lo, float hi) {
@@ -56,7 +58,8 @@ inline float activate(float x, GemmActivation act, float lo, float hi) {
 constexpr int kPortMr = 4, kPortNr = 8;
 
 template <int ROWS>
-void kernel_portable(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, const KernelEpi& e) {
+void kernel_portable(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t /*bps*/, float* c, int64_t ldc,
+                     const KernelEpi& e) {
     float acc[ROWS][kPortNr] = {};
     for (int64_t p = 0; p < kc; ++p) {
         for (int r = 0; r < ROWS; ++r) {
@@ -102,20 +105,25 @@ IRLITE_TARGET_AVX2 inline __m256 avx2_finish(__m256 v, const float* cptr, const 
     return v;
 }
 
-template <int ROWS>
-IRLITE_TARGET_AVX2 void kernel_avx2(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
-                                    const KernelEpi& e) {
-    __m256 acc0[ROWS], acc1[ROWS];
-#pragma GCC unroll 12
-    for (int r = 0; r < ROWS; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
+template <int ROWS, int P>
+IRLITE_TARGET_AVX2 void kernel_avx2(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t bps, float* c,
+                                    int64_t ldc, const KernelEpi& e) {
+    constexpr int V = 2 * P;  // vectors per row
+    __m256 acc[ROWS][V];
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
 #pragma GCC unroll 4
     for (int64_t p = 0; p < kc; ++p) {
-        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+        __m256 bv[V];
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v) bv[v] = _mm256_loadu_ps(b + (v / 2) * bps + (v % 2) * 8);
 #pragma GCC unroll 12
         for (int r = 0; r < ROWS; ++r) {
             const __m256 av = _mm256_broadcast_ss(a + r);
-            acc0[r] = _mm256_fmadd_ps(av, b0, acc0[r]);
-            acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
+#pragma GCC unroll 8
+            for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
         }
         a += kAvx2Mr;
         b += ldb;
@@ -125,8 +133,10 @@ IRLITE_TARGET_AVX2 void kernel_avx2(int64_t kc, const float* a, const float* b, 
         float* cr = c + r * ldc;
         const float rb = e.row_bias ? e.row_bias[r] : 0.0f;
         const bool has_rb = e.row_bias != nullptr;
-        _mm256_storeu_ps(cr, avx2_finish(acc0[r], cr, e.col_bias, rb, has_rb, e));
-        _mm256_storeu_ps(cr + 8, avx2_finish(acc1[r], cr + 8, e.col_bias ? e.col_bias + 8 : nullptr, rb, has_rb, e));
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v)
+            _mm256_storeu_ps(cr + 8 * v, avx2_finish(acc[r][v], cr + 8 * v, e.col_bias ? e.col_bias + 8 * v : nullptr,
+                                                     rb, has_rb, e));
     }
 }
 
@@ -153,20 +163,25 @@ IRLITE_TARGET_AVX512 inline __m512 avx512_finish(__m512 v, const float* cptr, co
     return v;
 }
 
-template <int ROWS>
-IRLITE_TARGET_AVX512 void kernel_avx512(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
-                                        const KernelEpi& e) {
-    __m512 acc0[ROWS], acc1[ROWS];
-#pragma GCC unroll 12
-    for (int r = 0; r < ROWS; ++r) acc0[r] = acc1[r] = _mm512_setzero_ps();
+template <int ROWS, int P>
+IRLITE_TARGET_AVX512 void kernel_avx512(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t bps,
+                                        float* c, int64_t ldc, const KernelEpi& e) {
+    constexpr int V = 2 * P;  // vectors per row
+    __m512 acc[ROWS][V];
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
 #pragma GCC unroll 2
     for (int64_t p = 0; p < kc; ++p) {
-        const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+        __m512 bv[V];
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(b + (v / 2) * bps + (v % 2) * 16);
 #pragma GCC unroll 12
         for (int r = 0; r < ROWS; ++r) {
             const __m512 av = _mm512_set1_ps(a[r]);
-            acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
-            acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
+#pragma GCC unroll 8
+            for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
         }
         a += kAvx512Mr;
         b += ldb;
@@ -176,20 +191,24 @@ IRLITE_TARGET_AVX512 void kernel_avx512(int64_t kc, const float* a, const float*
         float* cr = c + r * ldc;
         const float rb = e.row_bias ? e.row_bias[r] : 0.0f;
         const bool has_rb = e.row_bias != nullptr;
-        _mm512_storeu_ps(cr, avx512_finish(acc0[r], cr, e.col_bias, rb, has_rb, e));
-        _mm512_storeu_ps(cr + 16,
-                         avx512_finish(acc1[r], cr + 16, e.col_bias ? e.col_bias + 16 : nullptr, rb, has_rb, e));
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v)
+            _mm512_storeu_ps(cr + 16 * v, avx512_finish(acc[r][v], cr + 16 * v,
+                                                        e.col_bias ? e.col_bias + 16 * v : nullptr, rb, has_rb, e));
     }
 }
 #endif  // IRLITE_SGEMM_X86
 
 // ---------------------------------------------------------------------------------------------
-// Per-ISA parameters: register block, K block, tile extents, kernels by row count.
+// Per-ISA parameters: register block, K block, tile extents, kernels by row count, and the wide
+// kernels for tiles of at most 4 rows (nullptr: none) with the number of panels they take.
 struct IsaParams {
     int mr, nr;
     int64_t kc_max;  // K block
     int64_t mc, nc;  // default tile extents (A block mc x kc in L2, B block kc x nc in L2/L3)
     KernelFn kernels[kMaxMr];
+    KernelFn wide[4];
+    int wide_panels[4];
 };
 
 const IsaParams kPortable = {kPortMr,
@@ -197,23 +216,29 @@ const IsaParams kPortable = {kPortMr,
                              256,
                              64,
                              1024,
-                             {kernel_portable<1>, kernel_portable<2>, kernel_portable<3>, kernel_portable<4>}};
+                             {kernel_portable<1>, kernel_portable<2>, kernel_portable<3>, kernel_portable<4>},
+                             {},
+                             {}};
 #if IRLITE_SGEMM_X86
 const IsaParams kAvx2 = {kAvx2Mr,
                          kAvx2Nr,
                          256,
                          144,
                          1024,
-                         {kernel_avx2<1>, kernel_avx2<2>, kernel_avx2<3>, kernel_avx2<4>, kernel_avx2<5>,
-                          kernel_avx2<6>}};
+                         {kernel_avx2<1, 1>, kernel_avx2<2, 1>, kernel_avx2<3, 1>, kernel_avx2<4, 1>,
+                          kernel_avx2<5, 1>, kernel_avx2<6, 1>},
+                         {kernel_avx2<1, 4>, kernel_avx2<2, 2>, nullptr, nullptr},
+                         {4, 2, 1, 1}};
 const IsaParams kAvx512 = {kAvx512Mr,
                            kAvx512Nr,
                            256,
                            144,
                            1024,
-                           {kernel_avx512<1>, kernel_avx512<2>, kernel_avx512<3>, kernel_avx512<4>, kernel_avx512<5>,
-                            kernel_avx512<6>, kernel_avx512<7>, kernel_avx512<8>, kernel_avx512<9>,
-                            kernel_avx512<10>, kernel_avx512<11>, kernel_avx512<12>}};
+                           {kernel_avx512<1, 1>, kernel_avx512<2, 1>, kernel_avx512<3, 1>, kernel_avx512<4, 1>,
+                            kernel_avx512<5, 1>, kernel_avx512<6, 1>, kernel_avx512<7, 1>, kernel_avx512<8, 1>,
+                            kernel_avx512<9, 1>, kernel_avx512<10, 1>, kernel_avx512<11, 1>, kernel_avx512<12, 1>},
+                           {kernel_avx512<1, 4>, kernel_avx512<2, 2>, kernel_avx512<3, 2>, kernel_avx512<4, 2>},
+                           {4, 2, 2, 2}};
 #endif
 
 const IsaParams& params(GemmIsa isa) {
@@ -493,6 +518,10 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
     const bool b_in_place =
         !b.packed && !b.trans && (rows <= 2 * mr || l.kc <= 48 || b.ld % 1024 != 0);
 
+    // Tiles of at most 4 rows (one micro-tile tall) use the wide kernels when the ISA has them.
+    const KernelFn wide_fn = rows <= std::min(4, mr) ? ip.wide[rows - 1] : nullptr;
+    const int64_t wide_p = wide_fn ? ip.wide_panels[rows - 1] : 1;
+
     KernelEpi ke;
     ke.act = ep.act;
     ke.lo = ep.lo;
@@ -523,6 +552,15 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
 
         for (int64_t jr = 0; jr < cols; jr += nr) {
             const int w = static_cast<int>(std::min<int64_t>(nr, cols - jr));
+            if (wide_fn && jr + wide_p * nr <= cols) {  // a short tile: P full panels per call
+                const float* bp = b_in_place ? bblk + jr : bblk + jr * kcb;
+                ke.col_bias = ke.last && col_bias ? ep.bias + j0 + jr : nullptr;
+                ke.row_bias = ke.last && row_bias ? ep.bias + i0 : nullptr;
+                wide_fn(kcb, ablk, bp, b_in_place ? b.ld : nr, b_in_place ? nr : nr * kcb, c + i0 * ldc + j0 + jr, ldc,
+                        ke);
+                jr += (wide_p - 1) * nr;
+                continue;
+            }
             const float* bp = bblk + jr * kcb;
             int64_t bstride = nr;
             if (b_in_place) {
@@ -550,11 +588,11 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
                 ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
                 const KernelFn fn = ip.kernels[h - 1];
                 if (w == nr) {
-                    fn(kcb, ap, bp, bstride, cp, ldc, ke);
+                    fn(kcb, ap, bp, bstride, 0, cp, ldc, ke);
                 } else {  // right edge: through a full-width buffer
                     if (ke.accumulate)
                         for (int r = 0; r < h; ++r) std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
-                    fn(kcb, ap, bp, bstride, tmp_c, nr, ke);
+                    fn(kcb, ap, bp, bstride, 0, tmp_c, nr, ke);
                     for (int r = 0; r < h; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
                 }
             }
