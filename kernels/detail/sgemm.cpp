@@ -1,0 +1,608 @@
+// Single-precision GEMM: packing, tiling and the micro-kernels (portable, AVX2+FMA, AVX-512F) with
+// run-time dispatch. See sgemm.hpp for the contract. The ISA-specific kernels are compiled with
+// function target attributes, so this file builds with or without -march flags and picks the kernel
+// at run time (plan_gemm records the choice in the plan's layout).
+#include "kernels/detail/sgemm.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define IRLITE_SGEMM_X86 1
+#include <immintrin.h>
+#define IRLITE_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define IRLITE_TARGET_AVX512 __attribute__((target("avx512f")))
+#else
+#define IRLITE_SGEMM_X86 0
+#endif
+
+namespace irlite::nn {
+namespace {
+
+constexpr int kMaxMr = 12;
+constexpr int kMaxNr = 32;
+
+// What a micro-kernel does after the K loop of one block. The kernel computes
+//   S = sum over the block of A panel (rows) x B panel (nr columns, all of them)
+// then C = (accumulate ? C + S : S), and when `last`, C = act(C + bias).
+struct KernelEpi {
+    bool accumulate = false;
+    bool last = false;
+    const float* row_bias = nullptr;  // bias of the micro-tile's first row, or nullptr
+    const float* col_bias = nullptr;  // nr floats for the micro-tile's columns, or nullptr
+    GemmActivation act = GemmActivation::None;
+    float lo = 0, hi = 0;
+};
+
+// kc >= 1; a: packed A panel (mr floats per k, `rows` of them used); b: nr floats per k, row stride
+// ldb (nr for a packed panel, the matrix's row stride when B is read in place). "Wide" kernels for
+// short tiles take P adjacent B panels at once, `bps` floats apart (ignored when P == 1), and write
+// `rows` x P*nr of c (row stride ldc). Every kernel sums each element in the same order (k ascending,
+// one accumulator), so which kernel computes an element never changes its value.
+using KernelFn = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t bps, float* c,
+                          int64_t ldc, const KernelEpi& e);
+
+// Scalar activation with the same NaN rule as the vector max/min below (NaN stays NaN).
+inline float activate(float x, GemmActivation act, float lo, float hi) {
+    switch (act) {
+        case GemmActivation::None: return x;
+        case GemmActivation::Relu: return 0.0f > x ? 0.0f : x;
+        case GemmActivation::Clamp: x = lo > x ? lo : x; return hi < x ? hi : x;
+    }
+    return x;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Portable micro-kernel: 4 x 8, plain loops the compiler may vectorize with the baseline ISA.
+constexpr int kPortMr = 4, kPortNr = 8;
+
+template <int ROWS>
+void kernel_portable(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t /*bps*/, float* c, int64_t ldc,
+                     const KernelEpi& e) {
+    float acc[ROWS][kPortNr] = {};
+    for (int64_t p = 0; p < kc; ++p) {
+        for (int r = 0; r < ROWS; ++r) {
+            const float av = a[r];
+            for (int j = 0; j < kPortNr; ++j) acc[r][j] += av * b[j];
+        }
+        a += kPortMr;
+        b += ldb;
+    }
+    for (int r = 0; r < ROWS; ++r) {
+        float* cr = c + r * ldc;
+        for (int j = 0; j < kPortNr; ++j) {
+            float v = acc[r][j];
+            if (e.accumulate) v = cr[j] + v;
+            if (e.last) {
+                if (e.row_bias) v = v + e.row_bias[r];
+                if (e.col_bias) v = v + e.col_bias[j];
+                v = activate(v, e.act, e.lo, e.hi);
+            }
+            cr[j] = v;
+        }
+    }
+}
+
+#if IRLITE_SGEMM_X86
+// ---------------------------------------------------------------------------------------------
+// AVX2 + FMA micro-kernel: 6 x 16 (12 accumulators, 2 B loads and 6 broadcasts per k).
+constexpr int kAvx2Mr = 6, kAvx2Nr = 16;
+
+IRLITE_TARGET_AVX2 inline __m256 avx2_finish(__m256 v, const float* cptr, const float* col_bias, float row_bias,
+                                             bool has_row_bias, const KernelEpi& e) {
+    if (e.accumulate) v = _mm256_add_ps(_mm256_loadu_ps(cptr), v);
+    if (e.last) {
+        if (has_row_bias) v = _mm256_add_ps(v, _mm256_set1_ps(row_bias));
+        if (col_bias) v = _mm256_add_ps(v, _mm256_loadu_ps(col_bias));
+        if (e.act == GemmActivation::Relu) {
+            v = _mm256_max_ps(_mm256_setzero_ps(), v);  // max(0, NaN) = NaN: the second operand wins
+        } else if (e.act == GemmActivation::Clamp) {
+            v = _mm256_max_ps(_mm256_set1_ps(e.lo), v);
+            v = _mm256_min_ps(_mm256_set1_ps(e.hi), v);
+        }
+    }
+    return v;
+}
+
+template <int ROWS, int P>
+IRLITE_TARGET_AVX2 void kernel_avx2(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t bps, float* c,
+                                    int64_t ldc, const KernelEpi& e) {
+    constexpr int V = 2 * P;  // vectors per row
+    __m256 acc[ROWS][V];
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
+#pragma GCC unroll 4
+    for (int64_t p = 0; p < kc; ++p) {
+        __m256 bv[V];
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v) bv[v] = _mm256_loadu_ps(b + (v / 2) * bps + (v % 2) * 8);
+#pragma GCC unroll 12
+        for (int r = 0; r < ROWS; ++r) {
+            const __m256 av = _mm256_broadcast_ss(a + r);
+#pragma GCC unroll 8
+            for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
+        }
+        a += kAvx2Mr;
+        b += ldb;
+    }
+#pragma GCC unroll 12
+    for (int r = 0; r < ROWS; ++r) {
+        float* cr = c + r * ldc;
+        const float rb = e.row_bias ? e.row_bias[r] : 0.0f;
+        const bool has_rb = e.row_bias != nullptr;
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v)
+            _mm256_storeu_ps(cr + 8 * v, avx2_finish(acc[r][v], cr + 8 * v, e.col_bias ? e.col_bias + 8 * v : nullptr,
+                                                     rb, has_rb, e));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// AVX-512F micro-kernel: 12 x 32 (24 accumulators, 2 B loads and 12 broadcasts per k).
+constexpr int kAvx512Mr = 12, kAvx512Nr = 32;
+// Full masks: GCC 12 flags the unmasked _mm512_max_ps/_mm512_min_ps (their _mm512_undefined_ps
+// placeholder) as "maybe uninitialized"; the masked forms with every lane set compile to the same vmaxps.
+constexpr __mmask16 kAll16 = 0xFFFF;
+
+IRLITE_TARGET_AVX512 inline __m512 avx512_finish(__m512 v, const float* cptr, const float* col_bias,
+                                                 float row_bias, bool has_row_bias, const KernelEpi& e) {
+    if (e.accumulate) v = _mm512_add_ps(_mm512_loadu_ps(cptr), v);
+    if (e.last) {
+        if (has_row_bias) v = _mm512_add_ps(v, _mm512_set1_ps(row_bias));
+        if (col_bias) v = _mm512_add_ps(v, _mm512_loadu_ps(col_bias));
+        if (e.act == GemmActivation::Relu) {
+            v = _mm512_mask_max_ps(v, kAll16, _mm512_setzero_ps(), v);
+        } else if (e.act == GemmActivation::Clamp) {
+            v = _mm512_mask_max_ps(v, kAll16, _mm512_set1_ps(e.lo), v);
+            v = _mm512_mask_min_ps(v, kAll16, _mm512_set1_ps(e.hi), v);
+        }
+    }
+    return v;
+}
+
+template <int ROWS, int P>
+IRLITE_TARGET_AVX512 void kernel_avx512(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t bps,
+                                        float* c, int64_t ldc, const KernelEpi& e) {
+    constexpr int V = 2 * P;  // vectors per row
+    __m512 acc[ROWS][V];
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
+#pragma GCC unroll 2
+    for (int64_t p = 0; p < kc; ++p) {
+        __m512 bv[V];
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(b + (v / 2) * bps + (v % 2) * 16);
+#pragma GCC unroll 12
+        for (int r = 0; r < ROWS; ++r) {
+            const __m512 av = _mm512_set1_ps(a[r]);
+#pragma GCC unroll 8
+            for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+        }
+        a += kAvx512Mr;
+        b += ldb;
+    }
+#pragma GCC unroll 12
+    for (int r = 0; r < ROWS; ++r) {
+        float* cr = c + r * ldc;
+        const float rb = e.row_bias ? e.row_bias[r] : 0.0f;
+        const bool has_rb = e.row_bias != nullptr;
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v)
+            _mm512_storeu_ps(cr + 16 * v, avx512_finish(acc[r][v], cr + 16 * v,
+                                                        e.col_bias ? e.col_bias + 16 * v : nullptr, rb, has_rb, e));
+    }
+}
+#endif  // IRLITE_SGEMM_X86
+
+// ---------------------------------------------------------------------------------------------
+// Per-ISA parameters: register block, K block, tile extents, kernels by row count, and the wide
+// kernels for tiles of at most 4 rows (nullptr: none) with the number of panels they take.
+struct IsaParams {
+    int mr, nr;
+    int64_t kc_max;  // K block
+    int64_t mc, nc;  // default tile extents (A block mc x kc in L2, B block kc x nc in L2/L3)
+    KernelFn kernels[kMaxMr];
+    KernelFn wide[4];
+    int wide_panels[4];
+};
+
+const IsaParams kPortable = {kPortMr,
+                             kPortNr,
+                             256,
+                             64,
+                             1024,
+                             {kernel_portable<1>, kernel_portable<2>, kernel_portable<3>, kernel_portable<4>},
+                             {},
+                             {}};
+#if IRLITE_SGEMM_X86
+const IsaParams kAvx2 = {kAvx2Mr,
+                         kAvx2Nr,
+                         256,
+                         144,
+                         1024,
+                         {kernel_avx2<1, 1>, kernel_avx2<2, 1>, kernel_avx2<3, 1>, kernel_avx2<4, 1>,
+                          kernel_avx2<5, 1>, kernel_avx2<6, 1>},
+                         {kernel_avx2<1, 4>, kernel_avx2<2, 2>, nullptr, nullptr},
+                         {4, 2, 1, 1}};
+const IsaParams kAvx512 = {kAvx512Mr,
+                           kAvx512Nr,
+                           256,
+                           144,
+                           1024,
+                           {kernel_avx512<1, 1>, kernel_avx512<2, 1>, kernel_avx512<3, 1>, kernel_avx512<4, 1>,
+                            kernel_avx512<5, 1>, kernel_avx512<6, 1>, kernel_avx512<7, 1>, kernel_avx512<8, 1>,
+                            kernel_avx512<9, 1>, kernel_avx512<10, 1>, kernel_avx512<11, 1>, kernel_avx512<12, 1>},
+                           {kernel_avx512<1, 4>, kernel_avx512<2, 2>, kernel_avx512<3, 2>, kernel_avx512<4, 2>},
+                           {4, 2, 2, 2}};
+#endif
+
+const IsaParams& params(GemmIsa isa) {
+#if IRLITE_SGEMM_X86
+    if (isa == GemmIsa::Avx512) return kAvx512;
+    if (isa == GemmIsa::Avx2) return kAvx2;
+#endif
+    (void)isa;
+    return kPortable;
+}
+
+// -1: not forced; otherwise the forced GemmIsa.
+std::atomic<int> g_forced_isa{-1};
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+// ---------------------------------------------------------------------------------------------
+// Packing. A panel is kcb rows of W floats (W = mr or nr); x < w are taken from the source, the
+// rest are zeros. Two source shapes: element (p, x) at src[p*ld + x] ("rows", contiguous in x) or at
+// src[x*ld + p] ("cols", contiguous in p). W is a compile-time constant so the copies unroll.
+template <int W>
+void panel_rows(const float* src, int64_t ld, int w, int64_t kcb, float* out) {
+    if (w == W) {
+        for (int64_t p = 0; p < kcb; ++p, src += ld, out += W) {
+            float tmp[W];
+            for (int x = 0; x < W; ++x) tmp[x] = src[x];
+            for (int x = 0; x < W; ++x) out[x] = tmp[x];
+        }
+    } else {
+        for (int64_t p = 0; p < kcb; ++p, src += ld, out += W) {
+            for (int x = 0; x < w; ++x) out[x] = src[x];
+            for (int x = w; x < W; ++x) out[x] = 0.0f;
+        }
+    }
+}
+
+template <int W>
+void panel_cols(const float* src, int64_t ld, int w, int64_t kcb, float* out) {
+    if (w == W) {
+        // Blocks of 8 k: W short contiguous reads, written into one 8*W stretch.
+        int64_t p = 0;
+        for (; p + 8 <= kcb; p += 8) {
+            float* o = out + p * W;
+            for (int x = 0; x < W; ++x) {
+                const float* s = src + x * ld + p;
+                for (int q = 0; q < 8; ++q) o[q * W + x] = s[q];
+            }
+        }
+        for (; p < kcb; ++p)
+            for (int x = 0; x < W; ++x) out[p * W + x] = src[x * ld + p];
+    } else {
+        for (int x = 0; x < w; ++x)
+            for (int64_t p = 0; p < kcb; ++p) out[p * W + x] = src[x * ld + p];
+        for (int x = w; x < W; ++x)
+            for (int64_t p = 0; p < kcb; ++p) out[p * W + x] = 0.0f;
+    }
+}
+
+// Panels of width W covering `count` of x from x0, k [p0, p0+kcb): x_major says element (p, x) is at
+// src[x*ld + p] (A stored m x k, or B stored n x k), otherwise at src[p*ld + x].
+template <int W>
+void pack_panels_w(const float* src, int64_t ld, bool x_major, int64_t x0, int64_t count, int64_t p0, int64_t kcb,
+                   float* out) {
+    for (int64_t x = 0; x < count; x += W, out += W * kcb) {
+        const int w = static_cast<int>(std::min<int64_t>(W, count - x));
+        if (x_major) panel_cols<W>(src + (x0 + x) * ld + p0, ld, w, kcb, out);
+        else panel_rows<W>(src + p0 * ld + x0 + x, ld, w, kcb, out);
+    }
+}
+
+void pack_panels(int width, const float* src, int64_t ld, bool x_major, int64_t x0, int64_t count, int64_t p0,
+                 int64_t kcb, float* out) {
+    switch (width) {
+        case 4: return pack_panels_w<4>(src, ld, x_major, x0, count, p0, kcb, out);
+        case 6: return pack_panels_w<6>(src, ld, x_major, x0, count, p0, kcb, out);
+        case 8: return pack_panels_w<8>(src, ld, x_major, x0, count, p0, kcb, out);
+        case 12: return pack_panels_w<12>(src, ld, x_major, x0, count, p0, kcb, out);
+        case 16: return pack_panels_w<16>(src, ld, x_major, x0, count, p0, kcb, out);
+        case 32: return pack_panels_w<32>(src, ld, x_major, x0, count, p0, kcb, out);
+        default: break;
+    }
+}
+
+// A block: rows [i0, i0+rows) x k [p0, p0+kcb) into ceil(rows/mr) panels of kcb x mr.
+void pack_a_block(const float* a, int64_t lda, bool trans, int64_t i0, int64_t rows, int64_t p0, int64_t kcb, int mr,
+                  float* out) {
+    pack_panels(mr, a, lda, !trans, i0, rows, p0, kcb, out);
+}
+
+// B block: columns [j0, j0+cols) x k [p0, p0+kcb) into ceil(cols/nr) panels of kcb x nr.
+void pack_b_block(const float* b, int64_t ldb, bool trans, int64_t j0, int64_t cols, int64_t p0, int64_t kcb, int nr,
+                  float* out) {
+    pack_panels(nr, b, ldb, trans, j0, cols, p0, kcb, out);
+}
+
+float* align64(void* p) {
+    const auto v = reinterpret_cast<uintptr_t>(p);
+    return reinterpret_cast<float*>((v + 63) & ~static_cast<uintptr_t>(63));
+}
+
+}  // namespace
+
+// -------------------------------------------------------------------------------------------------
+// ISA selection.
+
+bool gemm_isa_supported(GemmIsa isa) {
+    switch (isa) {
+        case GemmIsa::Portable: return true;
+        case GemmIsa::Avx2:
+#if IRLITE_SGEMM_X86
+            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+            return false;
+#endif
+        case GemmIsa::Avx512:
+#if IRLITE_SGEMM_X86
+            return __builtin_cpu_supports("avx512f");
+#else
+            return false;
+#endif
+    }
+    return false;
+}
+
+GemmIsa gemm_detected_isa() {
+    static const GemmIsa detected = [] {
+        if (gemm_isa_supported(GemmIsa::Avx512)) return GemmIsa::Avx512;
+        if (gemm_isa_supported(GemmIsa::Avx2)) return GemmIsa::Avx2;
+        return GemmIsa::Portable;
+    }();
+    return detected;
+}
+
+GemmIsa gemm_default_isa() {
+    const int forced = g_forced_isa.load(std::memory_order_relaxed);
+    return forced >= 0 ? static_cast<GemmIsa>(forced) : gemm_detected_isa();
+}
+
+void set_gemm_isa_for_testing(GemmIsa isa) {
+    g_forced_isa.store(gemm_isa_supported(isa) ? static_cast<int>(isa) : static_cast<int>(GemmIsa::Portable),
+                       std::memory_order_relaxed);
+}
+void reset_gemm_isa_for_testing() { g_forced_isa.store(-1, std::memory_order_relaxed); }
+
+const char* gemm_isa_name(GemmIsa isa) {
+    switch (isa) {
+        case GemmIsa::Portable: return "portable";
+        case GemmIsa::Avx2: return "avx2";
+        case GemmIsa::Avx512: return "avx512";
+    }
+    return "?";
+}
+
+// -------------------------------------------------------------------------------------------------
+// Layout and packing of whole operands.
+
+GemmLayout gemm_layout(int64_t k, GemmIsa isa) {
+    if (!gemm_isa_supported(isa)) isa = GemmIsa::Portable;
+    const IsaParams& ip = params(isa);
+    GemmLayout l;
+    l.isa = isa;
+    l.mr = ip.mr;
+    l.nr = ip.nr;
+    l.k = std::max<int64_t>(k, 0);
+    // Equal blocks no longer than kc_max (a short last block would waste the loop overhead).
+    const int64_t blocks = std::max<int64_t>(1, ceil_div(l.k, ip.kc_max));
+    l.kc = std::max<int64_t>(1, ceil_div(l.k, blocks));
+    return l;
+}
+
+// Whole-operand layout: K block b (size kcb) starts at b*kc*padded; within it, panels of kcb x mr/nr.
+size_t packed_a_floats(const GemmLayout& l, int64_t m) {
+    return static_cast<size_t>(round_up(std::max<int64_t>(m, 0), l.mr) * l.k);
+}
+size_t packed_b_floats(const GemmLayout& l, int64_t n) {
+    return static_cast<size_t>(round_up(std::max<int64_t>(n, 0), l.nr) * l.k);
+}
+
+void pack_a(const GemmLayout& l, const float* a, int64_t lda, bool trans, int64_t m, float* out) {
+    const int64_t mp = round_up(m, l.mr);
+    for (int64_t p0 = 0; p0 < l.k; p0 += l.kc) {
+        const int64_t kcb = std::min(l.kc, l.k - p0);
+        pack_a_block(a, lda, trans, 0, m, p0, kcb, l.mr, out + p0 * mp);
+    }
+}
+
+void pack_b(const GemmLayout& l, const float* b, int64_t ldb, bool trans, int64_t n, float* out) {
+    const int64_t np = round_up(n, l.nr);
+    for (int64_t p0 = 0; p0 < l.k; p0 += l.kc) {
+        const int64_t kcb = std::min(l.kc, l.k - p0);
+        pack_b_block(b, ldb, trans, 0, n, p0, kcb, l.nr, out + p0 * np);
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Planning.
+
+GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_prepacked, int workers,
+                   GemmIsa isa) {
+    GemmPlan plan;
+    plan.m = std::max<int64_t>(m, 0);
+    plan.n = std::max<int64_t>(n, 0);
+    plan.k = std::max<int64_t>(k, 0);
+    plan.layout = gemm_layout(plan.k, isa);
+    plan.a_prepacked = a_prepacked;
+    plan.b_prepacked = b_prepacked;
+    const IsaParams& ip = params(plan.layout.isa);
+    const int64_t mr = ip.mr, nr = ip.nr;
+    int64_t mc = std::min(ip.mc, round_up(std::max<int64_t>(plan.m, 1), mr));
+    int64_t nc = std::min(ip.nc, round_up(std::max<int64_t>(plan.n, 1), nr));
+    // More workers: cut tiles until there are about two per worker, but keep them worth a task
+    // (at least 4 B panels wide, 2 A panels tall, and some 64k multiply-adds).
+    const int64_t want = workers > 1 ? 2 * static_cast<int64_t>(workers) : 1;
+    auto count = [&](int64_t mcv, int64_t ncv) { return ceil_div(plan.m, mcv) * ceil_div(plan.n, ncv); };
+    while (count(mc, nc) < want) {
+        const int64_t nc2 = round_up(nc / 2, nr), mc2 = round_up(mc / 2, mr);
+        const bool can_n = nc2 < nc && nc2 >= 4 * nr;
+        const bool can_m = mc2 < mc && mc2 >= 2 * mr;
+        if (!can_n && !can_m) break;
+        const int64_t next_mc = can_n ? mc : mc2, next_nc = can_n ? nc2 : nc;
+        if (next_mc * next_nc * std::max<int64_t>(plan.k, 1) < (int64_t{1} << 16)) break;
+        mc = next_mc;
+        nc = next_nc;
+    }
+    plan.mc = mc;
+    plan.nc = nc;
+    plan.tiles_m = ceil_div(plan.m, mc);
+    plan.tiles_n = ceil_div(plan.n, nc);
+    if (plan.m == 0 || plan.n == 0) plan.tiles_m = plan.tiles_n = 0;
+    size_t floats = 0;
+    if (plan.k > 0) {
+        if (!a_prepacked) floats += static_cast<size_t>(mc * plan.layout.kc);
+        if (!b_prepacked) floats += static_cast<size_t>(nc * plan.layout.kc);
+    }
+    plan.scratch_bytes = floats ? floats * sizeof(float) + 128 : 0;  // + alignment slack for two buffers
+    return plan;
+}
+
+// -------------------------------------------------------------------------------------------------
+// Execution.
+
+void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, const GemmOperand& b, float* c,
+                   int64_t ldc, const GemmEpilogue& ep, void* scratch) {
+    const GemmLayout& l = plan.layout;
+    const int64_t tm = tile / plan.tiles_n, tn = tile % plan.tiles_n;
+    const int64_t i0 = tm * plan.mc, rows = std::min(plan.mc, plan.m - i0);
+    const int64_t j0 = tn * plan.nc, cols = std::min(plan.nc, plan.n - j0);
+    const bool row_bias = ep.bias && ep.axis == GemmEpilogue::BiasAxis::Row;
+    const bool col_bias = ep.bias && ep.axis == GemmEpilogue::BiasAxis::Column;
+
+    if (plan.k == 0) {  // an empty sum: act(0 + bias)
+        for (int64_t i = 0; i < rows; ++i) {
+            float* cr = c + (i0 + i) * ldc + j0;
+            for (int64_t j = 0; j < cols; ++j) {
+                float v = 0.0f;
+                if (row_bias) v = v + ep.bias[i0 + i];
+                if (col_bias) v = v + ep.bias[j0 + j];
+                cr[j] = activate(v, ep.act, ep.lo, ep.hi);
+            }
+        }
+        return;
+    }
+
+    const IsaParams& ip = params(l.isa);
+    const int mr = l.mr, nr = l.nr;
+    const int64_t mp = round_up(plan.m, mr), np = round_up(plan.n, nr);
+    float* a_buf = nullptr;
+    float* b_buf = nullptr;
+    if (!a.packed) a_buf = align64(scratch);
+    if (!b.packed) b_buf = align64(a_buf ? static_cast<void*>(a_buf + plan.mc * l.kc) : scratch);
+
+    // B stored k x n is read in place, without packing (same arithmetic, so the same results), when
+    // packing would cost about as much as the multiply-adds it feeds: each B panel serves at most two
+    // micro-tiles (a short tile), or K blocks are short. Otherwise only when the row stride is not a
+    // multiple of 4 KiB: such strides map a panel's rows onto a few cache sets and thrash L1/L2.
+    const bool b_in_place =
+        !b.packed && !b.trans && (rows <= 2 * mr || l.kc <= 48 || b.ld % 1024 != 0);
+
+    // Tiles of at most 4 rows (one micro-tile tall) use the wide kernels when the ISA has them.
+    const KernelFn wide_fn = rows <= std::min(4, mr) ? ip.wide[rows - 1] : nullptr;
+    const int64_t wide_p = wide_fn ? ip.wide_panels[rows - 1] : 1;
+
+    KernelEpi ke;
+    ke.act = ep.act;
+    ke.lo = ep.lo;
+    ke.hi = ep.hi;
+    alignas(64) float tmp_c[kMaxMr * kMaxNr] = {};
+    alignas(64) float tmp_bias[kMaxNr];
+
+    for (int64_t p0 = 0; p0 < plan.k; p0 += l.kc) {
+        const int64_t kcb = std::min(l.kc, plan.k - p0);
+        const float* ablk;
+        if (a.packed) {
+            ablk = a.data + p0 * mp + i0 * kcb;  // i0 is a multiple of mr: panel i0/mr of this block
+        } else {
+            pack_a_block(a.data, a.ld, a.trans, i0, rows, p0, kcb, mr, a_buf);
+            ablk = a_buf;
+        }
+        const float* bblk;
+        if (b.packed) {
+            bblk = b.data + p0 * np + j0 * kcb;
+        } else if (b_in_place) {
+            bblk = b.data + p0 * b.ld + j0;
+        } else {
+            pack_b_block(b.data, b.ld, b.trans, j0, cols, p0, kcb, nr, b_buf);
+            bblk = b_buf;
+        }
+        ke.accumulate = p0 > 0;
+        ke.last = p0 + kcb >= plan.k;
+
+        for (int64_t jr = 0; jr < cols; jr += nr) {
+            const int w = static_cast<int>(std::min<int64_t>(nr, cols - jr));
+            if (wide_fn && jr + wide_p * nr <= cols) {  // a short tile: P full panels per call
+                const float* bp = b_in_place ? bblk + jr : bblk + jr * kcb;
+                ke.col_bias = ke.last && col_bias ? ep.bias + j0 + jr : nullptr;
+                ke.row_bias = ke.last && row_bias ? ep.bias + i0 : nullptr;
+                wide_fn(kcb, ablk, bp, b_in_place ? b.ld : nr, b_in_place ? nr : nr * kcb, c + i0 * ldc + j0 + jr, ldc,
+                        ke);
+                jr += (wide_p - 1) * nr;
+                continue;
+            }
+            const float* bp = bblk + jr * kcb;
+            int64_t bstride = nr;
+            if (b_in_place) {
+                if (w == nr) {
+                    bp = bblk + jr;
+                    bstride = b.ld;
+                } else {  // the last, partial panel is packed (the kernel reads nr columns)
+                    pack_b_block(b.data, b.ld, false, j0 + jr, w, p0, kcb, nr, b_buf);
+                    bp = b_buf;
+                }
+            }
+            ke.col_bias = nullptr;
+            if (ke.last && col_bias) {
+                if (w == nr) {
+                    ke.col_bias = ep.bias + j0 + jr;
+                } else {
+                    for (int j = 0; j < nr; ++j) tmp_bias[j] = j < w ? ep.bias[j0 + jr + j] : 0.0f;
+                    ke.col_bias = tmp_bias;
+                }
+            }
+            for (int64_t ir = 0; ir < rows; ir += mr) {
+                const int h = static_cast<int>(std::min<int64_t>(mr, rows - ir));
+                const float* ap = ablk + ir * kcb;
+                float* cp = c + (i0 + ir) * ldc + j0 + jr;
+                ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
+                const KernelFn fn = ip.kernels[h - 1];
+                if (w == nr) {
+                    fn(kcb, ap, bp, bstride, 0, cp, ldc, ke);
+                } else {  // right edge: through a full-width buffer
+                    if (ke.accumulate)
+                        for (int r = 0; r < h; ++r) std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
+                    fn(kcb, ap, bp, bstride, 0, tmp_c, nr, ke);
+                    for (int r = 0; r < h; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
+                }
+            }
+        }
+    }
+}
+
+void run_gemm(const GemmPlan& plan, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc,
+              const GemmEpilogue& epilogue, void* scratch) {
+    for (int64_t t = 0; t < plan.tiles(); ++t) run_gemm_tile(plan, t, a, b, c, ldc, epilogue, scratch);
+}
+
+}  // namespace irlite::nn

@@ -1,0 +1,119 @@
+// Single-precision GEMM with prepacked constant operands, caller-owned scratch and independent tiles.
+//
+//   C[M,N] = act(A[M,K] * B[K,N] + bias)          all matrices row-major (A or B may be stored transposed)
+//
+// Design (Goto / BLIS): operands are repacked into panels. A into MR-row panels, B into NR-column
+// panels, both cut into K blocks of `kc`; a register-blocked micro-kernel (AVX-512: 12x32, AVX2+FMA:
+// 6x16, portable: 4x8) multiplies one A panel by one B panel of one K block. The operand that is
+// constant (the weights) is packed once, ahead of time, with pack_a / pack_b; the other is packed on
+// each call into the scratch memory the caller passes to run_gemm_tile. Nothing in this file
+// allocates: run_gemm_tile touches only its arguments (and a few hundred bytes of stack).
+//
+// Parallelism: plan_gemm cuts C into a grid of tiles (plan.tiles() of them). Tiles are independent
+// (no two write the same element, none reads another's output) so any number of workers may run them
+// in any order, each with its own scratch block of plan.scratch_bytes. Every element of C is summed
+// in the same order (k ascending, partial sums per K block of layout.kc, added block after block)
+// whatever the tiling, so results are bit-identical for every thread count and tile schedule. They
+// depend only on the instruction set (layout.isa) and on K (which fixes kc).
+//
+// Typical uses:
+//   convolution   weights are A (M = Cout, K = Cin*kh*kw) packed once; im2col output is B (N = pixels)
+//   MatMul/linear weights are B (K x N, or N x K with trans) packed once; activations are A (M = rows)
+//   both dynamic  both are packed per tile into scratch
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace irlite::nn {
+
+// Instruction set of the micro-kernel. Packed layouts differ between them.
+enum class GemmIsa : uint8_t { Portable, Avx2, Avx512 };
+
+// The best instruction set this CPU supports (AVX-512F, else AVX2 with FMA, else Portable).
+GemmIsa gemm_detected_isa();
+// The one plan_gemm / gemm_layout use by default: the detected one unless forced for testing.
+GemmIsa gemm_default_isa();
+// Tests: make gemm_default_isa() return `isa` (it must be supported: Portable always is). Not
+// thread-safe with concurrent planning; meant for test fixtures. reset_* undoes it.
+void set_gemm_isa_for_testing(GemmIsa isa);
+void reset_gemm_isa_for_testing();
+bool gemm_isa_supported(GemmIsa isa);
+const char* gemm_isa_name(GemmIsa isa);
+
+// How packed operands are laid out. It depends only on the instruction set and on K, so a constant
+// operand packed once stays valid for every size of the other dimension (e.g. any batch of a MatMul).
+struct GemmLayout {
+    GemmIsa isa = GemmIsa::Portable;
+    int32_t mr = 0, nr = 0;  // micro-kernel: rows of an A panel, columns of a B panel
+    int64_t k = 0;           // the reduction length
+    int64_t kc = 0;          // K block; blocks are [b*kc, min(k, (b+1)*kc)). kc >= 1 even when k == 0
+    bool operator==(const GemmLayout& o) const {
+        return isa == o.isa && mr == o.mr && nr == o.nr && k == o.k && kc == o.kc;
+    }
+    bool operator!=(const GemmLayout& o) const { return !(*this == o); }
+};
+GemmLayout gemm_layout(int64_t k, GemmIsa isa = gemm_default_isa());
+
+// Packing. op(A) is m x k: A is stored m x k (a[i*lda + p]) or, with trans, k x m (a[p*lda + i]).
+// op(B) is k x n: B is stored k x n (b[p*ldb + j]) or, with trans, n x k (b[j*ldb + p]).
+// Sizes are in floats; rows/columns are padded to mr / nr with zeros. `out` needs no alignment but
+// 64-byte alignment is faster.
+size_t packed_a_floats(const GemmLayout& layout, int64_t m);
+void pack_a(const GemmLayout& layout, const float* a, int64_t lda, bool trans, int64_t m, float* out);
+size_t packed_b_floats(const GemmLayout& layout, int64_t n);
+void pack_b(const GemmLayout& layout, const float* b, int64_t ldb, bool trans, int64_t n, float* out);
+
+// One operand of run_gemm_tile: either plain memory (row stride ld, maybe transposed) or the output
+// of pack_a / pack_b for the plan's layout and the full m (for A) or n (for B).
+struct GemmOperand {
+    const float* data = nullptr;
+    int64_t ld = 0;
+    bool trans = false;
+    bool packed = false;
+    static GemmOperand plain(const float* d, int64_t ld, bool trans = false) { return {d, ld, trans, false}; }
+    static GemmOperand prepacked(const float* d) { return {d, 0, false, true}; }
+};
+
+enum class GemmActivation : uint8_t { None, Relu, Clamp };
+
+// Applied once per element after the full sum: act(sum + bias). Row bias: bias[i] for row i of C (the
+// output channel when A holds conv weights). Column bias: bias[j] for column j (the output feature of
+// a linear layer whose weights are B). Relu = max(x, 0); Clamp = min(max(x, lo), hi). NaN stays NaN.
+struct GemmEpilogue {
+    enum class BiasAxis : uint8_t { Row, Column };
+    const float* bias = nullptr;  // nullptr: no bias
+    BiasAxis axis = BiasAxis::Row;
+    GemmActivation act = GemmActivation::None;
+    float lo = 0, hi = 0;  // Clamp bounds
+};
+
+struct GemmPlan {
+    int64_t m = 0, n = 0, k = 0;
+    GemmLayout layout;
+    bool a_prepacked = false, b_prepacked = false;  // what run_gemm_tile will be given
+    int64_t mc = 0, nc = 0;                         // tile extents (multiples of mr / nr, except at the edge)
+    int64_t tiles_m = 0, tiles_n = 0;               // tile t covers rows (t / tiles_n)*mc.., cols (t % tiles_n)*nc..
+    size_t scratch_bytes = 0;                       // per worker, any alignment (it aligns internally)
+    int64_t tiles() const { return tiles_m * tiles_n; }
+};
+
+// `workers` only shapes the tile grid (more tiles for more workers when the product is big enough);
+// it never changes results. a_prepacked / b_prepacked say which operands run_gemm_tile will receive
+// packed (then packed with gemm_layout(k, isa)); the others get packed per tile into scratch.
+GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_prepacked, int workers = 1,
+                   GemmIsa isa = gemm_default_isa());
+inline size_t scratch_bytes(const GemmPlan& plan) { return plan.scratch_bytes; }
+
+// Compute tile `tile` (0 <= tile < plan.tiles()) of C: writes (never reads before writing) the tile's
+// elements of C, leading dimension ldc >= n. `a` / `b` must be packed exactly when the plan says so.
+// scratch: plan.scratch_bytes of caller memory, private to this call while it runs (may be nullptr
+// when scratch_bytes == 0). No heap allocation, no locks, no global state beyond read-only tables.
+void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, const GemmOperand& b, float* c,
+                   int64_t ldc, const GemmEpilogue& epilogue, void* scratch);
+
+// All tiles in order on the calling thread (same results as any parallel schedule).
+void run_gemm(const GemmPlan& plan, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc,
+              const GemmEpilogue& epilogue, void* scratch);
+
+}  // namespace irlite::nn

@@ -1,0 +1,320 @@
+// kernels/detail/sgemm: every supported instruction set (and the portable one forced), all four
+// operand modes (both per call, constant A, constant B, both constant), transposed storage, epilogues,
+// K = 0 and K-blocking, edge tiles; checked against a double-precision reference. Tile schedules
+// (reverse, shuffled, finer grids) must give bit-identical results; scratch must stay in bounds.
+#include "kernels/detail/sgemm.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace irlite::nn {
+namespace {
+
+enum class Mode { Dynamic, ConstA, ConstB, ConstBoth };
+const Mode kModes[] = {Mode::Dynamic, Mode::ConstA, Mode::ConstB, Mode::ConstBoth};
+const char* mode_name(Mode m) {
+    switch (m) {
+        case Mode::Dynamic: return "dynamic";
+        case Mode::ConstA: return "const_a";
+        case Mode::ConstB: return "const_b";
+        case Mode::ConstBoth: return "const_both";
+    }
+    return "?";
+}
+
+std::vector<GemmIsa> supported_isas() {
+    std::vector<GemmIsa> v;
+    for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512})
+        if (gemm_isa_supported(isa)) v.push_back(isa);
+    return v;
+}
+
+struct Problem {
+    int64_t m = 0, n = 0, k = 0;
+    bool trans_a = false, trans_b = false;
+    int64_t lda = 0, ldb = 0, ldc = 0;
+    std::vector<float> a, b, bias;
+    GemmEpilogue ep;
+};
+
+Problem make_problem(std::mt19937& rng, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+    Problem p;
+    p.m = m, p.n = n, p.k = k, p.trans_a = ta, p.trans_b = tb;
+    std::uniform_int_distribution<int> pad(0, 3);
+    p.lda = (ta ? m : k) + pad(rng);
+    p.ldb = (tb ? k : n) + pad(rng);
+    p.ldc = n + pad(rng);
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    p.a.resize(static_cast<size_t>((ta ? k : m) * p.lda) + 1);
+    p.b.resize(static_cast<size_t>((tb ? n : k) * p.ldb) + 1);
+    for (float& x : p.a) x = val(rng);
+    for (float& x : p.b) x = val(rng);
+    return p;
+}
+
+void set_epilogue(Problem& p, std::mt19937& rng, int bias_kind, GemmActivation act) {
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    p.ep = GemmEpilogue{};
+    if (bias_kind == 1) {
+        p.bias.resize(static_cast<size_t>(p.m) + 1);
+        p.ep.axis = GemmEpilogue::BiasAxis::Row;
+    } else if (bias_kind == 2) {
+        p.bias.resize(static_cast<size_t>(p.n) + 1);
+        p.ep.axis = GemmEpilogue::BiasAxis::Column;
+    } else {
+        p.bias.clear();
+    }
+    for (float& x : p.bias) x = val(rng);
+    p.ep.bias = bias_kind ? p.bias.data() : nullptr;
+    p.ep.act = act;
+    p.ep.lo = -0.25f;
+    p.ep.hi = 0.5f;
+}
+
+float a_at(const Problem& p, int64_t i, int64_t q) { return p.trans_a ? p.a[q * p.lda + i] : p.a[i * p.lda + q]; }
+float b_at(const Problem& p, int64_t q, int64_t j) { return p.trans_b ? p.b[j * p.ldb + q] : p.b[q * p.ldb + j]; }
+
+// Reference value and an error bound for element (i, j).
+void reference(const Problem& p, int64_t i, int64_t j, double* value, double* bound) {
+    double s = 0, mag = 0;
+    for (int64_t q = 0; q < p.k; ++q) {
+        const double t = static_cast<double>(a_at(p, i, q)) * b_at(p, q, j);
+        s += t;
+        mag += std::fabs(t);
+    }
+    if (p.ep.bias) {
+        const double bv = p.ep.axis == GemmEpilogue::BiasAxis::Row ? p.ep.bias[i] : p.ep.bias[j];
+        s += bv;
+        mag += std::fabs(bv);
+    }
+    if (p.ep.act == GemmActivation::Relu) s = std::max(s, 0.0);
+    if (p.ep.act == GemmActivation::Clamp) s = std::min(std::max(s, double{p.ep.lo}), double{p.ep.hi});
+    *value = s;
+    *bound = 2e-6 * mag + 1e-6 + 1e-7 * static_cast<double>(p.k) * mag;
+}
+
+constexpr float kSentinel = 12345.0f;
+
+// Runs the product through the public API. `order`: 0 in order, 1 reverse, 2 shuffled.
+std::vector<float> run(const Problem& p, Mode mode, GemmIsa isa, int workers = 1, int order = 0,
+                       uint32_t seed = 1) {
+    const bool ca = mode == Mode::ConstA || mode == Mode::ConstBoth;
+    const bool cb = mode == Mode::ConstB || mode == Mode::ConstBoth;
+    const GemmPlan plan = plan_gemm(p.m, p.n, p.k, ca, cb, workers, isa);
+    EXPECT_EQ(plan.layout.isa, isa);
+    EXPECT_EQ(plan.layout, gemm_layout(p.k, isa));
+    std::vector<float> pa, pb;
+    GemmOperand a = GemmOperand::plain(p.a.data(), p.lda, p.trans_a);
+    GemmOperand b = GemmOperand::plain(p.b.data(), p.ldb, p.trans_b);
+    if (ca) {
+        pa.assign(packed_a_floats(plan.layout, p.m) + 1, -7.0f);
+        pack_a(plan.layout, p.a.data(), p.lda, p.trans_a, p.m, pa.data());
+        EXPECT_EQ(pa.back(), -7.0f) << "pack_a wrote past packed_a_floats";
+        a = GemmOperand::prepacked(pa.data());
+    }
+    if (cb) {
+        pb.assign(packed_b_floats(plan.layout, p.n) + 1, -7.0f);
+        pack_b(plan.layout, p.b.data(), p.ldb, p.trans_b, p.n, pb.data());
+        EXPECT_EQ(pb.back(), -7.0f) << "pack_b wrote past packed_b_floats";
+        b = GemmOperand::prepacked(pb.data());
+    }
+    std::vector<float> c(static_cast<size_t>(p.m * p.ldc) + 1, kSentinel);
+    // Scratch deliberately misaligned (+1 byte) with guard bytes after the end.
+    std::vector<unsigned char> scratch(plan.scratch_bytes + 1 + 64, 0xA5);
+    std::vector<int64_t> tiles(static_cast<size_t>(plan.tiles()));
+    std::iota(tiles.begin(), tiles.end(), int64_t{0});
+    if (order == 1) std::reverse(tiles.begin(), tiles.end());
+    if (order == 2) {
+        std::mt19937 rng(seed);
+        std::shuffle(tiles.begin(), tiles.end(), rng);
+    }
+    for (int64_t t : tiles) run_gemm_tile(plan, t, a, b, c.data(), p.ldc, p.ep, scratch.data() + 1);
+    for (size_t i = plan.scratch_bytes + 1; i < scratch.size(); ++i)
+        EXPECT_EQ(scratch[i], 0xA5) << "scratch overrun at byte " << i - 1 << " of " << plan.scratch_bytes;
+    return c;
+}
+
+void check(const Problem& p, const std::vector<float>& c, const std::string& what) {
+    int failures = 0;
+    for (int64_t i = 0; i < p.m; ++i) {
+        for (int64_t j = 0; j < p.ldc; ++j) {
+            const float got = c[i * p.ldc + j];
+            if (j >= p.n) {
+                if (got != kSentinel && failures++ < 5) ADD_FAILURE() << what << ": padding of C written at " << i << "," << j;
+                continue;
+            }
+            double want = 0, bound = 0;
+            reference(p, i, j, &want, &bound);
+            if (!(std::fabs(got - want) <= bound) && failures++ < 5)
+                ADD_FAILURE() << what << ": C[" << i << "," << j << "] = " << got << ", want " << want;
+        }
+    }
+    EXPECT_EQ(c.back(), kSentinel) << what << ": wrote past C";
+}
+
+std::string describe(const Problem& p, Mode mode, GemmIsa isa) {
+    return std::string(gemm_isa_name(isa)) + " " + mode_name(mode) + " m=" + std::to_string(p.m) +
+           " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) + (p.trans_a ? " ta" : "") +
+           (p.trans_b ? " tb" : "") + " bias=" + std::to_string(p.ep.bias ? 1 + int(p.ep.axis) : 0) +
+           " act=" + std::to_string(int(p.ep.act));
+}
+
+TEST(Sgemm, RandomShapesEveryModeAndIsa) {
+    std::mt19937 rng(42);
+    std::uniform_int_distribution<int> dim(0, 70);
+    for (GemmIsa isa : supported_isas()) {
+        for (int iter = 0; iter < 120; ++iter) {
+            const int64_t m = dim(rng), n = dim(rng), k = dim(rng);
+            Problem p = make_problem(rng, m, n, k, iter & 1, iter & 2);
+            set_epilogue(p, rng, iter % 3, static_cast<GemmActivation>((iter / 3) % 3));
+            const Mode mode = kModes[(iter / 9) % 4];
+            check(p, run(p, mode, isa), describe(p, mode, isa));
+        }
+    }
+}
+
+TEST(Sgemm, EdgeSizes) {
+    std::mt19937 rng(7);
+    const int64_t sizes[] = {0, 1, 2, 3, 5, 6, 7, 11, 12, 13, 15, 16, 17, 31, 32, 33};
+    for (GemmIsa isa : supported_isas()) {
+        for (int64_t m : sizes) {
+            for (int64_t n : {int64_t{1}, int64_t{15}, int64_t{16}, int64_t{17}, int64_t{33}}) {
+                for (int64_t k : {int64_t{0}, int64_t{1}, int64_t{9}}) {
+                    Problem p = make_problem(rng, m, n, k, false, false);
+                    set_epilogue(p, rng, static_cast<int>((m + n) % 3), GemmActivation::Clamp);
+                    for (Mode mode : kModes) check(p, run(p, mode, isa), describe(p, mode, isa));
+                }
+            }
+        }
+    }
+}
+
+// Sizes past the K block, the tile extents and several tiles in both directions.
+TEST(Sgemm, LargeWithKBlocksAndManyTiles) {
+    std::mt19937 rng(3);
+    const int64_t shapes[][3] = {{150, 1100, 270}, {7, 2100, 300}, {300, 40, 1000}, {1, 3000, 257}};
+    for (GemmIsa isa : supported_isas()) {
+        int i = 0;
+        for (const auto& s : shapes) {
+            Problem p = make_problem(rng, s[0], s[1], s[2], i & 1, i & 2);
+            set_epilogue(p, rng, 1 + i % 2, static_cast<GemmActivation>(i % 3));
+            const Mode mode = kModes[i % 4];
+            check(p, run(p, mode, isa), describe(p, mode, isa));
+            ++i;
+        }
+    }
+}
+
+// Tiles of 1..4 rows (MatMul with a small batch) go through the wide kernels: several B panels a call.
+TEST(Sgemm, SmallM) {
+    std::mt19937 rng(19);
+    for (GemmIsa isa : supported_isas()) {
+        for (int64_t m = 1; m <= 5; ++m) {
+            for (int64_t n : {64, 128, 200, 260}) {
+                Problem p = make_problem(rng, m, n, 37 + 100 * (n % 3), (m + n) % 2 == 1, n % 5 == 0);
+                set_epilogue(p, rng, static_cast<int>(n % 3), static_cast<GemmActivation>(m % 3));
+                for (Mode mode : kModes) check(p, run(p, mode, isa), describe(p, mode, isa));
+            }
+        }
+    }
+}
+
+// B rows 4 KiB apart (a stride run_gemm_tile packs rather than reads in place) and tall tiles.
+TEST(Sgemm, PackedPathForPageStridedB) {
+    std::mt19937 rng(17);
+    for (GemmIsa isa : supported_isas()) {
+        Problem p = make_problem(rng, 30, 1000, 60, false, false);
+        p.ldb = 1024;
+        p.b.resize(static_cast<size_t>(p.k * p.ldb) + 1);
+        std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+        for (float& x : p.b) x = val(rng);
+        set_epilogue(p, rng, 2, GemmActivation::Clamp);
+        for (Mode mode : {Mode::Dynamic, Mode::ConstA}) check(p, run(p, mode, isa), describe(p, mode, isa));
+    }
+}
+
+// Whatever the tile grid (workers) and order, every element comes out bit-identical.
+TEST(Sgemm, TileScheduleIsBitExact) {
+    std::mt19937 rng(11);
+    const int64_t shapes[][3] = {{64, 256, 576}, {130, 70, 600}, {5, 700, 300}, {200, 300, 40}, {3, 700, 300}};
+    for (GemmIsa isa : supported_isas()) {
+        for (const auto& s : shapes) {
+            Problem p = make_problem(rng, s[0], s[1], s[2], false, false);
+            set_epilogue(p, rng, 2, GemmActivation::Relu);
+            for (Mode mode : kModes) {
+                const std::vector<float> base = run(p, mode, isa);
+                for (int workers : {1, 2, 3, 8, 64}) {
+                    const GemmPlan plan = plan_gemm(p.m, p.n, p.k, false, false, workers, isa);
+                    if (workers == 64) {
+                        EXPECT_GT(plan.tiles(), 1) << describe(p, mode, isa);
+                    }
+                    for (int order = 0; order < 3; ++order) {
+                        const std::vector<float> c = run(p, mode, isa, workers, order, 100u + order);
+                        EXPECT_EQ(0, std::memcmp(base.data(), c.data(), base.size() * sizeof(float)))
+                            << describe(p, mode, isa) << " workers=" << workers << " order=" << order;
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(Sgemm, NanPropagatesThroughActivations) {
+    for (GemmIsa isa : supported_isas()) {
+        for (GemmActivation act : {GemmActivation::Relu, GemmActivation::Clamp}) {
+            std::mt19937 rng(5);
+            Problem p = make_problem(rng, 3, 20, 4, false, false);
+            p.a[0] = std::numeric_limits<float>::quiet_NaN();  // row 0 all NaN
+            set_epilogue(p, rng, 0, act);
+            const std::vector<float> c = run(p, Mode::Dynamic, isa);
+            for (int64_t j = 0; j < p.n; ++j) EXPECT_TRUE(std::isnan(c[j])) << gemm_isa_name(isa) << " col " << j;
+        }
+    }
+}
+
+TEST(Sgemm, ForcedPortableIsa) {
+    set_gemm_isa_for_testing(GemmIsa::Portable);
+    EXPECT_EQ(gemm_default_isa(), GemmIsa::Portable);
+    const GemmPlan plan = plan_gemm(20, 30, 40, false, false);
+    EXPECT_EQ(plan.layout.isa, GemmIsa::Portable);
+    std::mt19937 rng(9);
+    Problem p = make_problem(rng, 20, 30, 40, true, false);
+    set_epilogue(p, rng, 1, GemmActivation::Relu);
+    check(p, run(p, Mode::ConstA, gemm_default_isa()), "forced portable");
+    reset_gemm_isa_for_testing();
+    EXPECT_EQ(gemm_default_isa(), gemm_detected_isa());
+}
+
+// A constant operand packed once serves any size of the other dimension (its layout depends on K only).
+TEST(Sgemm, PackedBServesEveryBatch) {
+    std::mt19937 rng(13);
+    for (GemmIsa isa : supported_isas()) {
+        Problem p = make_problem(rng, 9, 100, 300, false, true);
+        const GemmLayout layout = gemm_layout(p.k, isa);
+        std::vector<float> pb(packed_b_floats(layout, p.n));
+        pack_b(layout, p.b.data(), p.ldb, p.trans_b, p.n, pb.data());
+        for (int64_t m : {1, 2, 4, 9}) {
+            const GemmPlan plan = plan_gemm(m, p.n, p.k, false, true, 1, isa);
+            ASSERT_EQ(plan.layout, layout);
+            std::vector<float> c(static_cast<size_t>(m * p.ldc), kSentinel);
+            std::vector<unsigned char> scratch(plan.scratch_bytes);
+            run_gemm(plan, GemmOperand::plain(p.a.data(), p.lda), GemmOperand::prepacked(pb.data()), c.data(), p.ldc,
+                     GemmEpilogue{}, scratch.data());
+            Problem q = p;
+            q.m = m;
+            c.push_back(kSentinel);
+            check(q, c, std::string(gemm_isa_name(isa)) + " batch " + std::to_string(m));
+        }
+    }
+}
+
+}  // namespace
+}  // namespace irlite::nn
