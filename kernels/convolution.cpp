@@ -19,6 +19,7 @@
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/nn_gemm.hpp"
 #include "kernels/detail/parallel.hpp"
+#include "kernels/detail/sgemm.hpp"
 
 namespace irlite {
 namespace {
@@ -435,6 +436,12 @@ struct ConvPlan : OpPlan {
     ConvProblem problem;
     ConvMethod algorithm = ConvMethod::Generic;
     int64_t chunk = 0;  // im2col columns per GEMM
+    // f32 GEMM paths with constant filters: each group's [Cout, Cin*K] weights packed once, and the
+    // GEMM of a full column block and of the last, shorter one.
+    std::vector<float> packed;
+    size_t packed_group_floats = 0;
+    nn::GemmPlan full, tail;
+    size_t col_bytes = 0;  // im2col block, at the start of each thread's scratch
 };
 
 template <class T>
@@ -489,6 +496,23 @@ void backprop(const ConvProblem& p, const T* x, const T* w, T* y) {
     }
 }
 
+// Packs the constant filters of every group as the A operand of the packed GEMM (sgemm.hpp).
+void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
+    const ConvProblem& p = plan.problem;
+    const int64_t cout = p.out_per_group;
+    const int64_t last = p.out_spatial() % plan.chunk;
+    plan.full = nn::plan_gemm(cout, std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
+    plan.tail = nn::plan_gemm(cout, last ? last : std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
+    std::vector<float> w(static_cast<size_t>(p.groups * cout * rows));
+    nn::load_as<float>(*ctx.value(1), w.data());
+    plan.packed_group_floats = nn::packed_a_floats(plan.full.layout, cout);
+    plan.packed.resize(plan.packed_group_floats * static_cast<size_t>(p.groups));
+    for (int64_t g = 0; g < p.groups; ++g)
+        nn::pack_a(plan.full.layout, w.data() + g * cout * rows, rows, false, cout,
+                   plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats);
+    plan.scratch_bytes = plan.col_bytes + std::max(nn::scratch_bytes(plan.full), nn::scratch_bytes(plan.tail));
+}
+
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
     const PartialShape& data = ctx.shape(0);
     std::optional<std::vector<int64_t>> output_shape;
@@ -507,8 +531,11 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
             plan->algorithm = ConvMethod::Im2col;
             plan->chunk = chunk_columns(rows, p.out_spatial());
             const size_t elem = ctx.type(0) == ElementType::f64 ? sizeof(double) : sizeof(float);
-            plan->scratch_bytes = static_cast<size_t>(rows * plan->chunk) * elem;
+            plan->col_bytes = (static_cast<size_t>(rows * plan->chunk) * elem + 63) / 64 * 64;
+            plan->scratch_bytes = plan->col_bytes;
         }
+        if (plan->algorithm != ConvMethod::Direct && ctx.type(0) != ElementType::f64 && ctx.value(1))
+            pack_filters(ctx, *plan, rows);
     }
     plan->method = method_name(plan->algorithm);
     return plan;
@@ -541,13 +568,24 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const Kernel
             const T* xg = x + image * cin * in_spatial;
             const T* wg = w + g * cout * rows;
             T* yg = y + image * cout * out_spatial;
-            if (plan.algorithm == ConvMethod::Pointwise) {
-                nn::gemm<T>(false, false, cout, len, cin, wg, cin, xg + first, in_spatial, yg + first, out_spatial, false);
-            } else {
-                T* col = static_cast<T*>(ctx.scratch());
+            auto* scratch = static_cast<std::byte*>(ctx.scratch());
+            const T* b = xg + first;  // pointwise: the data itself, row stride in_spatial
+            int64_t ldb = in_spatial;
+            if (plan.algorithm == ConvMethod::Im2col) {
+                T* col = reinterpret_cast<T*>(scratch);
                 im2col_2d(p, xg, first, len, col);
-                nn::gemm<T>(false, false, cout, len, rows, wg, rows, col, len, yg + first, out_spatial, false);
+                b = col;
+                ldb = len;
             }
+            if constexpr (std::is_same_v<T, float>) {
+                if (!plan.packed.empty()) {
+                    const nn::GemmPlan& g_plan = first + len == out_spatial && len != plan.chunk ? plan.tail : plan.full;
+                    nn::run_gemm(g_plan, nn::GemmOperand::prepacked(plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats),
+                                 nn::GemmOperand::plain(b, ldb), yg + first, out_spatial, {}, scratch + plan.col_bytes);
+                    continue;
+                }
+            }
+            nn::gemm<T>(false, false, cout, len, rows, wg, rows, b, ldb, yg + first, out_spatial, false);
         }
     });
 }

@@ -8,6 +8,7 @@
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/nn_gemm.hpp"
 #include "kernels/detail/parallel.hpp"
+#include "kernels/detail/sgemm.hpp"
 
 namespace irlite {
 namespace {
@@ -128,11 +129,21 @@ std::vector<int64_t> batch_strides(const std::vector<int64_t>& batch) {
     return strides;
 }
 
-// The product planned once: dims, batch broadcasting and batch strides.
+// The product planned once: dims, batch broadcasting and batch strides; for f32 (and f16/bf16,
+// computed in f32) the packed GEMM (sgemm.hpp): a constant B shared by every batch (the weights of
+// a linear layer) is packed here, once, and the rows of A run against it tile by tile.
 struct MatMulOpPlan : OpPlan {
     MatMulPlan dims;
     std::vector<int64_t> stride_a, stride_b;  // per batch dim, in matrices; 0 where broadcast
+    bool sgemm = false;
+    std::vector<float> packed_b;  // B packed for `tall`, when B is constant and shared
+    nn::GemmPlan tall;            // all batches of A stacked as rows, times packed_b
+    nn::GemmPlan per_batch;       // one batch's product, both operands as they are
 };
+
+// Tiles of a GEMM are independent and their results do not depend on the tiling; this many
+// workers shape the tile grid whatever the pool's size.
+inline constexpr int kGemmWorkers = 8;
 
 // Fixed blocks (never a function of the thread count): rows of a tall product, or columns of a
 // short one (batch-1 linear layers), so that threads share the work with identical results.
@@ -189,13 +200,70 @@ void run(const MatMulOpPlan& plan, const C* a, const C* b, C* c, ThreadPool* poo
     });
 }
 
+bool computes_in_f32(ElementType t) { return t == ElementType::f32 || t == ElementType::f16 || t == ElementType::bf16; }
+
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     auto plan = std::make_unique<MatMulOpPlan>();
-    plan->dims = make_plan(ctx, ctx.attrs<MatMulAttrs>(), ctx.shape(0).dims(), ctx.shape(1).dims());
-    plan->stride_a = batch_strides(plan->dims.batch_a);
-    plan->stride_b = batch_strides(plan->dims.batch_b);
+    MatMulPlan& p = plan->dims;
+    p = make_plan(ctx, ctx.attrs<MatMulAttrs>(), ctx.shape(0).dims(), ctx.shape(1).dims());
+    plan->stride_a = batch_strides(p.batch_a);
+    plan->stride_b = batch_strides(p.batch_b);
     plan->method = "gemm";
+    if (!computes_in_f32(ctx.type(0))) return plan;
+    plan->sgemm = true;
+    plan->method = "sgemm";
+    int64_t batches_a = 1;
+    bool b_shared = true;
+    for (size_t i = 0; i < p.batch_out.size(); ++i) {
+        batches_a *= p.batch_a[i];
+        b_shared = b_shared && p.batch_b[i] == 1;
+    }
+    if (ctx.value(1) && b_shared && !p.trans_a) {
+        std::vector<float> b(static_cast<size_t>(p.k * p.n));
+        nn::load_as<float>(*ctx.value(1), b.data());
+        plan->tall = nn::plan_gemm(batches_a * p.m, p.n, p.k, false, true, kGemmWorkers);
+        plan->packed_b.resize(nn::packed_b_floats(plan->tall.layout, p.n));
+        nn::pack_b(plan->tall.layout, b.data(), p.trans_b ? p.k : p.n, p.trans_b, p.n, plan->packed_b.data());
+        plan->scratch_bytes = nn::scratch_bytes(plan->tall);
+        plan->method = "sgemm-packed";
+        return plan;
+    }
+    plan->per_batch = nn::plan_gemm(p.m, p.n, p.k, false, false, 1);
+    plan->scratch_bytes = nn::scratch_bytes(plan->per_batch);
     return plan;
+}
+
+void run_sgemm(const MatMulOpPlan& plan, const float* a, const float* b, float* c, const KernelContext& ctx) {
+    const MatMulPlan& p = plan.dims;
+    const int64_t lda = p.trans_a ? p.m : p.k, ldb = p.trans_b ? p.k : p.n;
+    if (!plan.packed_b.empty()) {
+        const nn::GemmPlan& g = plan.tall;
+        detail::for_chunks(ctx.pool(), g.tiles(), 1, [&](int64_t begin, int64_t end) {
+            for (int64_t t = begin; t < end; ++t)
+                nn::run_gemm_tile(g, t, nn::GemmOperand::plain(a, lda), nn::GemmOperand::prepacked(plan.packed_b.data()),
+                                  c, p.n, {}, ctx.scratch());
+        });
+        return;
+    }
+    int64_t batches = 1;
+    for (int64_t d : p.batch_out) batches *= d;
+    const int64_t a_size = p.m * p.k, b_size = p.k * p.n, c_size = p.m * p.n;
+    const size_t rank = p.batch_out.size();
+    detail::for_chunks(ctx.pool(), batches, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t batch = begin; batch < end; ++batch) {
+            int64_t off_a = 0, off_b = 0;
+            for (size_t d = rank, rest = static_cast<size_t>(batch); d-- > 0;) {
+                const auto count = static_cast<size_t>(p.batch_out[d]);
+                const auto index = static_cast<int64_t>(rest % count);
+                off_a += index * plan.stride_a[d];
+                off_b += index * plan.stride_b[d];
+                rest /= count;
+            }
+            nn::run_gemm(plan.per_batch, nn::GemmOperand::plain(a + off_a * a_size, lda, p.trans_a),
+                         nn::GemmOperand::plain(b + off_b * b_size, ldb, p.trans_b), c + batch * c_size, p.n, {},
+                         ctx.scratch());
+        }
+    });
 }
 
 void compute(KernelContext& ctx) {
@@ -203,8 +271,21 @@ void compute(KernelContext& ctx) {
     if (ctx.output(0).num_elements() == 0) return;
     nn::dispatch_compute(ctx.input(0).type(), [&](auto tag) {
         using C = decltype(tag);
-        const nn::ComputeIn<C> a(ctx.input(0)), b(ctx.input(1));
+        const nn::ComputeIn<C> a(ctx.input(0));
         nn::ComputeOut<C> c(ctx.output(0));
+        if constexpr (std::is_same_v<C, float>) {
+            if (p.sgemm) {
+                if (!p.packed_b.empty()) {
+                    run_sgemm(p, a.data(), nullptr, c.data(), ctx);  // B is packed in the plan
+                } else {
+                    const nn::ComputeIn<C> b(ctx.input(1));
+                    run_sgemm(p, a.data(), b.data(), c.data(), ctx);
+                }
+                c.commit();
+                return;
+            }
+        }
+        const nn::ComputeIn<C> b(ctx.input(1));
         run<C>(p, a.data(), b.data(), c.data(), ctx.pool());
         c.commit();
     });
