@@ -4,11 +4,12 @@
 #include "engine/op.hpp"
 #include "parser/ir_reader.hpp"
 #include "parser/weights.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite {
 
 Model Model::read(const std::string& xml_path, const std::string& bin_path) {
-    return Model(std::make_shared<const IrDocument>(read_ir_file(xml_path, bin_path)), OpRegistry::builtin());
+    return Model(std::make_shared<const IrDocument>(read_ir_file(xml_path, bin_path)), builtin_ops());
 }
 
 Model Model::read_from_memory(std::string_view xml, const void* weights, size_t weights_size,
@@ -21,7 +22,7 @@ Model Model::read_from_memory(std::string_view xml, const void* weights, size_t 
         const auto* bytes = static_cast<const std::byte*>(weights);
         blob = weights_from_memory(std::vector<std::byte>(bytes, bytes + weights_size));
     }
-    return Model(std::make_shared<const IrDocument>(read_ir_memory(xml, std::move(blob))), OpRegistry::builtin());
+    return Model(std::make_shared<const IrDocument>(read_ir_memory(xml, std::move(blob))), builtin_ops());
 }
 
 }  // namespace irlite

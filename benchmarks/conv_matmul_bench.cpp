@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/op.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite {
 namespace {
@@ -23,7 +24,7 @@ public:
         layer_.type = type;
         layer_.version = "opset" + std::to_string(opset);
         layer_.attributes = std::move(attributes);
-        def_ = OpRegistry::builtin().find(type, opset);
+        def_ = builtin_ops().find(type, opset);
         if (!def_) throw Error(ErrorKind::Unsupported, "unsupported-op", type + " is not registered");
         attrs_ = def_->parse_attrs ? def_->parse_attrs(AttrReader(layer_, nullptr)) : std::make_unique<NoAttrs>();
         std::vector<InferContext::Input> in;

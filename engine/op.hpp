@@ -276,9 +276,6 @@ public:
     std::vector<const OpDef*> find_all(std::string_view type) const;
     const std::vector<OpDef>& all() const { return defs_; }
 
-    // The ops irlite ships (kernels/all_ops.cpp).
-    static const OpRegistry& builtin();
-
 private:
     std::vector<OpDef> defs_;
 };

@@ -2,7 +2,7 @@
 // `OpDef make_<op>_op()` (or several, one per version), declare it here and add it to the table.
 // The registry rejects overlapping (type, opset) pairs, and tests/op_table_test.cpp fails when an
 // op has no unit test.
-#include "engine/op.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite {
 
@@ -247,7 +247,7 @@ OpRegistry build_registry() {
 
 }  // namespace
 
-const OpRegistry& OpRegistry::builtin() {
+const OpRegistry& builtin_ops() {
     static const OpRegistry registry = build_registry();
     return registry;
 }

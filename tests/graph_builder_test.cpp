@@ -7,6 +7,7 @@
 #include "engine/irlite.hpp"
 #include "ir_builder.hpp"
 #include "parser/ir_reader.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite {
 namespace {
@@ -21,7 +22,7 @@ std::shared_ptr<const IrDocument> parse(const IrBuilder& b) {
 BuildResult check(const IrBuilder& b) {
     BuildOptions opt;
     opt.keep_going = true;
-    return build_graph(parse(b), OpRegistry::builtin(), opt);
+    return build_graph(parse(b), builtin_ops(), opt);
 }
 
 std::vector<std::string> codes(const BuildResult& r, Severity s = Severity::Error) {
@@ -33,7 +34,7 @@ std::vector<std::string> codes(const BuildResult& r, Severity s = Severity::Erro
 
 Error build_error(const IrBuilder& b) {
     try {
-        build_graph(parse(b), OpRegistry::builtin());
+        build_graph(parse(b), builtin_ops());
     } catch (const Error& e) {
         return e;
     }
@@ -53,7 +54,7 @@ IrBuilder add_model() {
 }
 
 TEST(GraphBuilder, OrdersLayersAndResolvesPortsById) {
-    const BuildResult r = build_graph(parse(add_model()), OpRegistry::builtin());
+    const BuildResult r = build_graph(parse(add_model()), builtin_ops());
     ASSERT_TRUE(r.graph);
     const Graph& g = *r.graph;
     ASSERT_EQ(g.nodes.size(), 3u);
@@ -183,7 +184,7 @@ TEST(GraphBuilder, DeadLayersAreSkippedInRunMode) {
     b.layer(9, "dangling", "Add", "opset1", "", {{0, "FP32", {2, 3}, ""}, {1, "FP32", {2, 3}, ""}},
             {{2, "FP32", {2, 3}, "d"}});
     b.edge(5, 0, 9, 0).edge(5, 0, 9, 1);
-    const BuildResult r = build_graph(parse(b), OpRegistry::builtin());
+    const BuildResult r = build_graph(parse(b), builtin_ops());
     EXPECT_EQ(r.graph->nodes.size(), 3u);
     const auto warnings = codes(check(b), Severity::Warning);
     EXPECT_NE(std::find(warnings.begin(), warnings.end(), "dead-layer"), warnings.end());

@@ -5,12 +5,13 @@
 
 #include "engine/op.hpp"
 #include "engine/opset_catalog.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite {
 namespace {
 
 TEST(OpCatalog, EveryRegisteredVersionIsInTheCatalogForEachOfItsOpsets) {
-    for (const OpDef& d : OpRegistry::builtin().all()) {
+    for (const OpDef& d : builtin_ops().all()) {
         for (int opset = d.first_opset; opset <= d.last_opset; ++opset) {
             if (find_opset_deviation(d.type, d.version, opset)) continue;  // listed, warned about
             const OpsetCatalogEntry* e = find_catalog_entry(d.type, opset);
@@ -31,14 +32,14 @@ TEST(OpCatalog, EveryRegisteredVersionIsInTheCatalogForEachOfItsOpsets) {
 TEST(OpCatalog, NamesOpenVinoGivesTheBoundaryOps) {
     // OpenVINO's opset tables call them Parameter-1, Constant-1, Result-1 and Tile-1.
     for (const char* type : {"Parameter", "Const", "Constant", "Result", "Tile"}) {
-        const OpDef* d = OpRegistry::builtin().find(type, 1);
+        const OpDef* d = builtin_ops().find(type, 1);
         ASSERT_NE(d, nullptr) << type;
         EXPECT_EQ(d->version, 1) << type;
     }
     // MVN-1 entered in opset2; Squeeze-1 left after opset14.
-    EXPECT_EQ(OpRegistry::builtin().find("MVN", 1), nullptr);
-    EXPECT_EQ(OpRegistry::builtin().find("MVN", 2)->version, 1);
-    EXPECT_EQ(OpRegistry::builtin().find("Squeeze", 15)->version, 15);
+    EXPECT_EQ(builtin_ops().find("MVN", 1), nullptr);
+    EXPECT_EQ(builtin_ops().find("MVN", 2)->version, 1);
+    EXPECT_EQ(builtin_ops().find("Squeeze", 15)->version, 15);
 }
 
 OpDef fake(const char* type, int version, int first, int last) {

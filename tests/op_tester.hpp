@@ -7,7 +7,7 @@
 //   auto infos = slice.infer({known(data), unknown(start), ...}); // the shape rule alone
 //   EXPECT_TRUE(throws_error([&] { slice.run(...); }, ErrorKind::Value, "step-zero", "must not be 0"));
 //
-// run() looks the OpDef up in OpRegistry::builtin() by type and opset, parses the attributes with
+// run() looks the OpDef up in builtin_ops() by type and opset, parses the attributes with
 // AttrReader, runs the shape rule with every input known, allocates the outputs poisoned with 0xA5
 // bytes (so elements a kernel forgets to write show up), runs the kernel and returns the outputs.
 // With `unknown_at_load`, it first runs the rule with those inputs' values hidden, as the graph
@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "engine/op.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite::testing {
 
@@ -154,7 +155,7 @@ public:
         layer_.name = "test_" + layer_.type;
         layer_.id = 1;
         layer_.attributes = std::move(attributes);
-        def_ = OpRegistry::builtin().find(layer_.type, opset);
+        def_ = builtin_ops().find(layer_.type, opset);
         EXPECT_NE(def_, nullptr) << layer_.type << " is not registered for opset " << opset;
     }
 

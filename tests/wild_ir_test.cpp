@@ -11,6 +11,7 @@
 #include "ir_builder.hpp"
 #include "op_tester.hpp"
 #include "parser/ir_reader.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite {
 namespace {
@@ -33,7 +34,7 @@ BuildResult check(const IrBuilder& b, bool with_weights = true) {
     opt.keep_going = true;
     auto doc = std::make_shared<const IrDocument>(
         read_ir_memory(b.xml(), with_weights ? weights_of(b) : nullptr, "test.xml"));
-    return build_graph(doc, OpRegistry::builtin(), opt);
+    return build_graph(doc, builtin_ops(), opt);
 }
 
 // "code" of every finding of the severity, for messages and EXPECTs.
@@ -212,7 +213,7 @@ TEST(WildIr, LayerIdsAboveInt64Max) {
     BuildOptions opt;
     opt.keep_going = true;
     const BuildResult r =
-        build_graph(std::make_shared<const IrDocument>(read_ir_memory(xml, nullptr, "ids.xml")), OpRegistry::builtin(), opt);
+        build_graph(std::make_shared<const IrDocument>(read_ir_memory(xml, nullptr, "ids.xml")), builtin_ops(), opt);
     EXPECT_TRUE(r.diagnostics.empty()) << all_findings(r);
 }
 
@@ -320,7 +321,7 @@ TEST(WildIr, OpsOnTypesIrliteDoesNotStoreAreChecked) {
     BuildOptions opt;
     opt.keep_going = true;
     const BuildResult r =
-        build_graph(std::make_shared<const IrDocument>(read_ir_memory(xml, w, "u4.xml")), OpRegistry::builtin(), opt);
+        build_graph(std::make_shared<const IrDocument>(read_ir_memory(xml, w, "u4.xml")), builtin_ops(), opt);
     EXPECT_TRUE(r.diagnostics.empty()) << all_findings(r);
     // An op whose rule rejects the type (Add on u1) is a warning: irlite cannot validate it.
     IrBuilder add;
@@ -377,7 +378,7 @@ TEST(WildIr, CheckWithoutWeights) {
     ASSERT_NE(find_code(bad, "dims-mismatch"), nullptr) << all_findings(bad);
     // Run needs the weights: one clear error when the model is compiled.
     auto doc = std::make_shared<const IrDocument>(read_ir_memory(reshape_model({3, 2}).xml(), nullptr, "nw.xml"));
-    EXPECT_TRUE(throws_error([&] { build_graph(doc, OpRegistry::builtin()); }, ErrorKind::Io, "bin-missing",
+    EXPECT_TRUE(throws_error([&] { build_graph(doc, builtin_ops()); }, ErrorKind::Io, "bin-missing",
                              "needs the weights file"));
 }
 

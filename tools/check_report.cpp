@@ -6,6 +6,7 @@
 #include "engine/op.hpp"
 #include "parser/ir_reader.hpp"
 #include "tools/cli.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite::cli {
 namespace {
@@ -175,7 +176,7 @@ CheckReport run_check(const std::string& xml_path, const std::string& bin_path,
         BuildOptions options;
         options.keep_going = true;
         try {
-            BuildResult built = build_graph(report.document, OpRegistry::builtin(), options);
+            BuildResult built = build_graph(report.document, builtin_ops(), options);
             report.graph = std::move(built.graph);
             report.findings = std::move(built.diagnostics);
         } catch (const Error& e) {

@@ -10,6 +10,7 @@
 #include "tools/check_report.hpp"
 #include "tools/cli.hpp"
 #include "tools/json.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite::cli {
 namespace {
@@ -99,7 +100,7 @@ ModelInfo collect(const CheckReport& report) {
         else use.other_versions.insert(l.version);
         // Looked up as the graph builder does (MVN written as opset1 runs as MVN-1 of opset2).
         const std::optional<int> lookup = lookup_opset(l.type, l.version);
-        if (!lookup || !OpRegistry::builtin().find(l.type, *lookup)) use.cannot_run.insert(opset ? *opset : 0);
+        if (!lookup || !builtin_ops().find(l.type, *lookup)) use.cannot_run.insert(opset ? *opset : 0);
         if (canonical_op_type(l.type) == "const")
             for (const IrAttribute& a : l.attributes)
                 if (a.name == "size" && !a.value.empty() && a.value.size() <= 19 &&

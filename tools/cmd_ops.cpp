@@ -4,6 +4,7 @@
 
 #include "engine/op.hpp"
 #include "tools/cli.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite::cli {
 
@@ -18,7 +19,7 @@ int ops_command(const std::vector<std::string>& args) {
         else throw UsageError("ops: unknown option '" + a + "'");
     }
     std::vector<const OpDef*> defs;
-    for (const OpDef& d : OpRegistry::builtin().all()) defs.push_back(&d);
+    for (const OpDef& d : builtin_ops().all()) defs.push_back(&d);
     std::sort(defs.begin(), defs.end(), [](const OpDef* a, const OpDef* b) {
         return a->type != b->type ? a->type < b->type : a->version < b->version;
     });

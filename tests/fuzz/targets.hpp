@@ -19,6 +19,7 @@
 #include "parser/ir_reader.hpp"
 #include "parser/npy.hpp"
 #include "parser/weights.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite::fuzz {
 
@@ -79,7 +80,7 @@ inline std::string check_ir(std::string_view xml, const std::shared_ptr<WeightsB
     auto doc = std::make_shared<const IrDocument>(read_ir_memory(xml, weights));
     BuildOptions options;
     options.keep_going = true;
-    const BuildResult result = build_graph(doc, OpRegistry::builtin(), options);
+    const BuildResult result = build_graph(doc, builtin_ops(), options);
     for (const Diagnostic& d : result.diagnostics)
         if (d.format().empty()) return "a diagnostic formats to nothing";
     return "";

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "unary_test_util.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite {
 namespace {
@@ -333,11 +334,11 @@ TEST(Activations, AttributeErrors) {
 
 TEST(Activations, OpsetRanges) {
     // Gelu-2 serves opsets 2..6, Gelu-7 opset 7 on; the opset1 table has no Gelu.
-    EXPECT_EQ(OpRegistry::builtin().find("Gelu", 6)->version, 2);
-    EXPECT_EQ(OpRegistry::builtin().find("Gelu", 7)->version, 7);
-    EXPECT_EQ(OpRegistry::builtin().find("Gelu", 1), nullptr);
-    EXPECT_EQ(OpRegistry::builtin().find("HSigmoid", 4), nullptr);
-    EXPECT_NE(OpRegistry::builtin().find("Relu", 1), nullptr);  // alias of ReLU
+    EXPECT_EQ(builtin_ops().find("Gelu", 6)->version, 2);
+    EXPECT_EQ(builtin_ops().find("Gelu", 7)->version, 7);
+    EXPECT_EQ(builtin_ops().find("Gelu", 1), nullptr);
+    EXPECT_EQ(builtin_ops().find("HSigmoid", 4), nullptr);
+    EXPECT_NE(builtin_ops().find("Relu", 1), nullptr);  // alias of ReLU
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // BatchNormInference-1/5, MVN-1/6 and NormalizeL2-1: values against the formulas, attribute
 // variants, shape rules and errors.
 #include "nn_test_util.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite::testing {
 namespace {
@@ -187,9 +188,9 @@ TEST(MVN, Version1Attributes) {
         const Tensor out = OpTester("MVN", 2, row.attributes).run1({x});
         EXPECT_TRUE(all_close(out, mvn_reference(x, row.axes, row.normalize_variance, 1e-9, true), 1e-5));
     }
-    EXPECT_EQ(OpRegistry::builtin().find("MVN", 1), nullptr);  // MVN-1 entered in opset2
-    EXPECT_NE(OpRegistry::builtin().find("MVN", 5), nullptr);
-    EXPECT_EQ(OpRegistry::builtin().find("MVN", 6)->version, 6);
+    EXPECT_EQ(builtin_ops().find("MVN", 1), nullptr);  // MVN-1 entered in opset2
+    EXPECT_NE(builtin_ops().find("MVN", 5), nullptr);
+    EXPECT_EQ(builtin_ops().find("MVN", 6)->version, 6);
 }
 
 TEST(MVN, Errors) {

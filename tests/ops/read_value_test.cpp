@@ -6,6 +6,7 @@
 #include "engine/irlite.hpp"
 #include "ir_builder.hpp"
 #include "op_tester.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite {
 namespace {
@@ -14,7 +15,7 @@ using namespace irlite::testing;
 
 // Runs ReadValue's kernel against `store` (OpTester has no variables).
 Tensor read_value(const std::vector<IrAttribute>& attributes, const std::vector<Tensor>& inputs, VariableStore* store) {
-    const OpDef* def = OpRegistry::builtin().find("ReadValue", 6);
+    const OpDef* def = builtin_ops().find("ReadValue", 6);
     IrLayer layer;
     layer.type = "ReadValue";
     layer.attributes = attributes;
@@ -29,7 +30,7 @@ TEST(ReadValue, Definition) {
     const OpDef& def = OpTester("ReadValue", 6).def();
     EXPECT_FALSE(def.foldable);
     EXPECT_TRUE(def.allocates_outputs);
-    EXPECT_EQ(OpRegistry::builtin().find("ReadValue", 5), nullptr);
+    EXPECT_EQ(builtin_ops().find("ReadValue", 5), nullptr);
 }
 
 TEST(ReadValue, InitUntilSetThenStored) {

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "nn_test_util.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite::testing {
 namespace {
@@ -219,7 +220,7 @@ TEST(Reduce, Errors) {
     }
     EXPECT_TRUE(throws_error([] { reducer("ReduceSum", 1, false).run1({iota(ElementType::f32, {2, 2}), i64s({2})}); },
                              ErrorKind::Value, "axis-out-of-range", "axis 2", 1));
-    EXPECT_EQ(OpRegistry::builtin().find("ReduceL1", 3), nullptr);
+    EXPECT_EQ(builtin_ops().find("ReduceL1", 3), nullptr);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "op_tester.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite {
 namespace {
@@ -259,10 +260,10 @@ TEST(ScatterNDUpdate, ReductionsWrapAndRound) {
 }
 
 TEST(ScatterNDUpdate, Versions) {
-    EXPECT_EQ(OpRegistry::builtin().find("ScatterNDUpdate", 3)->version, 3);
-    EXPECT_EQ(OpRegistry::builtin().find("ScatterNDUpdate", 14)->version, 3);
-    EXPECT_EQ(OpRegistry::builtin().find("ScatterNDUpdate", 15)->version, 15);
-    EXPECT_EQ(OpRegistry::builtin().find("ScatterNDUpdate", 2), nullptr);
+    EXPECT_EQ(builtin_ops().find("ScatterNDUpdate", 3)->version, 3);
+    EXPECT_EQ(builtin_ops().find("ScatterNDUpdate", 14)->version, 3);
+    EXPECT_EQ(builtin_ops().find("ScatterNDUpdate", 15)->version, 15);
+    EXPECT_EQ(builtin_ops().find("ScatterNDUpdate", 2), nullptr);
     EXPECT_TRUE(throws_error(
         [] {
             OpTester("ScatterNDUpdate", 15, {{"reduction", "mean"}}).attrs();

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "op_tester.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite {
 namespace {
@@ -325,7 +326,7 @@ TEST(Slice, RunTimeStepZeroIsAnError) {
 TEST(Slice, OptionalAxesInputCount) {
     EXPECT_EQ(OpTester("Slice", 8).def().min_inputs, 4);
     EXPECT_EQ(OpTester("Slice", 8).def().max_inputs(), 5);
-    EXPECT_EQ(OpRegistry::builtin().find("Slice", 7), nullptr);
+    EXPECT_EQ(builtin_ops().find("Slice", 7), nullptr);
 }
 
 }  // namespace

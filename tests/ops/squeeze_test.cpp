@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "op_tester.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace irlite {
 namespace {
@@ -74,9 +75,9 @@ TEST(Squeeze, RuleWithUnknowns) {
 
 TEST(Squeeze, Version15AllowAxisSkip) {
     // Squeeze-15 is the Squeeze of opset15 and opset16; Squeeze-1 ends at opset14.
-    EXPECT_EQ(OpRegistry::builtin().find("Squeeze", 14)->version, 1);
-    EXPECT_EQ(OpRegistry::builtin().find("Squeeze", 15)->version, 15);
-    EXPECT_EQ(OpRegistry::builtin().find("Squeeze", 16)->version, 15);
+    EXPECT_EQ(builtin_ops().find("Squeeze", 14)->version, 1);
+    EXPECT_EQ(builtin_ops().find("Squeeze", 15)->version, 15);
+    EXPECT_EQ(builtin_ops().find("Squeeze", 16)->version, 15);
     // Without allow_axis_skip it behaves as Squeeze-1: a listed unknown dim counts as 1.
     const OpTester plain("Squeeze", 15);
     auto infos = plain.infer({unknown(ElementType::f32, {kDynamic, 3}), known(i64s({0}))});
