@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <cstring>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -483,6 +484,8 @@ GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_pre
 
 void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, const GemmOperand& b, float* c,
                    int64_t ldc, const GemmEpilogue& ep, void* scratch) {
+    assert(tile >= 0 && tile < plan.tiles());
+    assert(a.packed == plan.a_prepacked && b.packed == plan.b_prepacked);  // scratch is sized by the plan
     const GemmLayout& l = plan.layout;
     const int64_t tm = tile / plan.tiles_n, tn = tile % plan.tiles_n;
     const int64_t i0 = tm * plan.mc, rows = std::min(plan.mc, plan.m - i0);
