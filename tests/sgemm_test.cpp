@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace irlite::nn {
@@ -265,6 +267,34 @@ TEST(Sgemm, TileScheduleIsBitExact) {
             }
         }
     }
+}
+
+// Workers on real threads pulling tiles from a shared counter, each with its own scratch: the same
+// bits as one thread running the tiles in order.
+TEST(Sgemm, ThreadedWorkersMatchSerial) {
+    std::mt19937 rng(23);
+    Problem p = make_problem(rng, 100, 900, 300, false, false);
+    set_epilogue(p, rng, 1, GemmActivation::Relu);
+    const GemmPlan plan = plan_gemm(p.m, p.n, p.k, true, false, 3);
+    ASSERT_GT(plan.tiles(), 3);
+    std::vector<float> pa(packed_a_floats(plan.layout, p.m));
+    pack_a(plan.layout, p.a.data(), p.lda, false, p.m, pa.data());
+    const GemmOperand a = GemmOperand::prepacked(pa.data());
+    const GemmOperand b = GemmOperand::plain(p.b.data(), p.ldb);
+    std::vector<float> serial(static_cast<size_t>(p.m * p.ldc), 0.0f), threaded(serial.size(), 0.0f);
+    std::vector<unsigned char> scratch0(plan.scratch_bytes);
+    run_gemm(plan, a, b, serial.data(), p.ldc, p.ep, scratch0.data());
+    std::atomic<int64_t> next{0};
+    std::vector<std::thread> workers;
+    for (int w = 0; w < 3; ++w) {
+        workers.emplace_back([&] {
+            std::vector<unsigned char> scratch(plan.scratch_bytes);
+            for (int64_t t; (t = next.fetch_add(1)) < plan.tiles();)
+                run_gemm_tile(plan, t, a, b, threaded.data(), p.ldc, p.ep, scratch.data());
+        });
+    }
+    for (std::thread& t : workers) t.join();
+    EXPECT_EQ(0, std::memcmp(serial.data(), threaded.data(), serial.size() * sizeof(float)));
 }
 
 TEST(Sgemm, NanPropagatesThroughActivations) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <cstring>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -54,25 +55,39 @@ inline float activate(float x, GemmActivation act, float lo, float hi) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Portable micro-kernel: 4 x 8, plain loops the compiler may vectorize with the baseline ISA.
+// Portable micro-kernel: 4 x 8 on 4-float vectors (SSE2 on any x86-64, NEON on Arm, else scalar).
 constexpr int kPortMr = 4, kPortNr = 8;
+
+// GCC/clang vector extension: 4 floats, lowered to SSE, NEON or scalar code as the target allows.
+typedef float V4 __attribute__((vector_size(16)));
+
+inline V4 load4(const float* p) {
+    V4 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
 
 template <int ROWS>
 void kernel_portable(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t /*bps*/, float* c, int64_t ldc,
                      const KernelEpi& e) {
-    float acc[ROWS][kPortNr] = {};
+    V4 acc[ROWS][2];
+    for (int r = 0; r < ROWS; ++r) acc[r][0] = acc[r][1] = V4{0, 0, 0, 0};
     for (int64_t p = 0; p < kc; ++p) {
+        const V4 b0 = load4(b), b1 = load4(b + 4);
         for (int r = 0; r < ROWS; ++r) {
             const float av = a[r];
-            for (int j = 0; j < kPortNr; ++j) acc[r][j] += av * b[j];
+            acc[r][0] += av * b0;
+            acc[r][1] += av * b1;
         }
         a += kPortMr;
         b += ldb;
     }
     for (int r = 0; r < ROWS; ++r) {
         float* cr = c + r * ldc;
+        float sum[kPortNr];
+        std::memcpy(sum, acc[r], sizeof sum);
         for (int j = 0; j < kPortNr; ++j) {
-            float v = acc[r][j];
+            float v = sum[j];
             if (e.accumulate) v = cr[j] + v;
             if (e.last) {
                 if (e.row_bias) v = v + e.row_bias[r];
@@ -483,6 +498,8 @@ GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_pre
 
 void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, const GemmOperand& b, float* c,
                    int64_t ldc, const GemmEpilogue& ep, void* scratch) {
+    assert(tile >= 0 && tile < plan.tiles());
+    assert(a.packed == plan.a_prepacked && b.packed == plan.b_prepacked);  // scratch is sized by the plan
     const GemmLayout& l = plan.layout;
     const int64_t tm = tile / plan.tiles_n, tn = tile % plan.tiles_n;
     const int64_t i0 = tm * plan.mc, rows = std::min(plan.mc, plan.m - i0);

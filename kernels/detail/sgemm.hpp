@@ -6,8 +6,9 @@
 // panels, both cut into K blocks of `kc`; a register-blocked micro-kernel (AVX-512: 12x32, AVX2+FMA:
 // 6x16, portable: 4x8) multiplies one A panel by one B panel of one K block. The operand that is
 // constant (the weights) is packed once, ahead of time, with pack_a / pack_b; the other is packed on
-// each call into the scratch memory the caller passes to run_gemm_tile. Nothing in this file
-// allocates: run_gemm_tile touches only its arguments (and a few hundred bytes of stack).
+// each call into the scratch memory the caller passes to run_gemm_tile (a per-call B stored k x n is
+// read in place instead when packing would not pay for itself: short tiles, short K blocks). Nothing
+// here allocates: run_gemm_tile touches only its arguments (and about 2 KiB of stack).
 //
 // Parallelism: plan_gemm cuts C into a grid of tiles (plan.tiles() of them). Tiles are independent
 // (no two write the same element, none reads another's output) so any number of workers may run them
@@ -65,7 +66,8 @@ size_t packed_b_floats(const GemmLayout& layout, int64_t n);
 void pack_b(const GemmLayout& layout, const float* b, int64_t ldb, bool trans, int64_t n, float* out);
 
 // One operand of run_gemm_tile: either plain memory (row stride ld, maybe transposed) or the output
-// of pack_a / pack_b for the plan's layout and the full m (for A) or n (for B).
+// of pack_a / pack_b with the plan's layout (plan.layout == gemm_layout(k, isa)) for the full m (A)
+// or n (B). Which of the two must match the plan's a_prepacked / b_prepacked.
 struct GemmOperand {
     const float* data = nullptr;
     int64_t ld = 0;
