@@ -160,8 +160,7 @@ public:
     KernelContext(const OpDef& def, const OpAttrs& attrs, const std::vector<Tensor>& inputs,
                   std::vector<Tensor>& outputs, VariableStore* variables, const Tensor* bound_input)
         : def_(def), attrs_(attrs), dense_inputs_(inputs.data()), num_inputs_(inputs.size()),
-          outputs_(outputs.data()), num_outputs_(outputs.size()), outputs_vector_(&outputs),
-          variables_(variables), bound_input_(bound_input) {}
+          outputs_(outputs.data()), num_outputs_(outputs.size()), variables_(variables), bound_input_(bound_input) {}
     // The executor's form: inputs by pointer, outputs contiguous, a prepared plan and scratch.
     // `scratch` holds one region of `scratch_stride` bytes per thread of `pool` (one without a pool).
     KernelContext(const OpDef& def, const OpAttrs& attrs, const Tensor* const* inputs, size_t num_inputs,
@@ -209,7 +208,6 @@ private:
     size_t num_inputs_ = 0;
     Tensor* outputs_ = nullptr;
     size_t num_outputs_ = 0;
-    std::vector<Tensor>* outputs_vector_ = nullptr;
     VariableStore* variables_ = nullptr;
     const Tensor* bound_input_ = nullptr;
     mutable const OpPlan* plan_ = nullptr;
