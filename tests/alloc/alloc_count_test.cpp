@@ -11,6 +11,7 @@
 #include <string>
 
 #include "engine/irlite.hpp"
+#include "ir_builder.hpp"
 #include "parser/npy.hpp"
 
 extern "C" {
@@ -103,6 +104,38 @@ TEST(ZeroAllocation, RealModels) {
         SCOPED_TRACE(name);
         EXPECT_EQ(allocations_per_run((shared / name / "model.xml").string()), 0) << name;
     }
+}
+
+// A model with a dynamic batch is planned again when the input shapes change, and only then: a
+// run with the shapes of the previous one allocates nothing.
+TEST(ZeroAllocation, DynamicModelReplansOnlyWhenShapesChange) {
+    testing::IrBuilder b;
+    const float w[3] = {1.0f, 2.0f, 3.0f};
+    b.parameter(0, "x", "f32", {-1, 3});
+    b.constant(1, "w", "f32", {3}, w, sizeof w);
+    b.layer(2, "mul", "Multiply", "opset1", "", {{0, "FP32", {-1, 3}, ""}, {1, "FP32", {3}, ""}}, {{2, "FP32", {-1, 3}, ""}});
+    b.layer(3, "relu", "ReLU", "opset1", "", {{0, "FP32", {-1, 3}, ""}}, {{1, "FP32", {-1, 3}, "y"}});
+    b.result(4, "out", "f32", {-1, 3});
+    b.edge(0, 0, 2, 0).edge(1, 0, 2, 1).edge(2, 2, 3, 0).edge(3, 1, 4, 0);
+    const CompiledModel compiled(Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size()));
+    InferRequest request = compiled.create_infer_request();
+    std::vector<float> two(6, 1.0f), five(15, 2.0f);
+    const Tensor x2 = Tensor::wrap(ElementType::f32, {2, 3}, two.data());
+    const Tensor x5 = Tensor::wrap(ElementType::f32, {5, 3}, five.data());
+    const auto count = [&](const Tensor& x) {
+        request.set_input(0, x);
+        allocations = 0;
+        counting = true;
+        request.infer();
+        counting = false;
+        return allocations.load();
+    };
+    EXPECT_GT(count(x2), 0) << "the first run of a shape plans it";
+    EXPECT_EQ(count(x2), 0);
+    EXPECT_GT(count(x5), 0) << "new shapes, new plan";
+    EXPECT_EQ(count(x5), 0);
+    EXPECT_EQ(request.output(0).shape(), (Shape{5, 3}));
+    EXPECT_EQ(request.output(0).data<float>()[14], 6.0f);
 }
 
 }  // namespace
