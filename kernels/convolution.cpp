@@ -442,6 +442,12 @@ struct ConvPlan : OpPlan {
     size_t packed_group_floats = 0;
     nn::GemmPlan full, tail;
     size_t col_bytes = 0;  // im2col block, at the start of each thread's scratch
+    // Few output positions (the deep layers of a CNN: 2x2, 4x4): the GEMM runs transposed,
+    // C^T[pixels, Cout] = col^T x W^T, so that the short side is the GEMM's M (its small-M
+    // kernels) instead of a mostly empty N panel; `packed` then holds W^T as the B operand, and
+    // C^T lands in scratch after the im2col block before it is transposed into the output.
+    bool transposed = false;
+    size_t ct_bytes = 0;
 };
 
 template <class T>
@@ -496,10 +502,29 @@ void backprop(const ConvProblem& p, const T* x, const T* w, T* y) {
     }
 }
 
-// Packs the constant filters of every group as the A operand of the packed GEMM (sgemm.hpp).
+// Output positions up to which a convolution runs its GEMM transposed (see ConvPlan).
+inline constexpr int64_t kTransposedMaxPixels = 16;
+
+// Packs the constant filters of every group as the A operand of the packed GEMM (sgemm.hpp), or
+// as the B operand when the GEMM runs transposed.
 void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
     const ConvProblem& p = plan.problem;
     const int64_t cout = p.out_per_group;
+    if (p.out_spatial() <= kTransposedMaxPixels && cout >= 16 && plan.chunk >= p.out_spatial()) {
+        plan.transposed = true;
+        plan.full = nn::plan_gemm(p.out_spatial(), cout, rows, false, true, 1);
+        std::vector<float> w(static_cast<size_t>(p.groups * cout * rows));
+        nn::load_as<float>(*ctx.value(1), w.data());
+        plan.packed_group_floats = nn::packed_b_floats(plan.full.layout, cout);
+        plan.packed.resize(plan.packed_group_floats * static_cast<size_t>(p.groups));
+        for (int64_t g = 0; g < p.groups; ++g)
+            nn::pack_b(plan.full.layout, w.data() + g * cout * rows, rows, true, cout,
+                       plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats);
+        plan.ct_bytes = (static_cast<size_t>(p.out_spatial() * cout) * sizeof(float) + 63) / 64 * 64;
+        plan.scratch_bytes = plan.col_bytes + plan.ct_bytes + nn::scratch_bytes(plan.full);
+        plan.method = "gemm-transposed";
+        return;
+    }
     const int64_t last = p.out_spatial() % plan.chunk;
     plan.full = nn::plan_gemm(cout, std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
     plan.tail = nn::plan_gemm(cout, last ? last : std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
@@ -534,8 +559,10 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
             plan->col_bytes = (static_cast<size_t>(rows * plan->chunk) * elem + 63) / 64 * 64;
             plan->scratch_bytes = plan->col_bytes;
         }
+        plan->method = method_name(plan->algorithm);
         if (plan->algorithm != ConvMethod::Direct && ctx.type(0) != ElementType::f64 && ctx.value(1))
             pack_filters(ctx, *plan, rows);
+        return plan;
     }
     plan->method = method_name(plan->algorithm);
     return plan;
@@ -578,6 +605,16 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const Kernel
                 ldb = len;
             }
             if constexpr (std::is_same_v<T, float>) {
+                if (plan.transposed) {
+                    // C^T = B^T x W^T: the im2col block (or the data) read transposed as A.
+                    auto* ct = reinterpret_cast<float*>(scratch + plan.col_bytes);
+                    nn::run_gemm(plan.full, nn::GemmOperand::plain(b, ldb, true),
+                                 nn::GemmOperand::prepacked(plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats),
+                                 ct, cout, {}, scratch + plan.col_bytes + plan.ct_bytes);
+                    for (int64_t co = 0; co < cout; ++co)
+                        for (int64_t px = 0; px < len; ++px) yg[co * out_spatial + first + px] = ct[px * cout + co];
+                    continue;
+                }
                 if (!plan.packed.empty()) {
                     const nn::GemmPlan& g_plan = first + len == out_spatial && len != plan.chunk ? plan.tail : plan.full;
                     nn::run_gemm(g_plan, nn::GemmOperand::prepacked(plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats),
