@@ -9,6 +9,17 @@
 namespace irlite::detail {
 
 void stream_copy(void* dst, const void* src, size_t bytes) {
+    stream_copy_unfenced(dst, src, bytes);
+    stream_fence();
+}
+
+void stream_fence() {
+#if defined(__SSE2__)
+    _mm_sfence();  // streamed lines are visible before anyone reads the output
+#endif
+}
+
+void stream_copy_unfenced(void* dst, const void* src, size_t bytes) {
 #if defined(__SSE2__)
     auto* d = static_cast<std::byte*>(dst);
     const auto* s = static_cast<const std::byte*>(src);
@@ -29,7 +40,6 @@ void stream_copy(void* dst, const void* src, size_t bytes) {
         _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), e);
     }
     std::memcpy(d, s, bytes);
-    _mm_sfence();  // streamed lines are visible before anyone reads the output
 #else
     std::memcpy(dst, src, bytes);
 #endif

@@ -34,6 +34,9 @@ inline constexpr size_t kStreamingBytes = size_t{8} << 20;
 
 // memcpy with non-temporal stores where the CPU has them (x86-64: SSE2), plain memcpy elsewhere.
 void stream_copy(void* dst, const void* src, size_t bytes);
+// The same without the closing store fence: for many small copies in a row, then stream_fence().
+void stream_copy_unfenced(void* dst, const void* src, size_t bytes);
+void stream_fence();
 
 // memcpy in chunks across the pool; streaming for large copies.
 inline void parallel_memcpy(ThreadPool* pool, void* dst, const void* src, size_t bytes) {
