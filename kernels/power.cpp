@@ -40,14 +40,49 @@ struct FloatPower {
     }
 };
 
-}  // namespace
-
-OpDef make_power_op() {
-    return make_binary_op<kArithmeticTypes, IntegerMath::Native>("Power", 1, [](auto a, auto b) {
+auto power_fn() {
+    return [](auto a, auto b) {
         using C = typename decltype(a)::Scalar;
         if constexpr (std::is_integral_v<C>) return a.binaryExpr(b, IntegerPower{});
         else return a.binaryExpr(b, FloatPower{});
-    });
+    };
+}
+
+// A constant exponent of 2 (LayerNorm's variance, squared errors) is a product: exact, and an
+// order of magnitude faster than pow per element.
+struct PowerPlan : BinaryPlan {
+    bool square = false;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    auto plan = std::make_unique<PowerPlan>();
+    static_cast<BinaryPlan&>(*plan) = static_cast<const BinaryPlan&>(*prepare_binary(ctx, kArithmeticTypes, BinaryOutput::SameAsInput));
+    const Tensor* exponent = ctx.value(1);
+    if (exponent && exponent->num_elements() > 0 && (kFloatTypes & type_bit(ctx.type(0)))) {
+        bool all_two = true;
+        for (int64_t i = 0; i < exponent->num_elements() && all_two; ++i) all_two = exponent->value_as_double(i) == 2.0;
+        // Only when the exponent does not change the output's shape (it broadcasts into a).
+        plan->square = all_two && broadcast_shapes(ctx.shape(0), ctx.shape(1), ctx.attrs<BinaryAttrs>().broadcast) == ctx.shape(0);
+    }
+    if (plan->square) plan->method = "square";
+    return plan;
+}
+
+void compute(KernelContext& ctx) {
+    const PowerPlan& plan = ctx.plan<PowerPlan>();
+    if (plan.square)
+        run_binary<kFloatTypes, IntegerMath::Native>(ctx, [](auto a, auto) { return a * a; }, plan.broadcast);
+    else
+        run_binary<kArithmeticTypes, IntegerMath::Native>(ctx, power_fn(), plan.broadcast);
+}
+
+}  // namespace
+
+OpDef make_power_op() {
+    OpDef d = make_binary_op<kArithmeticTypes, IntegerMath::Native>("Power", 1, power_fn());
+    d.prepare = prepare;
+    d.compute = compute;
+    return d;
 }
 
 }  // namespace irlite

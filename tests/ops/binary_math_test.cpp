@@ -142,3 +142,40 @@ TEST(Select, Errors) {
 
 }  // namespace
 }  // namespace irlite
+
+namespace irlite {
+namespace {
+
+using namespace irlite::testing;
+
+// A constant exponent of 2 takes the product path; it must agree with pow for every value,
+// infinities and NaN included, in every float type, and only when the exponent broadcasts into a.
+TEST(BinaryMath, PowerOfConstantTwoIsASquare) {
+    const std::vector<double> x = {0.0, -0.0, 1.5, -2.25, 1e-20, 3e18, std::numeric_limits<double>::infinity(),
+                                   -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
+    const OpTester power("Power", 1);
+    for (ElementType type : {ElementType::f32, ElementType::f64, ElementType::f16, ElementType::bf16}) {
+        SCOPED_TRACE(to_string(type));
+        const Tensor a = make_tensor(type, {static_cast<int64_t>(x.size())}, x);
+        const Tensor two = make_tensor(type, {}, {2.0});
+        EXPECT_STREQ(power.plan({a, two})->method, "square");
+        const Tensor got = power.run1({a, two});
+        for (size_t i = 0; i < x.size(); ++i) {
+            const double stored_x = a.value_as_double(static_cast<int64_t>(i));
+            const double want = static_cast<double>(make_tensor(type, {}, {stored_x * stored_x}).value_as_double(0));
+            const double v = got.value_as_double(static_cast<int64_t>(i));
+            if (std::isnan(want)) EXPECT_TRUE(std::isnan(v)) << i;
+            else EXPECT_EQ(v, want) << i;
+        }
+    }
+    // An exponent that is not 2 everywhere, or that would broadcast a, keeps pow.
+    const Tensor a = make_tensor(ElementType::f32, {2}, {3.0, 4.0});
+    EXPECT_STRNE(power.plan({a, make_tensor(ElementType::f32, {2}, {2.0, 3.0})})->method, "square");
+    EXPECT_STRNE(power.plan({make_tensor(ElementType::f32, {}, {3.0}), make_tensor(ElementType::f32, {2}, {2.0, 2.0})})->method,
+                 "square");
+    EXPECT_TRUE(tensors_equal(power.run1({a, make_tensor(ElementType::f32, {2}, {2.0, 3.0})}),
+                              make_tensor(ElementType::f32, {2}, {9.0, 64.0})));
+}
+
+}  // namespace
+}  // namespace irlite
