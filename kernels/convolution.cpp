@@ -512,7 +512,8 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
     const int64_t cout = p.out_per_group;
     if (p.out_spatial() <= kTransposedMaxPixels && cout >= 16 && plan.chunk >= p.out_spatial()) {
         plan.transposed = true;
-        plan.full = nn::plan_gemm(p.out_spatial(), cout, rows, false, true, 1);
+        // Tiles over Cout: the threads share one image's GEMM (results never depend on tiling).
+        plan.full = nn::plan_gemm(p.out_spatial(), cout, rows, false, true, 8);
         std::vector<float> w(static_cast<size_t>(p.groups * cout * rows));
         nn::load_as<float>(*ctx.value(1), w.data());
         plan.packed_group_floats = nn::packed_b_floats(plan.full.layout, cout);
@@ -586,6 +587,34 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const Kernel
         });
         return;
     }
+    if constexpr (std::is_same_v<T, float>) {
+        if (plan.transposed) {
+            // One block per image (few pixels); the GEMM's tiles go to the threads. This thread's
+            // scratch holds the im2col block and C^T; each tile task uses its own GEMM scratch.
+            auto* mine = static_cast<std::byte*>(ctx.scratch());
+            auto* ct = reinterpret_cast<float*>(mine + plan.col_bytes);
+            for (int64_t image = 0; image < images; ++image) {
+                const int64_t g = image % p.groups;
+                const T* xg = x + image * cin * in_spatial;
+                const T* b = xg;  // pointwise: the data itself
+                if (plan.algorithm == ConvMethod::Im2col) {
+                    im2col_2d(p, xg, 0, out_spatial, reinterpret_cast<T*>(mine));
+                    b = reinterpret_cast<const T*>(mine);
+                }
+                const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
+                detail::for_chunks(ctx.pool(), plan.full.tiles(), 1, [&](int64_t first, int64_t last) {
+                    auto* gemm_scratch = static_cast<std::byte*>(ctx.scratch()) + plan.col_bytes + plan.ct_bytes;
+                    for (int64_t t = first; t < last; ++t)
+                        nn::run_gemm_tile(plan.full, t, nn::GemmOperand::plain(b, out_spatial, true),
+                                          nn::GemmOperand::prepacked(packed), ct, cout, {}, gemm_scratch);
+                });
+                T* yg = y + image * cout * out_spatial;
+                for (int64_t co = 0; co < cout; ++co)
+                    for (int64_t px = 0; px < out_spatial; ++px) yg[co * out_spatial + px] = ct[px * cout + co];
+            }
+            return;
+        }
+    }
     const int64_t block = plan.chunk;
     const int64_t blocks = (out_spatial + block - 1) / block;
     detail::for_chunks(ctx.pool(), images * blocks, 1, [&](int64_t begin, int64_t end) {
@@ -605,16 +634,6 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const Kernel
                 ldb = len;
             }
             if constexpr (std::is_same_v<T, float>) {
-                if (plan.transposed) {
-                    // C^T = B^T x W^T: the im2col block (or the data) read transposed as A.
-                    auto* ct = reinterpret_cast<float*>(scratch + plan.col_bytes);
-                    nn::run_gemm(plan.full, nn::GemmOperand::plain(b, ldb, true),
-                                 nn::GemmOperand::prepacked(plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats),
-                                 ct, cout, {}, scratch + plan.col_bytes + plan.ct_bytes);
-                    for (int64_t co = 0; co < cout; ++co)
-                        for (int64_t px = 0; px < len; ++px) yg[co * out_spatial + first + px] = ct[px * cout + co];
-                    continue;
-                }
                 if (!plan.packed.empty()) {
                     const nn::GemmPlan& g_plan = first + len == out_spatial && len != plan.chunk ? plan.tail : plan.full;
                     nn::run_gemm(g_plan, nn::GemmOperand::prepacked(plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats),
