@@ -393,30 +393,175 @@ void im2col_2d(const ConvProblem& p, const T* x, int64_t begin, int64_t len, T* 
     }
 }
 
-// A group with one input channel (depthwise): each kernel tap adds weight x a shifted data row
-// over the output positions where it reads real data.
-template <class T>
-void direct_2d(const ConvProblem& p, const T* x, const T* w, T* y) {
+// ---- depthwise (a group with one input channel), 2-D ------------------------------------------
+// The data plane is first copied into scratch with its padding written as zeros (DwLayout), so that
+// every output element reads KH x KW real elements: no bounds checks, no border cases. Each output
+// row is then made in vector blocks of V columns, the V sums held in one register across all taps
+// (kh, kw in order, as the plain loop adds them); the last block of a row overlaps the one before
+// it instead of running a scalar tail. Rows narrower than a vector run a scalar loop.
+
+// Where the zero-padded plane lives in scratch: `rows` rows of `width` elements, the data starting
+// at row `top`, column `left`; wide enough for the last vector block's loads.
+struct DwLayout {
+    int64_t rows = 0, width = 0, top = 0, left = 0;
+    size_t bytes(size_t elem) const { return (static_cast<size_t>(rows * width) * elem + 63) / 64 * 64; }
+};
+
+DwLayout dw_layout(const ConvProblem& p) {
     const nn::AxisWindow& ah = p.axes[0];
     const nn::AxisWindow& aw = p.axes[1];
-    std::fill(y, y + ah.out * aw.out, T(0));
-    for (int64_t kh = 0; kh < ah.kernel; ++kh) {
-        const auto [oh_lo, oh_hi] = nn::affine_range(ah.out, ah.stride, kh * ah.dilation - ah.pad_begin, ah.in);
-        for (int64_t kw = 0; kw < aw.kernel; ++kw) {
-            const T wv = w[kh * aw.kernel + kw];
-            const int64_t shift_w = kw * aw.dilation - aw.pad_begin;
-            const auto [lo, hi] = nn::affine_range(aw.out, aw.stride, shift_w, aw.in);
-            for (int64_t oh = oh_lo; oh < oh_hi; ++oh) {
-                const T* row = x + (oh * ah.stride - ah.pad_begin + kh * ah.dilation) * aw.in;
-                T* out = y + oh * aw.out;
-                if (aw.stride == 1) {
-                    for (int64_t ow = lo; ow < hi; ++ow) out[ow] += wv * row[ow + shift_w];
-                } else {
-                    for (int64_t ow = lo; ow < hi; ++ow) out[ow] += wv * row[ow * aw.stride + shift_w];
-                }
+    DwLayout l;
+    l.top = ah.pad_begin;
+    l.left = aw.pad_begin;
+    // The last element read: (out - 1) * stride + (kernel - 1) * dilation; a stride-2 block loads
+    // one more element after its last tap.
+    l.rows = std::max(l.top + ah.in, (ah.out - 1) * ah.stride + (ah.kernel - 1) * ah.dilation + 1);
+    l.width = std::max(l.left + aw.in, (aw.out - 1) * aw.stride + (aw.kernel - 1) * aw.dilation + aw.stride);
+    return l;
+}
+
+// Copies one [H, W] data plane into the zero-padded layout.
+template <class T>
+void dw_pad_plane(const DwLayout& l, int64_t in_h, int64_t in_w, const T* x, T* dst) {
+    const size_t right = static_cast<size_t>(l.width - l.left - in_w);
+    std::fill(dst, dst + l.top * l.width, T(0));
+    T* row = dst + l.top * l.width;
+    for (int64_t h = 0; h < in_h; ++h, row += l.width) {
+        std::fill(row, row + l.left, T(0));
+        std::memcpy(row + l.left, x + h * in_w, static_cast<size_t>(in_w) * sizeof(T));
+        std::fill(row + l.left + in_w, row + l.left + in_w + static_cast<int64_t>(right), T(0));
+    }
+    std::fill(row, dst + l.rows * l.width, T(0));
+}
+
+// GCC/clang vector extensions: V elements of T (AVX, SSE, NEON or scalar code as the target allows).
+template <class T, int V>
+struct DwVec;
+template <>
+struct DwVec<float, 8> {
+    typedef float type __attribute__((vector_size(32)));
+};
+template <>
+struct DwVec<float, 4> {
+    typedef float type __attribute__((vector_size(16)));
+};
+template <>
+struct DwVec<double, 4> {
+    typedef double type __attribute__((vector_size(32)));
+};
+template <>
+struct DwVec<double, 2> {
+    typedef double type __attribute__((vector_size(16)));
+};
+
+// Elements p[0], p[s], ..., p[(V - 1) * s] as a vector, s = S when S > 0 (1 or 2: reads
+// p[0 .. V * S)); any s when S == 0.
+template <class T, int V, int S, class Vec = typename DwVec<T, V>::type>
+inline Vec dw_load(const T* p, int64_t s) {
+    Vec v;
+    if constexpr (S == 1) {
+        std::memcpy(&v, p, sizeof v);
+    } else if constexpr (S == 2) {
+        Vec a, b;
+        std::memcpy(&a, p, sizeof a);
+        std::memcpy(&b, p + V, sizeof b);
+        if constexpr (V == 8) v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+        else if constexpr (V == 4) v = __builtin_shufflevector(a, b, 0, 2, 4, 6);
+        else v = __builtin_shufflevector(a, b, 0, 2);
+    } else {
+        for (int i = 0; i < V; ++i) v[i] = p[i * s];
+    }
+    return v;
+}
+
+// One output plane from the padded plane `xp`, in blocks of V columns (needs out_w >= V). Blocks
+// are numbered row by row; kBlocks of them are made together, so that the sums of independent
+// blocks overlap in the pipeline instead of waiting on each other, tap after tap.
+// KH x KW taps (K == 0: any kernel from p; K > 0: K x K, unrolled) at stride S (0: any stride).
+template <class T, int V, int S, int K>
+void dw_rows_vec(const ConvProblem& p, const DwLayout& l, const T* xp, const T* w, T* y) {
+    using Vec = typename DwVec<T, V>::type;
+    constexpr int kBlocks = 4;
+    const nn::AxisWindow& ah = p.axes[0];
+    const nn::AxisWindow& aw = p.axes[1];
+    const int64_t kh_n = K ? K : ah.kernel, kw_n = K ? K : aw.kernel, sw = S ? S : aw.stride, dw = aw.dilation;
+    const int64_t row_step = ah.dilation * l.width;
+    const int64_t per_row = (aw.out + V - 1) / V, total = ah.out * per_row;
+    const T* in[kBlocks];
+    T* out[kBlocks];
+    auto locate = [&](int64_t block, int i) {
+        const int64_t oh = block / per_row;
+        const int64_t o = std::min<int64_t>(block % per_row * V, aw.out - V);  // the last block overlaps
+        in[i] = xp + oh * ah.stride * l.width + o * sw;
+        out[i] = y + oh * aw.out + o;
+    };
+    int64_t block = 0;
+    for (; block + kBlocks <= total; block += kBlocks) {
+        for (int i = 0; i < kBlocks; ++i) locate(block + i, i);
+        Vec acc[kBlocks] = {};
+        for (int64_t kh = 0; kh < kh_n; ++kh) {
+            for (int64_t kw = 0; kw < kw_n; ++kw) {
+                const T wv = w[kh * kw_n + kw];
+                const int64_t off = kh * row_step + kw * dw;
+                for (int i = 0; i < kBlocks; ++i) acc[i] += wv * dw_load<T, V, S>(in[i] + off, sw);
             }
         }
+        for (int i = 0; i < kBlocks; ++i) std::memcpy(out[i], &acc[i], sizeof(Vec));
     }
+    for (; block < total; ++block) {
+        locate(block, 0);
+        Vec acc = Vec{};
+        for (int64_t kh = 0; kh < kh_n; ++kh)
+            for (int64_t kw = 0; kw < kw_n; ++kw)
+                acc += w[kh * kw_n + kw] * dw_load<T, V, S>(in[0] + kh * row_step + kw * dw, sw);
+        std::memcpy(out[0], &acc, sizeof acc);
+    }
+}
+
+template <class T, int V>
+void dw_rows_vec(const ConvProblem& p, const DwLayout& l, const T* xp, const T* w, T* y) {
+    const nn::AxisWindow& ah = p.axes[0];
+    const nn::AxisWindow& aw = p.axes[1];
+    const bool k3 = ah.kernel == 3 && aw.kernel == 3;
+    if (aw.stride == 1) k3 ? dw_rows_vec<T, V, 1, 3>(p, l, xp, w, y) : dw_rows_vec<T, V, 1, 0>(p, l, xp, w, y);
+    else if (aw.stride == 2) k3 ? dw_rows_vec<T, V, 2, 3>(p, l, xp, w, y) : dw_rows_vec<T, V, 2, 0>(p, l, xp, w, y);
+    else dw_rows_vec<T, V, 0, 0>(p, l, xp, w, y);
+}
+
+// The same one element at a time (rows narrower than a vector), four elements together.
+template <class T>
+void dw_rows_scalar(const ConvProblem& p, const DwLayout& l, const T* xp, const T* w, T* y) {
+    constexpr int kLanes = 4;
+    const nn::AxisWindow& ah = p.axes[0];
+    const nn::AxisWindow& aw = p.axes[1];
+    const int64_t total = ah.out * aw.out, row_step = ah.dilation * l.width;
+    for (int64_t first = 0; first < total; first += kLanes) {
+        const int lanes = static_cast<int>(std::min<int64_t>(kLanes, total - first));
+        const T* in[kLanes];
+        for (int i = 0; i < kLanes; ++i) {
+            const int64_t at = first + std::min(i, lanes - 1);
+            in[i] = xp + at / aw.out * ah.stride * l.width + at % aw.out * aw.stride;
+        }
+        T acc[kLanes] = {};
+        for (int64_t kh = 0; kh < ah.kernel; ++kh) {
+            for (int64_t kw = 0; kw < aw.kernel; ++kw) {
+                const T wv = w[kh * aw.kernel + kw];
+                const int64_t off = kh * row_step + kw * aw.dilation;
+                for (int i = 0; i < kLanes; ++i) acc[i] += wv * in[i][off];
+            }
+        }
+        for (int i = 0; i < lanes; ++i) y[first + i] = acc[i];
+    }
+}
+
+// One output plane of a depthwise convolution from the padded data plane `xp` (dw_pad_plane).
+template <class T>
+void direct_2d(const ConvProblem& p, const DwLayout& l, const T* xp, const T* w, T* y) {
+    constexpr int kWide = 32 / sizeof(T), kNarrow = 16 / sizeof(T);
+    const int64_t out_w = p.axes[1].out;
+    if (out_w >= kWide) dw_rows_vec<T, kWide>(p, l, xp, w, y);
+    else if (out_w >= kNarrow) dw_rows_vec<T, kNarrow>(p, l, xp, w, y);
+    else dw_rows_scalar(p, l, xp, w, y);
 }
 
 enum class ConvMethod { Pointwise, Direct, Im2col, Generic };
@@ -448,6 +593,7 @@ struct ConvPlan : OpPlan {
     // C^T lands in scratch after the im2col block before it is transposed into the output.
     bool transposed = false;
     size_t ct_bytes = 0;
+    DwLayout padded;       // Direct: the zero-padded data plane, in each thread's scratch
 };
 
 template <class T>
@@ -550,6 +696,8 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
         const int64_t rows = p.in_per_group * p.kernel_size();
         if (p.in_per_group == 1 && p.out_per_group <= 4) {
             plan->algorithm = ConvMethod::Direct;
+            plan->padded = dw_layout(p);
+            plan->scratch_bytes = plan->padded.bytes(ctx.type(0) == ElementType::f64 ? sizeof(double) : sizeof(float));
         } else if (is_pointwise(p)) {
             plan->algorithm = ConvMethod::Pointwise;
             plan->chunk = pointwise_columns(p.out_spatial());
@@ -580,9 +728,12 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const Kernel
     if (plan.algorithm == ConvMethod::Direct) {
         const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(out_spatial * p.kernel_size(), 1));
         detail::for_chunks(ctx.pool(), images * cout, grain, [&](int64_t begin, int64_t end) {
+            T* padded = static_cast<T*>(ctx.scratch());
             for (int64_t plane = begin; plane < end; ++plane) {
                 const int64_t image = plane / cout, j = plane % cout, g = image % p.groups;
-                direct_2d(p, x + image * cin * in_spatial, w + (g * cout + j) * p.kernel_size(), y + plane * out_spatial);
+                if (plane == begin || j == 0)  // the image's outputs share its padded plane
+                    dw_pad_plane(plan.padded, p.axes[0].in, p.axes[1].in, x + image * cin * in_spatial, padded);
+                direct_2d(p, plan.padded, padded, w + (g * cout + j) * p.kernel_size(), y + plane * out_spatial);
             }
         });
         return;

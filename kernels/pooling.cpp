@@ -186,26 +186,200 @@ void pool_plane(const PoolPlane& p, const PoolAttrs& a, const C* x, C* y, int64_
     }
 }
 
+// ---- 2-D fast path ([N, C, H, W] data) ------------------------------------------------------
+// Per output row and column the data range of the window is known from the plan (AxisTaps). The
+// columns whose window lies wholly in the data (the interior) are made a whole row segment at a
+// time, one kernel tap after the other over the output row held in L1, in loops without bounds
+// checks that the compiler vectorises; border columns and rows without data take the per-element
+// path. Taps are visited in row-major window order, as the generic walker does, so values, NaN
+// handling (the first tap is taken, a later one replaces it only when greater) and tie rule (the
+// first maximum) are the same.
+struct Pool2d {
+    bool enabled = false;
+    int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0, kernel_h = 0, kernel_w = 0;
+    int64_t stride_w = 1, dilation_h = 1, dilation_w = 1, pad_w = 0;
+    int64_t col_lo = 0, col_hi = 0;      // interior columns: every tap of the row reads data
+    std::vector<int64_t> tap_offset;    // interior tap t = r * kernel_w + c: r * dilation_h * in_w + c * dilation_w
+    std::vector<double> divisor_h, divisor_w;  // AvgPool: the divisor of (oh, ow) is divisor_h[oh] * divisor_w[ow]
+    size_t row_offset = 0;              // byte offset of the row buffer in scratch (after the argmax plane)
+};
+
+Pool2d plan_2d(const PoolAttrs& a, const std::vector<nn::AxisWindow>& axes, const std::vector<AxisTaps>& taps) {
+    Pool2d q;
+    if (axes.size() != 2) return q;
+    const nn::AxisWindow& ah = axes[0];
+    const nn::AxisWindow& aw = axes[1];
+    q.enabled = true;
+    q.in_h = ah.in, q.in_w = aw.in, q.out_h = ah.out, q.out_w = aw.out;
+    q.kernel_h = ah.kernel, q.kernel_w = aw.kernel;
+    q.stride_w = aw.stride, q.dilation_h = ah.dilation, q.dilation_w = aw.dilation, q.pad_w = aw.pad_begin;
+    const AxisTaps& tw = taps[1];
+    q.col_lo = q.col_hi = 0;
+    for (int64_t o = 0; o < aw.out; ++o) {
+        const size_t i = static_cast<size_t>(o);
+        if (tw.count[i] != aw.kernel) continue;
+        if (q.col_hi == q.col_lo) q.col_lo = o;
+        q.col_hi = o + 1;
+    }
+    for (int64_t r = 0; r < ah.kernel; ++r)
+        for (int64_t c = 0; c < aw.kernel; ++c) q.tap_offset.push_back(r * ah.dilation * aw.in + c * aw.dilation);
+    for (size_t d = 0; d < 2; ++d) {
+        std::vector<double>& div = d == 0 ? q.divisor_h : q.divisor_w;
+        for (size_t o = 0; o < taps[d].count.size(); ++o)
+            div.push_back(static_cast<double>(a.exclude_pad ? taps[d].count[o] : taps[d].padded_count[o]));
+    }
+    return q;
+}
+
+// One output element from the window tables (borders): exactly the generic walker's arithmetic.
 template <class C>
-void pool(const PoolAttrs& a, const PoolPlane& p, const Shape& data, const C* x, C* y, Tensor* indices,
-          const KernelContext& ctx) {
+void pool_element_2d(const PoolPlane& p, const Pool2d& q, bool is_max, const C* x, int64_t oh, int64_t ow, C* y,
+                     int64_t* argmax) {
+    const AxisTaps& th = p.taps[0];
+    const AxisTaps& tw = p.taps[1];
+    const size_t ih = static_cast<size_t>(oh), iw = static_cast<size_t>(ow);
+    const int64_t fh = th.first[ih], nh = th.count[ih], fw = tw.first[iw], nw = tw.count[iw];
+    if (is_max) {
+        C best = std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::lowest();
+        int64_t best_at = -1;
+        for (int64_t r = 0; r < nh; ++r) {
+            const int64_t row = (fh + r * q.dilation_h) * q.in_w + fw;
+            for (int64_t c = 0; c < nw; ++c) {
+                const int64_t off = row + c * q.dilation_w;
+                if (best_at < 0 || x[off] > best) {
+                    best = x[off];
+                    best_at = off;
+                }
+            }
+        }
+        *y = best;
+        if (argmax) *argmax = best_at;
+    } else {
+        double sum = 0;
+        for (int64_t r = 0; r < nh; ++r) {
+            const int64_t row = (fh + r * q.dilation_h) * q.in_w + fw;
+            for (int64_t c = 0; c < nw; ++c) sum += static_cast<double>(x[row + c * q.dilation_w]);
+        }
+        const int64_t divisor = static_cast<int64_t>(q.divisor_h[ih] * q.divisor_w[iw]);
+        *y = divisor > 0 ? static_cast<C>(sum / static_cast<double>(divisor)) : C(0);
+    }
+}
+
+// The interior columns [lo, hi) of one output row whose window rows start at data row fh (nh of
+// them): out[ow] for ow in [lo, hi) reads src[ow * S + tap_offset] with src = the window's first
+// element for ow = 0. S is the column stride when known at compile time (1, 2), else 0.
+template <int S, class C>
+void max_row(const Pool2d& q, const C* src, int64_t nh, int64_t lo, int64_t hi, C* out, int32_t* tap_of) {
+    const int64_t s = S ? S : q.stride_w;
+    const int64_t taps = nh * q.kernel_w;
+    for (int64_t o = lo; o < hi; ++o) out[o] = src[o * s];
+    if (tap_of) {
+        for (int64_t o = lo; o < hi; ++o) tap_of[o] = 0;
+        for (int64_t t = 1; t < taps; ++t) {
+            const C* in = src + q.tap_offset[static_cast<size_t>(t)];
+            const int32_t id = static_cast<int32_t>(t);
+            for (int64_t o = lo; o < hi; ++o) {
+                const C v = in[o * s];
+                const bool greater = v > out[o];
+                out[o] = greater ? v : out[o];
+                tap_of[o] = greater ? id : tap_of[o];
+            }
+        }
+    } else {
+        for (int64_t t = 1; t < taps; ++t) {
+            const C* in = src + q.tap_offset[static_cast<size_t>(t)];
+            for (int64_t o = lo; o < hi; ++o) {
+                const C v = in[o * s];
+                out[o] = v > out[o] ? v : out[o];
+            }
+        }
+    }
+}
+
+template <int S, class C>
+void avg_row(const Pool2d& q, const C* src, int64_t nh, int64_t lo, int64_t hi, double* sum) {
+    const int64_t s = S ? S : q.stride_w;
+    const int64_t taps = nh * q.kernel_w;
+    for (int64_t o = lo; o < hi; ++o) sum[o] = 0;
+    for (int64_t t = 0; t < taps; ++t) {
+        const C* in = src + q.tap_offset[static_cast<size_t>(t)];
+        for (int64_t o = lo; o < hi; ++o) sum[o] += static_cast<double>(in[o * s]);
+    }
+}
+
+// One [H, W] plane; `row` is a scratch row of out_w doubles (AvgPool sums, MaxPool tap numbers).
+template <int S, class C>
+void pool_plane_2d(const PoolPlane& p, const Pool2d& q, bool is_max, const C* x, C* y, int64_t* argmax, void* row) {
+    const AxisTaps& th = p.taps[0];
+    for (int64_t oh = 0; oh < q.out_h; ++oh) {
+        const size_t ih = static_cast<size_t>(oh);
+        const int64_t nh = th.count[ih];
+        C* out = y + oh * q.out_w;
+        int64_t* arg = argmax ? argmax + oh * q.out_w : nullptr;
+        const bool interior = nh > 0 && q.col_hi > q.col_lo;
+        const int64_t lo = interior ? q.col_lo : q.out_w, hi = interior ? q.col_hi : q.out_w;
+        for (int64_t ow = 0; ow < q.out_w; ++ow) {
+            if (ow == lo) ow = hi;
+            if (ow == q.out_w) break;
+            pool_element_2d(p, q, is_max, x, oh, ow, out + ow, arg ? arg + ow : nullptr);
+        }
+        if (!interior) continue;
+        const int64_t first = th.first[ih] * q.in_w - q.pad_w;  // element (0, 0) of column 0's window
+        const C* src = x + first;
+        if (is_max) {
+            int32_t* tap_of = arg ? static_cast<int32_t*>(row) : nullptr;
+            max_row<S>(q, src, nh, lo, hi, out, tap_of);
+            if (arg)
+                for (int64_t o = lo; o < hi; ++o)
+                    arg[o] = first + o * q.stride_w + q.tap_offset[static_cast<size_t>(tap_of[o])];
+        } else {
+            double* sum = static_cast<double*>(row);
+            avg_row<S>(q, src, nh, lo, hi, sum);
+            const double dh = q.divisor_h[ih];
+            for (int64_t o = lo; o < hi; ++o) {
+                const int64_t divisor = static_cast<int64_t>(dh * q.divisor_w[static_cast<size_t>(o)]);
+                out[o] = divisor > 0 ? static_cast<C>(sum[o] / static_cast<double>(divisor)) : C(0);
+            }
+        }
+    }
+}
+
+template <class C>
+void pool_plane_any(const PoolPlane& p, const Pool2d& q, const PoolAttrs& a, const C* x, C* y, int64_t* argmax,
+                    void* row) {
+    if (!q.enabled) pool_plane(p, a, x, y, argmax);
+    else if (q.stride_w == 1) pool_plane_2d<1>(p, q, a.is_max, x, y, argmax, row);
+    else if (q.stride_w == 2) pool_plane_2d<2>(p, q, a.is_max, x, y, argmax, row);
+    else pool_plane_2d<0>(p, q, a.is_max, x, y, argmax, row);
+}
+
+template <class C>
+void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Shape& data, const C* x, C* y,
+          Tensor* indices, const KernelContext& ctx) {
     const int64_t planes = data[0] * data[1];
     int64_t bound = 1;  // indices count within data flattened from `axis` on
     if (indices)
         for (size_t d = static_cast<size_t>(index_axis(a, static_cast<int64_t>(data.size()))); d < data.size(); ++d)
             bound *= data[d];
+    // axis <= 2: a plane never straddles a multiple of bound, so one remainder per plane does.
+    const bool whole_planes = bound % std::max<int64_t>(p.in_size, 1) == 0;
+    int32_t* idx32 = indices && indices->type() == ElementType::i32 ? indices->data<int32_t>() : nullptr;
+    int64_t* idx64 = indices && !idx32 ? indices->data<int64_t>() : nullptr;
     // Planes are independent: shared among the threads, each with its own argmax scratch.
     const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(p.out_size * 4, 1));
     detail::for_chunks(ctx.pool(), planes, grain, [&](int64_t begin, int64_t end) {
-        auto* argmax = static_cast<int64_t*>(indices ? ctx.scratch() : nullptr);
+        auto* scratch = static_cast<std::byte*>(ctx.scratch());
+        auto* argmax = indices ? reinterpret_cast<int64_t*>(scratch) : nullptr;
+        void* row = scratch ? scratch + q.row_offset : nullptr;
         for (int64_t plane = begin; plane < end; ++plane) {
-            pool_plane(p, a, x + plane * p.in_size, y + plane * p.out_size, argmax);
+            pool_plane_any(p, q, a, x + plane * p.in_size, y + plane * p.out_size, argmax, row);
             if (!indices) continue;
+            const int64_t base = whole_planes ? plane * p.in_size % bound : 0;
             for (int64_t o = 0; o < p.out_size; ++o) {
-                const int64_t flat = argmax[o] < 0 ? 0 : (plane * p.in_size + argmax[o]) % bound;
+                const int64_t flat = argmax[o] < 0 ? 0 : whole_planes ? base + argmax[o] : (plane * p.in_size + argmax[o]) % bound;
                 const int64_t at = plane * p.out_size + o;
-                if (indices->type() == ElementType::i32) indices->data<int32_t>()[at] = static_cast<int32_t>(flat);
-                else indices->data<int64_t>()[at] = flat;
+                if (idx32) idx32[at] = static_cast<int32_t>(flat);
+                else idx64[at] = flat;
             }
         }
     });
@@ -214,6 +388,7 @@ void pool(const PoolAttrs& a, const PoolPlane& p, const Shape& data, const C* x,
 // The windows planned once; the per-plane argmax (MaxPool's indices) lives in scratch memory.
 struct PoolPlan : OpPlan {
     PoolPlane plane;
+    Pool2d fast;  // [N, C, H, W] data
 };
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
@@ -231,8 +406,13 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
         p.out_size *= axes[i].out;
     }
     std::reverse(p.out_dims.begin(), p.out_dims.end());
+    plan->fast = plan_2d(a, axes, p.taps);
     if (a.with_indices) plan->scratch_bytes = static_cast<size_t>(p.out_size) * sizeof(int64_t);
-    plan->method = "window";
+    if (plan->fast.enabled) {
+        plan->fast.row_offset = (plan->scratch_bytes + 63) / 64 * 64;
+        plan->scratch_bytes = plan->fast.row_offset + static_cast<size_t>(plan->fast.out_w) * sizeof(double);
+    }
+    plan->method = plan->fast.enabled ? "window-2d" : "window";
     return plan;
 }
 
@@ -246,7 +426,7 @@ void compute(KernelContext& ctx) {
         using C = decltype(tag);
         const nn::ComputeIn<C> x(data);
         nn::ComputeOut<C> y(ctx.output(0));
-        pool<C>(a, plan.plane, data.shape(), x.data(), y.data(), indices, ctx);
+        pool<C>(a, plan.plane, plan.fast, data.shape(), x.data(), y.data(), indices, ctx);
         y.commit();
     });
 }

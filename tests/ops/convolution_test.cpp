@@ -148,6 +148,21 @@ const ConvRow kRows[] = {
      {2, 5, 5, 5}, {1, 1}},
     {"depthwise_multiplier_dilated", "GroupConvolution", {1, 3, 6, 7}, {3, 2, 1, 3, 3},
      {{1, 1}, {2, 2}, {2, 2}, {2, 2}}, {}, {1, 6, 6, 7}, {2, 2}},
+    // depthwise rows wide enough for the vector blocks (8 and 4 columns, overlapping last block)
+    {"depthwise_wide_s1", "GroupConvolution", {1, 3, 13, 21}, {3, 1, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {1, 3, 13, 21}, {1, 1}},
+    {"depthwise_wide_s2_asymmetric_pads", "GroupConvolution", {1, 4, 17, 30}, {4, 1, 1, 3, 3},
+     {{2, 2}, {1, 1}, {0, 1}, {2, 0}}, {}, {1, 4, 9, 15}, {0, 1}},
+    {"depthwise_s3_5x4_dilated", "GroupConvolution", {1, 2, 20, 26}, {2, 1, 1, 5, 4}, {{3, 3}, {2, 1}, {2, 1}, {1, 2}},
+     {}, {1, 2, 5, 9}, {2, 1}},
+    {"depthwise_multiplier_wide_s2", "GroupConvolution", {2, 2, 12, 40}, {2, 3, 1, 3, 3},
+     {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, {}, {2, 6, 6, 20}, {1, 1}},
+    {"depthwise_narrow", "GroupConvolution", {1, 3, 5, 5}, {3, 1, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {1, 3, 5, 5}, {1, 1}},
+    {"depthwise_3x3_dilated_s2", "GroupConvolution", {1, 2, 16, 19}, {2, 1, 1, 3, 3}, {{2, 2}, {2, 2}, {2, 2}, {2, 2}},
+     {}, {1, 2, 8, 10}, {2, 2}},
+    {"depthwise_no_pads_s2", "GroupConvolution", {1, 2, 9, 33}, {2, 1, 1, 3, 3}, {{2, 2}, {1, 1}, {0, 0}, {0, 0}}, {},
+     {1, 2, 4, 16}, {0, 0}},
     {"depthwise_1d", "GroupConvolution", {1, 4, 10}, {4, 1, 1, 3}, {{3}, {1}, {2}, {0}}, {}, {1, 4, 4}, {2}},
     {"depthwise_3d_same_upper", "GroupConvolution", {1, 2, 4, 5, 7}, {2, 1, 1, 2, 2, 3},
      {{1, 2, 2}, {1, 1, 1}, {}, {}, "same_upper"}, {}, {1, 2, 4, 3, 4}, {0, 0, 1}},
@@ -195,6 +210,23 @@ TEST(Convolution, ShapeRuleOfEveryRow) {
         const auto infos = op.infer(in);
         ASSERT_EQ(infos.size(), 1u);
         EXPECT_EQ(infos[0].shape, PartialShape(row.out));
+    }
+}
+
+// The depthwise (direct) kernel in f64 and f16 (computed in f32) as well.
+TEST(Convolution, DepthwiseValuesInEveryFloatType) {
+    unsigned seed = 700;
+    for (const ConvRow& row : kRows) {
+        if (std::string(row.name).rfind("depthwise", 0) != 0 || row.data.size() != 4) continue;
+        for (const ElementType type : {ElementType::f64, ElementType::f16}) {
+            SCOPED_TRACE(std::string(row.name) + " " + to_string(type));
+            const OpTester op(row.type, 1, attributes_of(row.window));
+            const std::vector<Tensor> in = inputs_of(row, type, seed += 2);
+            const Tensor out = op.run1(in);
+            ASSERT_EQ(out.shape(), row.out);
+            const std::vector<double> want = forward_reference(in[0], in[1], true, row.out, row.window, row.ref_pads);
+            EXPECT_TRUE(all_close(out, want, type == ElementType::f16 ? 1e-2 : 1e-12));
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 // MaxPool-1/8/14 and AvgPool-1/14/16: the spec's worked examples (values and indices), values
 // against a plain-loop reference, shape rules and errors.
 #include <limits>
+#include <random>
 
 #include "nn_test_util.hpp"
 
@@ -207,6 +208,101 @@ TEST(AvgPool, IntegersRoundTowardZero) {
     const Tensor out = OpTester("AvgPool", 1, attributes_of({{2}, {2}}, {attr("exclude-pad", "true")}))
                            .run1({make_tensor<int32_t>({1, 1, 4}, {1, 2, -3, -4})});
     EXPECT_TRUE(tensors_equal(out, make_tensor<int32_t>({1, 1, 2}, {1, -3})));
+}
+
+// ---- the 2-D fast path against the generic N-d walker ---------------------------------------
+// Rank-4 data runs the 2-D path; the same data as [N, C, 1, H, W] with a 1-wide window on the new
+// axis runs the generic walker. Both must agree bit for bit: values (NaN included: a NaN first in
+// the window wins, later ones never do), indices (ties: the first in row-major window order) for
+// i32 and i64 and every axis, integers, f16.
+
+struct FastRow {
+    const char* name;
+    Shape data;
+    PoolWindow window;
+};
+
+std::vector<int64_t> with_lead(std::vector<int64_t> v, int64_t lead) {
+    if (!v.empty()) v.insert(v.begin(), lead);
+    return v;
+}
+
+const FastRow kFastRows[] = {
+    {"resnet_stem_3x3_s2", {1, 3, 32, 33}, {{3, 3}, {2, 2}, {1, 1}, {1, 1}}},
+    {"s1_pad1", {2, 2, 9, 21}, {{3, 3}, {1, 1}, {1, 1}, {1, 1}}},
+    {"s3_dilated_asymmetric", {1, 2, 11, 23}, {{2, 4}, {3, 3}, {1, 2}, {0, 1}, {2, 1}}},
+    {"ceil_s2", {1, 2, 10, 21}, {{3, 3}, {2, 2}, {1, 1}, {0, 0}, {}, "explicit", "ceil"}},
+    {"ceil_torch_s2", {1, 1, 9, 18}, {{2, 2}, {2, 2}, {1, 1}, {1, 1}, {}, "explicit", "ceil_torch"}},
+    {"same_upper_s2", {1, 2, 7, 17}, {{2, 3}, {2, 2}, {}, {}, {}, "same_upper"}},
+    {"no_interior", {1, 1, 4, 3}, {{3, 5}, {1, 1}, {1, 2}, {1, 2}}},
+    {"no_pads_wide", {1, 2, 6, 40}, {{2, 2}, {2, 2}, {0, 0}, {0, 0}}},
+    {"dilated_s2", {1, 1, 12, 25}, {{3, 3}, {2, 2}, {2, 2}, {2, 2}, {2, 2}}},
+};
+
+PoolWindow lead_window(const PoolWindow& w) {
+    PoolWindow l = w;
+    l.kernel = with_lead(w.kernel, 1);
+    l.strides = with_lead(w.strides, 1);
+    l.pads_begin = with_lead(w.pads_begin.empty() && w.auto_pad == "explicit" ? std::vector<int64_t>(2, 0) : w.pads_begin, 0);
+    l.pads_end = with_lead(w.pads_end.empty() && w.auto_pad == "explicit" ? std::vector<int64_t>(2, 0) : w.pads_end, 0);
+    l.dilations = with_lead(w.dilations, 1);
+    return l;
+}
+
+// Random values with many ties (few distinct values) and, for floats, NaNs and infinities.
+Tensor tied_tensor(ElementType type, const Shape& shape, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> pick(0, 19);
+    std::vector<double> v(static_cast<size_t>(checked_num_elements(shape)));
+    const bool is_float = !is_integral(type);
+    for (double& x : v) {
+        const int k = pick(gen);
+        if (is_float && k == 0) x = std::numeric_limits<double>::quiet_NaN();
+        else if (is_float && k == 1) x = -std::numeric_limits<double>::infinity();
+        else x = (type == ElementType::u8 ? 0 : -4) + k % 9;
+    }
+    return make_tensor(type, shape, v);
+}
+
+TEST(Pooling, TwoDimensionalPathMatchesGenericWalker) {
+    unsigned seed = 900;
+    for (const FastRow& row : kFastRows) {
+        for (const ElementType type : {ElementType::f32, ElementType::f64, ElementType::f16, ElementType::i32, ElementType::u8}) {
+            const Tensor x = tied_tensor(type, row.data, seed++);
+            Shape lead_shape = row.data;
+            lead_shape.insert(lead_shape.begin() + 2, 1);
+            const Tensor x5 = x.reshaped(lead_shape);
+            struct Variant {
+                const char* op;
+                int opset;
+                std::vector<IrAttribute> extra;
+            };
+            const Variant variants[] = {
+                {"MaxPool", 8, {attr("axis", "0")}},
+                {"MaxPool", 14, {attr("axis", "2"), attr("index_element_type", "i32")}},
+                {"MaxPool", 8, {attr("axis", "1")}},
+                {"MaxPool", 1, {}},
+                {"AvgPool", 16, {attr("exclude-pad", "true")}},
+                {"AvgPool", 16, {attr("exclude-pad", "false")}},
+            };
+            for (const Variant& v : variants) {
+                const bool ceil_torch = row.window.rounding == "ceil_torch";
+                if (ceil_torch && v.opset < 14) continue;
+                if (!row.window.dilations.empty() && v.opset == 1) continue;
+                SCOPED_TRACE(std::string(row.name) + " " + to_string(type) + " " + v.op + "-" + std::to_string(v.opset) +
+                             (v.extra.empty() ? "" : " " + v.extra[0].value));
+                const std::vector<Tensor> fast = OpTester(v.op, v.opset, attributes_of(row.window, v.extra)).run({x});
+                const std::vector<Tensor> generic =
+                    OpTester(v.op, v.opset, attributes_of(lead_window(row.window), v.extra)).run({x5});
+                ASSERT_EQ(fast.size(), generic.size());
+                for (size_t i = 0; i < fast.size(); ++i) {
+                    // Axis 2 of the rank-5 data is the added 1-wide axis: the same flat indices.
+                    const Tensor want = generic[i].reshaped(fast[i].shape());
+                    EXPECT_TRUE(tensors_equal(fast[i], want)) << "output " << i;
+                }
+            }
+        }
+    }
 }
 
 // ---- shape rules and errors ------------------------------------------------------------------
