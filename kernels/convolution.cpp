@@ -21,6 +21,13 @@
 #include "kernels/detail/parallel.hpp"
 #include "kernels/detail/sgemm.hpp"
 
+// The depthwise kernel below passes GCC/clang vector-extension values between functions of this
+// file only; without -mavx, compilers warn that such values would change the ABI of an exported
+// function. None is exported (anonymous namespace), so the warning does not apply here.
+#if defined(__clang__) || defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
 namespace irlite {
 namespace {
 
