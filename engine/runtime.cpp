@@ -251,9 +251,11 @@ struct InferRequest::State {
                 case ValueSlot::Kind::View: {
                     // Views of inputs are re-aimed at every run (rebind_input_views); the others
                     // point into the arena or the weights for good.
-                    const Tensor& base = *value_ptr(slot.base);
                     values[v] = Tensor::wrap(slot.type, slot.shape, nullptr);
-                    if (base.valid()) values[v].view_into(base, slot.byte_offset);
+                    if (ep.values[static_cast<size_t>(slot.root)].kind != ValueSlot::Kind::Input) {
+                        const Tensor& base = *value_ptr(slot.base);
+                        if (base.valid()) values[v].view_into(base, slot.byte_offset);
+                    }
                     break;
                 }
                 case ValueSlot::Kind::Input:

@@ -59,7 +59,7 @@ public:
     // sharing its ownership; the caller guarantees the bytes fit. The executor re-aims views of
     // inputs with it at every run, without allocating.
     void view_into(const Tensor& base, size_t byte_offset) {
-        data_ = static_cast<std::byte*>(base.data_) + byte_offset;
+        data_ = base.data_ ? static_cast<std::byte*>(base.data_) + byte_offset : nullptr;
         owner_ = base.owner_;
     }
     // True when both tensors view the same bytes.

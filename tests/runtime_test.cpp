@@ -171,3 +171,38 @@ TEST(Runtime, ConstWithoutWeightsIsAClearError) {
 
 }  // namespace
 }  // namespace irlite
+
+namespace irlite {
+namespace {
+
+// A view of a view of an input (Slice along axis 0, then Reshape) has no memory until the input
+// is bound: making the request must not compute an address from nothing (fuzz_graph found it).
+TEST(Runtime, ViewOfAnInputViewBeforeBinding) {
+    testing::IrBuilder b;
+    const int64_t start = 1, stop = 3, step = 1, axis = 0, flat[1] = {-1};
+    b.parameter(0, "x", "f32", {4, 3});
+    b.constant(1, "start", "i64", {1}, &start, sizeof start);
+    b.constant(2, "stop", "i64", {1}, &stop, sizeof stop);
+    b.constant(3, "step", "i64", {1}, &step, sizeof step);
+    b.constant(4, "axes", "i64", {1}, &axis, sizeof axis);
+    b.layer(5, "slice", "Slice", "opset8", "",
+            {{0, "", {4, 3}, ""}, {1, "", {1}, ""}, {2, "", {1}, ""}, {3, "", {1}, ""}, {4, "", {1}, ""}},
+            {{5, "FP32", {2, 3}, ""}});
+    b.constant(6, "flat", "i64", {1}, flat, sizeof flat);
+    b.layer(7, "reshape", "Reshape", "opset1", "special_zero=\"false\"", {{0, "", {2, 3}, ""}, {1, "", {1}, ""}},
+            {{2, "FP32", {6}, "y"}});
+    b.result(8, "out", "f32", {6});
+    b.edge(0, 0, 5, 0).edge(1, 0, 5, 1).edge(2, 0, 5, 2).edge(3, 0, 5, 3).edge(4, 0, 5, 4).edge(5, 5, 7, 0);
+    b.edge(6, 0, 7, 1).edge(7, 2, 8, 0);
+    const CompiledModel m(Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size()));
+    InferRequest req = m.create_infer_request();
+    std::vector<float> x(12);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+    req.set_input("x", Tensor::wrap(ElementType::f32, {4, 3}, x.data()));
+    req.infer();
+    EXPECT_EQ(req.output(0).data<float>(), x.data() + 3) << "an O(1) view of the input";
+    EXPECT_EQ(req.output(0).data<float>()[5], 8.0f);
+}
+
+}  // namespace
+}  // namespace irlite
