@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/error.hpp"
@@ -276,10 +277,14 @@ public:
 
 private:
     std::vector<OpDef> defs_;
+    std::unordered_map<std::string, std::vector<size_t>> by_type_;  // canonical type -> defs_ indices
 };
 
 // The canonical lower-case key for an IR type name (applies the aliases).
 std::string canonical_op_type(std::string_view type);
+
+// canonical_op_type(type) == key, without building a string (key is a canonical key).
+bool op_type_is(std::string_view type, std::string_view key);
 
 // "opset8" -> 8; nullopt for anything else ("experimental", "extension", "opsetX").
 std::optional<int> parse_opset(std::string_view version);

@@ -3,6 +3,7 @@
 #include "parser/ir_reader.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,11 +33,24 @@ public:
             p = at + 1;
         }
     }
-    // 0 when the offset is unknown (pugixml returns -1 then).
+    // 0 when the offset is unknown (pugixml returns -1 then). The reader asks in document order,
+    // so the answer is first sought a few newlines after the previous one (a binary search per
+    // node, over hundreds of thousands of lines, showed in the load time of large models).
     int64_t line_of(ptrdiff_t offset) const {
         if (offset < 0) return 0;
-        const auto it = std::lower_bound(newlines_.begin(), newlines_.end(), static_cast<size_t>(offset));
-        return static_cast<int64_t>(it - newlines_.begin()) + 1;
+        const auto at = static_cast<size_t>(offset);
+        const size_t n = newlines_.size();
+        size_t i = hint_;
+        if (i <= n && (i == 0 || newlines_[i - 1] < at)) {
+            for (int step = 0; step < 8 && i < n && newlines_[i] < at; ++step) ++i;
+            if (i == n || newlines_[i] >= at) {
+                hint_ = i;
+                return static_cast<int64_t>(i) + 1;
+            }
+        }
+        const auto it = std::lower_bound(newlines_.begin(), newlines_.end(), at);
+        hint_ = static_cast<size_t>(it - newlines_.begin());
+        return static_cast<int64_t>(hint_) + 1;
     }
     int64_t column_of(ptrdiff_t offset) const {
         const int64_t line = line_of(offset);
@@ -47,6 +61,7 @@ public:
 
 private:
     std::vector<size_t> newlines_;
+    mutable size_t hint_ = 0;  // index of the first newline at or after the last offset asked
 };
 
 Location file_and_line(const std::string& file, int64_t line) {
@@ -153,15 +168,25 @@ public:
         doc.xml_path = file_;
         doc.name = net.attribute("name").value();
         doc.ir_version = read_version(net);
-        for (pugi::xml_node layer = net.child("layers").child("layer"); layer; layer = layer.next_sibling("layer"))
+        const pugi::xml_node layers = net.child("layers");
+        const pugi::xml_node edges = net.child("edges");
+        doc.layers.reserve(count_children(layers, "layer"));
+        doc.edges.reserve(count_children(edges, "edge"));
+        for (pugi::xml_node layer = layers.child("layer"); layer; layer = layer.next_sibling("layer"))
             doc.layers.push_back(read_layer(layer));
-        for (pugi::xml_node edge = net.child("edges").child("edge"); edge; edge = edge.next_sibling("edge"))
+        for (pugi::xml_node edge = edges.child("edge"); edge; edge = edge.next_sibling("edge"))
             doc.edges.push_back(read_edge(edge));
         return doc;
     }
 
 private:
     int64_t line(const pugi::xml_node& node) const { return lines_.line_of(node.offset_debug()); }
+
+    static size_t count_children(const pugi::xml_node& parent, const char* name) {
+        size_t n = 0;
+        for (pugi::xml_node c = parent.child(name); c; c = c.next_sibling(name)) ++n;
+        return n;
+    }
     Location at(const pugi::xml_node& node) const { return file_and_line(file_, line(node)); }
 
     // Parsed as a fragment so that pugixml keeps top-level text (it would drop it silently); then
@@ -216,10 +241,17 @@ private:
         layer.id = parse_id(layer.id_text);
         const pugi::xml_node data = node.child("data");
         layer.data_line = data ? line(data) : layer.line;
+        size_t n_attributes = 0;
+        for (pugi::xml_attribute a = data.first_attribute(); a; a = a.next_attribute()) ++n_attributes;
+        layer.attributes.reserve(n_attributes);
         for (const pugi::xml_attribute a : data.attributes()) layer.attributes.push_back({a.name(), a.value()});
-        for (pugi::xml_node port = node.child("input").child("port"); port; port = port.next_sibling("port"))
+        const pugi::xml_node inputs = node.child("input");
+        const pugi::xml_node outputs = node.child("output");
+        layer.inputs.reserve(count_children(inputs, "port"));
+        layer.outputs.reserve(count_children(outputs, "port"));
+        for (pugi::xml_node port = inputs.child("port"); port; port = port.next_sibling("port"))
             layer.inputs.push_back(read_port(port));
-        for (pugi::xml_node port = node.child("output").child("port"); port; port = port.next_sibling("port"))
+        for (pugi::xml_node port = outputs.child("port"); port; port = port.next_sibling("port"))
             layer.outputs.push_back(read_port(port));
         return layer;
     }
@@ -227,10 +259,23 @@ private:
     IrPort read_port(const pugi::xml_node& node) const {
         IrPort port;
         port.line = line(node);
-        port.id_text = node.attribute("id").value();
+        // One pass over the attributes (the first of each name counts, as with node.attribute()).
+        bool seen_id = false, seen_precision = false, seen_names = false;
+        for (const pugi::xml_attribute a : node.attributes()) {
+            const std::string_view name = a.name();
+            if (name == "id" && !seen_id) {
+                port.id_text = a.value();
+                seen_id = true;
+            } else if (name == "precision" && !seen_precision) {
+                port.precision = a.value();
+                seen_precision = true;
+            } else if (name == "names" && !seen_names) {
+                port.names = split_names(a.value());
+                seen_names = true;
+            }
+        }
         port.id = parse_id(port.id_text);
-        port.precision = node.attribute("precision").value();
-        if (const pugi::xml_attribute names = node.attribute("names")) port.names = split_names(names.value());
+        port.dims.reserve(count_children(node, "dim"));
         for (pugi::xml_node dim = node.child("dim"); dim; dim = dim.next_sibling("dim")) {
             int64_t value = -1;
             if (!parse_dim(dim.child_value(), value)) {
@@ -248,16 +293,34 @@ private:
     IrEdge read_edge(const pugi::xml_node& node) const {
         IrEdge edge;
         edge.line = line(node);
-        const char* from_layer = node.attribute("from-layer").value();
-        const char* from_port = node.attribute("from-port").value();
-        const char* to_layer = node.attribute("to-layer").value();
-        const char* to_port = node.attribute("to-port").value();
+        // One pass over the attributes; the first of each name counts, "" when absent.
+        const char* from_layer = nullptr;
+        const char* from_port = nullptr;
+        const char* to_layer = nullptr;
+        const char* to_port = nullptr;
+        for (const pugi::xml_attribute a : node.attributes()) {
+            const std::string_view name = a.name();
+            const char** slot = name == "from-layer" ? &from_layer
+                                : name == "from-port" ? &from_port
+                                : name == "to-layer"  ? &to_layer
+                                : name == "to-port"   ? &to_port
+                                                      : nullptr;
+            if (slot && !*slot) *slot = a.value();
+        }
+        for (const char** v : {&from_layer, &from_port, &to_layer, &to_port})
+            if (!*v) *v = "";
         edge.from_layer = parse_id(from_layer);
         edge.from_port = parse_id(from_port);
         edge.to_layer = parse_id(to_layer);
         edge.to_port = parse_id(to_port);
-        edge.text = str("from-layer=\"", from_layer, "\" from-port=\"", from_port, "\" to-layer=\"", to_layer,
-                        "\" to-port=\"", to_port, "\"");
+        // The text as written is kept only when the ids do not give it back (junk, leading zeros):
+        // a string per edge shows in the load time of large models. edge_text() rebuilds the rest.
+        const auto canonical = [](const char* v, const IrId& id) { return id && (v[0] != '0' || v[1] == '\0'); };
+        if (!canonical(from_layer, edge.from_layer) || !canonical(from_port, edge.from_port) ||
+            !canonical(to_layer, edge.to_layer) || !canonical(to_port, edge.to_port)) {
+            edge.text.append("from-layer=\"").append(from_layer).append("\" from-port=\"").append(from_port);
+            edge.text.append("\" to-layer=\"").append(to_layer).append("\" to-port=\"").append(to_port).append("\"");
+        }
         return edge;
     }
 
@@ -270,34 +333,46 @@ private:
     throw Error(ErrorKind::Io, "xml-unreadable", str("cannot ", what, " '", path, "': ", std::strerror(err)));
 }
 
-// Reads a whole regular file; its size (from fstat) bounds the buffer.
-std::string read_whole_file(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) xml_unreadable(path, "open", errno);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        const int err = errno;
+// A whole regular file, memory-mapped read-only: pugixml copies what it parses anyway, so a
+// private read buffer would only add page faults (a large IR is tens of megabytes).
+class MappedText {
+public:
+    explicit MappedText(const std::string& path) {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) xml_unreadable(path, "open", errno);
+        struct stat st {};
+        if (::fstat(fd, &st) != 0) {
+            const int err = errno;
+            ::close(fd);
+            xml_unreadable(path, "stat", err);
+        }
+        if (!S_ISREG(st.st_mode)) {
+            ::close(fd);
+            throw Error(ErrorKind::Io, "xml-unreadable", str("cannot read '", path, "': not a regular file"));
+        }
+        size_ = static_cast<size_t>(st.st_size);
+        if (size_ > 0) {
+            void* addr = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (addr == MAP_FAILED) {
+                const int err = errno;
+                ::close(fd);
+                xml_unreadable(path, "map", err);
+            }
+            data_ = static_cast<const char*>(addr);
+        }
         ::close(fd);
-        xml_unreadable(path, "stat", err);
     }
-    if (!S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw Error(ErrorKind::Io, "xml-unreadable", str("cannot read '", path, "': not a regular file"));
+    ~MappedText() {
+        if (data_) ::munmap(const_cast<char*>(data_), size_);
     }
-    std::string data(static_cast<size_t>(st.st_size), '\0');
-    size_t done = 0;
-    int err = 0;
-    while (done < data.size()) {
-        const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) err = errno;
-        if (n <= 0) break;  // an error, or the file shrank meanwhile
-        done += static_cast<size_t>(n);
-    }
-    ::close(fd);
-    if (done != data.size()) xml_unreadable(path, "read", err ? err : EIO);
-    return data;
-}
+    MappedText(const MappedText&) = delete;
+    MappedText& operator=(const MappedText&) = delete;
+    std::string_view text() const { return data_ ? std::string_view(data_, size_) : std::string_view("", 0); }
+
+private:
+    const char* data_ = nullptr;
+    size_t size_ = 0;
+};
 
 bool file_exists(const std::string& path) {
     struct stat st {};
@@ -321,15 +396,15 @@ IrDocument read_ir_memory(std::string_view xml_text, std::shared_ptr<WeightsBlob
 }
 
 IrDocument read_ir_xml_only(const std::string& xml_path) {
-    const std::string text = read_whole_file(xml_path);
-    IrDocument doc = Reader(text, xml_path).read();
+    const MappedText file(xml_path);
+    IrDocument doc = Reader(file.text(), xml_path).read();
     doc.weights_note = "weights not read (--no-weights)";
     return doc;
 }
 
 IrDocument read_ir_file(const std::string& xml_path, const std::string& bin_path) {
-    const std::string text = read_whole_file(xml_path);
-    IrDocument doc = Reader(text, xml_path).read();
+    const MappedText file(xml_path);
+    IrDocument doc = Reader(file.text(), xml_path).read();
     if (!bin_path.empty()) {
         doc.weights = map_weights_file(bin_path);
         return doc;
