@@ -56,6 +56,74 @@ struct EdgeEnd {
     int64_t line = 0;
 };
 
+// The edges into one input port (normally exactly one).
+struct EdgeSpan {
+    const EdgeEnd* first = nullptr;
+    const EdgeEnd* last = nullptr;
+    const EdgeEnd* begin() const { return first; }
+    const EdgeEnd* end() const { return last; }
+    size_t size() const { return static_cast<size_t>(last - first); }
+    bool empty() const { return first == last; }
+    const EdgeEnd& operator[](size_t i) const { return first[i]; }
+};
+
+// The edges into every input port of every layer, in one flat array (in file order per port):
+// a vector per port would cost an allocation per port, which shows on 100,000-layer models.
+class InputEdges {
+public:
+    // A layer's ports, iterable as EdgeSpans.
+    class Layer {
+    public:
+        Layer(const InputEdges& table, size_t layer) : t_(table), li_(layer) {}
+        size_t size() const { return t_.port_base_[li_ + 1] - t_.port_base_[li_]; }
+        EdgeSpan operator[](size_t pos) const { return t_.port(t_.port_base_[li_] + pos); }
+        struct Iterator {
+            const InputEdges* t;
+            size_t port;
+            EdgeSpan operator*() const { return t->port(port); }
+            Iterator& operator++() {
+                ++port;
+                return *this;
+            }
+            bool operator!=(const Iterator& o) const { return port != o.port; }
+        };
+        Iterator begin() const { return {&t_, t_.port_base_[li_]}; }
+        Iterator end() const { return {&t_, t_.port_base_[li_ + 1]}; }
+
+    private:
+        const InputEdges& t_;
+        size_t li_;
+    };
+
+    void reset(const std::vector<IrLayer>& layers, size_t edge_count) {
+        port_base_.assign(layers.size() + 1, 0);
+        for (size_t li = 0; li < layers.size(); ++li) port_base_[li + 1] = port_base_[li] + layers[li].inputs.size();
+        pending_.clear();
+        pending_.reserve(edge_count);
+    }
+    void add(size_t layer, size_t pos, EdgeEnd end) { pending_.push_back({port_base_[layer] + pos, end}); }
+    // After the last add(): sorts the edges by port, keeping file order within a port.
+    void finish() {
+        offset_.assign(port_base_.back() + 1, 0);
+        for (const auto& [port, end] : pending_) ++offset_[port + 1];
+        for (size_t p = 1; p < offset_.size(); ++p) offset_[p] += offset_[p - 1];
+        ends_.resize(pending_.size());
+        std::vector<size_t> next(offset_.begin(), offset_.end() - 1);
+        for (const auto& [port, end] : pending_) ends_[next[port]++] = end;
+        pending_.clear();
+        pending_.shrink_to_fit();
+    }
+    Layer operator[](size_t layer) const { return Layer(*this, layer); }
+
+private:
+    EdgeSpan port(size_t p) const { return {ends_.data() + offset_[p], ends_.data() + offset_[p + 1]}; }
+
+    std::vector<size_t> port_base_;  // per layer: index of its first input port
+    std::vector<std::pair<size_t, EdgeEnd>> pending_;
+    std::vector<size_t> offset_;  // per port: index of its first edge in ends_
+    std::vector<EdgeEnd> ends_;
+};
+
 class Builder {
 public:
     Builder(std::shared_ptr<const IrDocument> doc, const OpRegistry& registry, const BuildOptions& options)
@@ -190,11 +258,12 @@ private:
     }
 
     void resolve_edges() {
-        in_edges_.resize(doc_.layers.size());
+        in_edges_.reset(doc_.layers, doc_.edges.size());
         feeds_something_.assign(doc_.layers.size(), false);
-        output_feeds_.resize(doc_.layers.size());
-        for (size_t li = 0; li < doc_.layers.size(); ++li) output_feeds_[li].assign(doc_.layers[li].outputs.size(), false);
-        for (size_t li = 0; li < doc_.layers.size(); ++li) in_edges_[li].resize(doc_.layers[li].inputs.size());
+        output_base_.assign(doc_.layers.size() + 1, 0);
+        for (size_t li = 0; li < doc_.layers.size(); ++li)
+            output_base_[li + 1] = output_base_[li] + doc_.layers[li].outputs.size();
+        output_feeds_.assign(output_base_.back(), false);
         for (const IrEdge& e : doc_.edges) {
             if (!e.from_layer || !e.from_port || !e.to_layer || !e.to_port) {
                 Location w;
@@ -240,14 +309,15 @@ private:
                            is_output ? " is an output port, not an input" : ""));
                 continue;
             }
-            in_edges_[dst->second][in_pos].push_back({src->second, out_pos, e.line});
+            in_edges_.add(static_cast<size_t>(dst->second), static_cast<size_t>(in_pos), {src->second, out_pos, e.line});
             feeds_something_[src->second] = true;
-            output_feeds_[src->second][static_cast<size_t>(out_pos)] = true;
+            output_feeds_[output_base_[src->second] + static_cast<size_t>(out_pos)] = true;
         }
+        in_edges_.finish();
         for (size_t li = 0; li < doc_.layers.size(); ++li) {
             if (!valid_[li]) continue;
             for (size_t pos = 0; pos < in_edges_[li].size(); ++pos) {
-                const auto& ends = in_edges_[li][pos];
+                const EdgeSpan ends = in_edges_[li][pos];
                 if (ends.size() == 1) continue;
                 Location w = at_port(static_cast<int>(li), static_cast<int>(pos), false);
                 if (ends.empty()) {
@@ -607,7 +677,7 @@ private:
         bool inputs_known = true;
         node.inputs.assign(l.inputs.size(), ValueRef{});
         for (size_t pos = 0; pos < l.inputs.size(); ++pos) {
-            const auto& ends = in_edges_[li][pos];
+            const EdgeSpan ends = in_edges_[li][pos];
             const int producer = ends.empty() ? -1 : node_of_layer_[ends[0].layer];
             if (producer < 0 || producer >= ni) {
                 inputs_known = false;
@@ -625,8 +695,9 @@ private:
         std::vector<OutputInfo> inferred;
         bool ok = node.def && inputs_known;
         if (ok) {
+            // The inputs move into the context and back out: no copy of their shapes per node.
+            InferContext ctx(*node.def, *node.attrs, std::move(inputs), static_cast<int>(l.outputs.size()));
             try {
-                InferContext ctx(*node.def, *node.attrs, inputs, static_cast<int>(l.outputs.size()));
                 inferred = node.def->infer(ctx);
                 if (node.def->role == OpRole::Parameter) override_parameter_shape(li, inferred);
                 if (inferred.size() != l.outputs.size() && node.def->role != OpRole::Result) {
@@ -635,9 +706,10 @@ private:
                     ok = false;
                 }
             } catch (const Error& e) {
-                report_rule_error(li, e, inputs);
+                report_rule_error(li, e, ctx.inputs());
                 ok = false;
             }
+            inputs = std::move(ctx).take_inputs();
         }
         if (ok && !options_.keep_going) ok = check_storable(li, *node.def, inputs, inferred);
         if (!ok) {
@@ -771,7 +843,7 @@ private:
             }
             // OpenVINO ignores the precision of an output that feeds nothing (POT writes FP32 on
             // MaxPool-8's unused i64 indices): so does irlite.
-            if (output_feeds_[li][pos])
+            if (output_feeds_[output_base_[li] + pos])
                 check_precision(li, static_cast<int>(pos), true, inferred[pos].type, "the inferred", Severity::Error);
         }
     }
@@ -829,10 +901,11 @@ private:
     std::vector<Diagnostic> diagnostics_;
     std::unordered_map<uint64_t, int> id_to_layer_;
     std::vector<bool> valid_;                          // per layer: usable id
-    std::vector<std::vector<std::vector<EdgeEnd>>> in_edges_;  // per layer, per input position
+    InputEdges in_edges_;  // per layer, per input position
     std::vector<bool> live_;
     std::vector<bool> feeds_something_;  // per layer: an edge leaves one of its outputs
-    std::vector<std::vector<bool>> output_feeds_;  // per layer, per output position: an edge leaves it
+    std::vector<size_t> output_base_;  // per layer: index of its first output port in output_feeds_
+    std::vector<bool> output_feeds_;   // per output port: an edge leaves it
     std::vector<const OpDef*> defs_;  // per layer, once resolved
     std::unordered_map<std::string, TypeResolution> type_resolutions_;  // see resolve_type
     std::vector<int> node_of_layer_;

@@ -88,6 +88,8 @@ public:
         : def_(def), attrs_(attrs), inputs_(std::move(inputs)), declared_outputs_(declared_outputs) {}
 
     size_t num_inputs() const { return inputs_.size(); }
+    const std::vector<Input>& inputs() const { return inputs_; }
+    std::vector<Input> take_inputs() && { return std::move(inputs_); }
     ElementType type(size_t i) const { return inputs_[i].type; }
     const PartialShape& shape(size_t i) const { return inputs_[i].shape; }
     const Tensor* value(size_t i) const { return inputs_[i].value; }

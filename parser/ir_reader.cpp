@@ -20,48 +20,38 @@
 namespace irlite {
 namespace {
 
-// Byte offset -> 1-based line and column, by binary search over the newline offsets.
+// Byte offset -> 1-based line and column. The reader asks in document order, so lines are counted
+// forward from the previous answer: one pass over the text in all, and no table of every newline
+// (a binary search per node over hundreds of thousands of lines showed in the load time of large
+// models). An offset before the previous one (only on error paths) counts from the start.
 class LineIndex {
 public:
-    LineIndex(const char* text, size_t size) {
-        const char* end = text + size;
-        for (const char* p = text; p < end;) {
-            const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
-            if (!nl) break;
-            const char* at = static_cast<const char*>(nl);
-            newlines_.push_back(static_cast<size_t>(at - text));
-            p = at + 1;
-        }
-    }
-    // 0 when the offset is unknown (pugixml returns -1 then). The reader asks in document order,
-    // so the answer is first sought a few newlines after the previous one (a binary search per
-    // node, over hundreds of thousands of lines, showed in the load time of large models).
+    LineIndex(const char* text, size_t size) : text_(text), size_(size) {}
+    // 0 when the offset is unknown (pugixml returns -1 then).
     int64_t line_of(ptrdiff_t offset) const {
         if (offset < 0) return 0;
-        const auto at = static_cast<size_t>(offset);
-        const size_t n = newlines_.size();
-        size_t i = hint_;
-        if (i <= n && (i == 0 || newlines_[i - 1] < at)) {
-            for (int step = 0; step < 8 && i < n && newlines_[i] < at; ++step) ++i;
-            if (i == n || newlines_[i] >= at) {
-                hint_ = i;
-                return static_cast<int64_t>(i) + 1;
-            }
+        const size_t at = std::min(static_cast<size_t>(offset), size_);
+        if (at < last_offset_) {
+            last_offset_ = 0;
+            last_line_ = 1;
         }
-        const auto it = std::lower_bound(newlines_.begin(), newlines_.end(), at);
-        hint_ = static_cast<size_t>(it - newlines_.begin());
-        return static_cast<int64_t>(hint_) + 1;
+        last_line_ += static_cast<int64_t>(std::count(text_ + last_offset_, text_ + at, '\n'));
+        last_offset_ = at;
+        return last_line_;
     }
     int64_t column_of(ptrdiff_t offset) const {
-        const int64_t line = line_of(offset);
-        if (line == 0) return 0;
-        const size_t line_start = line == 1 ? 0 : newlines_[static_cast<size_t>(line - 2)] + 1;
-        return static_cast<int64_t>(offset) - static_cast<int64_t>(line_start) + 1;
+        if (offset < 0) return 0;
+        const size_t at = std::min(static_cast<size_t>(offset), size_);
+        size_t line_start = at;
+        while (line_start > 0 && text_[line_start - 1] != '\n') --line_start;
+        return static_cast<int64_t>(at - line_start) + 1;
     }
 
 private:
-    std::vector<size_t> newlines_;
-    mutable size_t hint_ = 0;  // index of the first newline at or after the last offset asked
+    const char* text_;
+    size_t size_;
+    mutable size_t last_offset_ = 0;
+    mutable int64_t last_line_ = 1;
 };
 
 Location file_and_line(const std::string& file, int64_t line) {
@@ -170,8 +160,8 @@ public:
         doc.ir_version = read_version(net);
         const pugi::xml_node layers = net.child("layers");
         const pugi::xml_node edges = net.child("edges");
-        doc.layers.reserve(count_children(layers, "layer"));
-        doc.edges.reserve(count_children(edges, "edge"));
+        doc.layers.reserve(count_children(layers));
+        doc.edges.reserve(count_children(edges));
         for (pugi::xml_node layer = layers.child("layer"); layer; layer = layer.next_sibling("layer"))
             doc.layers.push_back(read_layer(layer));
         for (pugi::xml_node edge = edges.child("edge"); edge; edge = edge.next_sibling("edge"))
@@ -182,9 +172,11 @@ public:
 private:
     int64_t line(const pugi::xml_node& node) const { return lines_.line_of(node.offset_debug()); }
 
-    static size_t count_children(const pugi::xml_node& parent, const char* name) {
+    // How many children a node has, whatever their names: an upper bound to reserve with, that
+    // costs no string comparison.
+    static size_t count_children(const pugi::xml_node& parent) {
         size_t n = 0;
-        for (pugi::xml_node c = parent.child(name); c; c = c.next_sibling(name)) ++n;
+        for (pugi::xml_node c = parent.first_child(); c; c = c.next_sibling()) ++n;
         return n;
     }
     Location at(const pugi::xml_node& node) const { return file_and_line(file_, line(node)); }
@@ -239,16 +231,21 @@ private:
             else layer.layer_attributes.push_back({a.name(), a.value()});
         }
         layer.id = parse_id(layer.id_text);
-        const pugi::xml_node data = node.child("data");
+        // One pass over the children for the first <data>, <input> and <output>.
+        pugi::xml_node data, inputs, outputs;
+        for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
+            const std::string_view name = c.name();
+            if (name == "data" && !data) data = c;
+            else if (name == "input" && !inputs) inputs = c;
+            else if (name == "output" && !outputs) outputs = c;
+        }
         layer.data_line = data ? line(data) : layer.line;
         size_t n_attributes = 0;
         for (pugi::xml_attribute a = data.first_attribute(); a; a = a.next_attribute()) ++n_attributes;
         layer.attributes.reserve(n_attributes);
         for (const pugi::xml_attribute a : data.attributes()) layer.attributes.push_back({a.name(), a.value()});
-        const pugi::xml_node inputs = node.child("input");
-        const pugi::xml_node outputs = node.child("output");
-        layer.inputs.reserve(count_children(inputs, "port"));
-        layer.outputs.reserve(count_children(outputs, "port"));
+        layer.inputs.reserve(count_children(inputs));
+        layer.outputs.reserve(count_children(outputs));
         for (pugi::xml_node port = inputs.child("port"); port; port = port.next_sibling("port"))
             layer.inputs.push_back(read_port(port));
         for (pugi::xml_node port = outputs.child("port"); port; port = port.next_sibling("port"))
@@ -275,7 +272,7 @@ private:
             }
         }
         port.id = parse_id(port.id_text);
-        port.dims.reserve(count_children(node, "dim"));
+        port.dims.reserve(count_children(node));
         for (pugi::xml_node dim = node.child("dim"); dim; dim = dim.next_sibling("dim")) {
             int64_t value = -1;
             if (!parse_dim(dim.child_value(), value)) {
