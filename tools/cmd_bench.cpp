@@ -22,14 +22,17 @@ namespace irlite::cli {
 namespace {
 
 const char* kBenchHelp =
-    "usage: irlite bench MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-n RUNS] [--warmup N]\n"
+    "usage: irlite bench MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [--fill MODE [--seed N]]\n"
+    "                    [-n RUNS] [--warmup N]\n"
     "                    [--time SECONDS] [-t THREADS] [--profile] [--load-runs N] [--json]\n"
     "\n"
     "Times reading + compiling the model, then RUNS inferences (default 20) after N warm-up runs\n"
     "(default 2), and prints min / median / mean milliseconds per inference, the throughput and the\n"
-    "peak resident memory. Inputs not given with -i are filled with zeros (their shapes must then be\n"
-    "static).\n"
+    "peak resident memory. Inputs not given with -i are filled (random by default, seed 0; their\n"
+    "shapes must then be static), and the report says so.\n"
     "\n"
+    "  --fill MODE       random (default: floats in [0,1), integers in [0,10)), zeros or ones\n"
+    "  --seed N          the random fill's seed (default 0)\n"
     "  -t, --threads N   intra-op threads (default: IRLITE_NUM_THREADS, else every core available)\n"
     "  --time SECONDS    run for at least this long (and at least RUNS inferences)\n"
     "  --profile         per-layer table (name, type, method, ms, share of the total), slowest\n"
@@ -93,6 +96,8 @@ int bench_command(const std::vector<std::string>& args) {
     std::string model_path, bin_path, value;
     std::vector<std::string> specs;
     long runs = 20, warmup = 2, load_runs = 1;
+    FillMode fill = FillMode::Random;
+    uint64_t seed = 0;
     double min_seconds = 0;
     bool profile = false, json = false;
     CompileOptions options;
@@ -108,6 +113,14 @@ int bench_command(const std::vector<std::string>& args) {
         }
         if (cur.take_option({"-n", "--runs"}, value)) {
             runs = parse_count(value, "-n", 1, 1000000);
+            continue;
+        }
+        if (cur.take_option({"--fill"}, value)) {
+            fill = parse_fill_mode(value);
+            continue;
+        }
+        if (cur.take_option({"--seed"}, value)) {
+            seed = parse_seed(value);
             continue;
         }
         if (cur.take_option({"--load-runs"}, value)) {
@@ -160,22 +173,16 @@ int bench_command(const std::vector<std::string>& args) {
     const std::string load_note = load_runs > 1 ? str(" (median of ", load_runs, ")") : std::string();
     const CompiledModel& compiled = *compiled_model;
     InferRequest request = compiled.create_infer_request();
-    // Given inputs from files; the others zero-filled.
-    std::vector<bool> given(compiled.inputs().size(), false);
-    std::vector<BoundInput> bound;
-    if (!specs.empty()) bound = load_inputs(compiled, specs);
+    // Given inputs from files; the others filled.
+    const std::vector<BoundInput> bound = load_inputs(compiled, specs, fill, seed);
+    std::string filled;  // "'x', 'y'"
     for (const BoundInput& b : bound) {
         request.set_input(b.index, b.tensor);
-        given[b.index] = true;
+        if (b.path.empty()) filled += str(filled.empty() ? "" : ", ", "'", compiled.inputs()[b.index].name, "'");
     }
-    for (size_t i = 0; i < given.size(); ++i) {
-        if (given[i]) continue;
-        const PortInfo& p = compiled.inputs()[i];
-        if (!p.shape.is_static())
-            throw Error(ErrorKind::Input, "input-missing",
-                        str("input '", p.name, "' has a dynamic shape ", to_string(p.shape), "; give it with -i"));
-        request.set_input(i, Tensor(p.type, p.shape.to_shape()));
-    }
+    const std::string fill_note =
+        filled.empty() ? std::string()
+                       : str(fill_mode_name(fill), " fill", fill == FillMode::Random ? str(" (seed ", seed, ")") : "", " for ", filled);
     auto t0 = Clock::now();
     request.infer();
     const double first_ms = ms_since(t0);
@@ -212,6 +219,7 @@ int bench_command(const std::vector<std::string>& args) {
         JsonWriter j;
         j.begin_object();
         j.field("model", model_path);
+        if (!fill_note.empty()) j.field("inputs_filled", fill_note);
         j.field("threads", static_cast<int64_t>(options.threads));
         j.field("read_ms", read_ms).field("compile_ms", compile_ms).field("load_runs", static_cast<int64_t>(load_runs));
         j.field("first_ms", first_ms);
@@ -242,8 +250,9 @@ int bench_command(const std::vector<std::string>& args) {
         std::cout << j.str() << "\n";
         return kExitOk;
     }
-    std::cout << "model    " << model_path << "\n"
-              << "read     " << read_ms << " ms" << load_note << "\n"
+    std::cout << "model    " << model_path << "\n";
+    if (!fill_note.empty()) std::cout << "inputs   " << fill_note << "\n";
+    std::cout << "read     " << read_ms << " ms" << load_note << "\n"
               << "compile  " << compile_ms << " ms" << load_note << "\n"
               << "first    " << first_ms << " ms\n"
               << "infer    min " << min << " ms, median " << med << " ms, mean " << mean << " ms over "
