@@ -126,6 +126,9 @@ OpDef make_mvn_1_op();
 OpDef make_mvn_6_op();
 OpDef make_normalize_l2_op();
 
+// Quantization.
+OpDef make_fake_quantize_op();
+
 namespace {
 
 OpRegistry build_registry() {
@@ -240,6 +243,7 @@ OpRegistry build_registry() {
              make_mvn_1_op,
              make_mvn_6_op,
              make_normalize_l2_op,
+             make_fake_quantize_op,
          })
         r.add(make());
     return r;
