@@ -17,6 +17,7 @@ OpDef make_variadic_split_op();
 OpDef make_scatter_nd_update_op();
 OpDef make_scatter_nd_update_15_op();
 OpDef make_gather_elements_op();
+OpDef make_scatter_update_op();
 
 // Shape and data movement (reshape-like views, copies, shape subgraphs, types, state).
 OpDef make_reshape_op();
@@ -141,6 +142,7 @@ OpRegistry build_registry() {
              make_variadic_split_op,
              make_scatter_nd_update_op,
              make_scatter_nd_update_15_op,
+             make_scatter_update_op,
              make_gather_elements_op,
              make_reshape_op,
              make_squeeze_op,
