@@ -126,6 +126,7 @@ OpDef make_batch_norm_inference_5_op();
 OpDef make_mvn_1_op();
 OpDef make_mvn_6_op();
 OpDef make_normalize_l2_op();
+OpDef make_lrn_op();
 
 // Quantization.
 OpDef make_fake_quantize_op();
@@ -245,6 +246,7 @@ OpRegistry build_registry() {
              make_mvn_1_op,
              make_mvn_6_op,
              make_normalize_l2_op,
+             make_lrn_op,
              make_fake_quantize_op,
          })
         r.add(make());
