@@ -131,6 +131,9 @@ OpDef make_lrn_op();
 // Quantization.
 OpDef make_fake_quantize_op();
 
+// Sequences.
+OpDef make_ctc_greedy_decoder_op();
+
 namespace {
 
 OpRegistry build_registry() {
@@ -248,6 +251,7 @@ OpRegistry build_registry() {
              make_normalize_l2_op,
              make_lrn_op,
              make_fake_quantize_op,
+             make_ctc_greedy_decoder_op,
          })
         r.add(make());
     return r;
