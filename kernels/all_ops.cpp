@@ -65,6 +65,12 @@ OpDef make_logical_and_op();
 OpDef make_logical_or_op();
 OpDef make_logical_xor_op();
 OpDef make_select_op();
+OpDef make_mod_op();
+OpDef make_floor_mod_op();
+OpDef make_bitwise_and_op();
+OpDef make_bitwise_or_op();
+OpDef make_bitwise_xor_op();
+OpDef make_bitwise_not_op();
 // Unary math and activations.
 OpDef make_exp_op();
 OpDef make_log_op();
@@ -191,6 +197,12 @@ OpRegistry build_registry() {
              make_logical_or_op,
              make_logical_xor_op,
              make_select_op,
+             make_mod_op,
+             make_floor_mod_op,
+             make_bitwise_and_op,
+             make_bitwise_or_op,
+             make_bitwise_xor_op,
+             make_bitwise_not_op,
              make_exp_op,
              make_log_op,
              make_sqrt_op,
