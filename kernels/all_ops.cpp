@@ -71,6 +71,7 @@ OpDef make_bitwise_and_op();
 OpDef make_bitwise_or_op();
 OpDef make_bitwise_xor_op();
 OpDef make_bitwise_not_op();
+OpDef make_cum_sum_op();
 // Unary math and activations.
 OpDef make_exp_op();
 OpDef make_log_op();
@@ -203,6 +204,7 @@ OpRegistry build_registry() {
              make_bitwise_or_op,
              make_bitwise_xor_op,
              make_bitwise_not_op,
+             make_cum_sum_op,
              make_exp_op,
              make_log_op,
              make_sqrt_op,
