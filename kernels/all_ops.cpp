@@ -45,6 +45,8 @@ OpDef make_interpolate_v4_op();
 OpDef make_interpolate_v11_op();
 OpDef make_read_value_op();
 OpDef make_assign_op();
+OpDef make_depth_to_space_op();
+OpDef make_space_to_depth_op();
 
 // Elementwise arithmetic.
 OpDef make_add_op();
@@ -180,6 +182,8 @@ OpRegistry build_registry() {
              make_interpolate_v11_op,
              make_read_value_op,
              make_assign_op,
+             make_depth_to_space_op,
+             make_space_to_depth_op,
              make_add_op,
              make_multiply_op,
              make_subtract_op,
