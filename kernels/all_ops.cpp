@@ -74,6 +74,9 @@ OpDef make_bitwise_or_op();
 OpDef make_bitwise_xor_op();
 OpDef make_bitwise_not_op();
 OpDef make_cum_sum_op();
+OpDef make_top_k_1_op();
+OpDef make_top_k_3_op();
+OpDef make_top_k_11_op();
 // Unary math and activations.
 OpDef make_exp_op();
 OpDef make_log_op();
@@ -209,6 +212,9 @@ OpRegistry build_registry() {
              make_bitwise_xor_op,
              make_bitwise_not_op,
              make_cum_sum_op,
+             make_top_k_1_op,
+             make_top_k_3_op,
+             make_top_k_11_op,
              make_exp_op,
              make_log_op,
              make_sqrt_op,
