@@ -47,6 +47,8 @@ OpDef make_read_value_op();
 OpDef make_assign_op();
 OpDef make_depth_to_space_op();
 OpDef make_space_to_depth_op();
+OpDef make_roll_op();
+OpDef make_one_hot_op();
 
 // Elementwise arithmetic.
 OpDef make_add_op();
@@ -187,6 +189,8 @@ OpRegistry build_registry() {
              make_assign_op,
              make_depth_to_space_op,
              make_space_to_depth_op,
+             make_roll_op,
+             make_one_hot_op,
              make_add_op,
              make_multiply_op,
              make_subtract_op,
