@@ -18,6 +18,10 @@ OpDef make_scatter_nd_update_op();
 OpDef make_scatter_nd_update_15_op();
 OpDef make_gather_elements_op();
 OpDef make_scatter_update_op();
+OpDef make_scatter_elements_update_3_op();
+OpDef make_scatter_elements_update_12_op();
+OpDef make_gather_nd_5_op();
+OpDef make_gather_nd_8_op();
 
 // Shape and data movement (reshape-like views, copies, shape subgraphs, types, state).
 OpDef make_reshape_op();
@@ -161,6 +165,10 @@ OpRegistry build_registry() {
              make_scatter_nd_update_op,
              make_scatter_nd_update_15_op,
              make_scatter_update_op,
+             make_scatter_elements_update_3_op,
+             make_scatter_elements_update_12_op,
+             make_gather_nd_5_op,
+             make_gather_nd_8_op,
              make_gather_elements_op,
              make_reshape_op,
              make_squeeze_op,
