@@ -53,6 +53,7 @@ OpDef make_depth_to_space_op();
 OpDef make_space_to_depth_op();
 OpDef make_roll_op();
 OpDef make_one_hot_op();
+OpDef make_non_zero_op();
 
 // Elementwise arithmetic.
 OpDef make_add_op();
@@ -199,6 +200,7 @@ OpRegistry build_registry() {
              make_space_to_depth_op,
              make_roll_op,
              make_one_hot_op,
+             make_non_zero_op,
              make_add_op,
              make_multiply_op,
              make_subtract_op,
