@@ -150,6 +150,11 @@ OpDef make_lrn_op();
 // Quantization.
 OpDef make_fake_quantize_op();
 
+// Object detection.
+OpDef make_prior_box_1_op();
+OpDef make_prior_box_8_op();
+OpDef make_prior_box_clustered_op();
+
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
 
@@ -290,6 +295,9 @@ OpRegistry build_registry() {
              make_lrn_op,
              make_fake_quantize_op,
              make_ctc_greedy_decoder_op,
+             make_prior_box_1_op,
+             make_prior_box_8_op,
+             make_prior_box_clustered_op,
          })
         r.add(make());
     return r;
