@@ -154,6 +154,8 @@ OpDef make_fake_quantize_op();
 OpDef make_prior_box_1_op();
 OpDef make_prior_box_8_op();
 OpDef make_prior_box_clustered_op();
+OpDef make_detection_output_1_op();
+OpDef make_detection_output_8_op();
 
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
@@ -298,6 +300,8 @@ OpRegistry build_registry() {
              make_prior_box_1_op,
              make_prior_box_8_op,
              make_prior_box_clustered_op,
+             make_detection_output_1_op,
+             make_detection_output_8_op,
          })
         r.add(make());
     return r;
