@@ -156,6 +156,11 @@ OpDef make_prior_box_8_op();
 OpDef make_prior_box_clustered_op();
 OpDef make_detection_output_1_op();
 OpDef make_detection_output_8_op();
+OpDef make_nms_1_op();
+OpDef make_nms_3_op();
+OpDef make_nms_4_op();
+OpDef make_nms_5_op();
+OpDef make_nms_9_op();
 
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
@@ -302,6 +307,11 @@ OpRegistry build_registry() {
              make_prior_box_clustered_op,
              make_detection_output_1_op,
              make_detection_output_8_op,
+             make_nms_1_op,
+             make_nms_3_op,
+             make_nms_4_op,
+             make_nms_5_op,
+             make_nms_9_op,
          })
         r.add(make());
     return r;
