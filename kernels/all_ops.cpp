@@ -164,6 +164,7 @@ OpDef make_nms_9_op();
 
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
+OpDef make_ctc_greedy_decoder_seq_len_op();
 OpDef make_scaled_dot_product_attention_op();
 
 namespace {
@@ -303,6 +304,7 @@ OpRegistry build_registry() {
              make_lrn_op,
              make_fake_quantize_op,
              make_ctc_greedy_decoder_op,
+             make_ctc_greedy_decoder_seq_len_op,
              make_scaled_dot_product_attention_op,
              make_prior_box_1_op,
              make_prior_box_8_op,

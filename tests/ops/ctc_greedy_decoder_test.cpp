@@ -65,5 +65,28 @@ TEST(CtcGreedyDecoder, Errors) {
     EXPECT_EQ(infos[0].shape, PartialShape({2, 7, 1, 1}));
 }
 
+TEST(CtcGreedyDecoderSeqLen, LengthsBlankAndTypes) {
+    // data [N=2, T=5, C=3]: paths (batch first).
+    const std::vector<std::vector<int>> path = {{0, 0, 2, 1, 1}, {1, 2, 1, 0, 0}};
+    std::vector<double> v;
+    for (const auto& p : path)
+        for (int c : p)
+            for (int k = 0; k < 3; ++k) v.push_back(k == c ? 1.0 : 0.0);
+    const Tensor data = make_tensor(ElementType::f32, {2, 5, 3}, v);
+    const auto out = OpTester("CTCGreedyDecoderSeqLen", 6).run({data, make_tensor<int32_t>({2}, {5, 3})});
+    // blank = C-1 = 2; merge: batch 0 -> 0 1; batch 1 (3 steps) -> 1 1.
+    EXPECT_EQ(values_of<int32_t>(out[0]), (std::vector<int32_t>{0, 1, -1, -1, -1, 1, 1, -1, -1, -1}));
+    EXPECT_EQ(values_of<int32_t>(out[1]), (std::vector<int32_t>{2, 2}));
+    const auto blank0 = OpTester("CTCGreedyDecoderSeqLen", 6, {{"merge_repeated", "false"}, {"classes_index_type", "i64"},
+                                                              {"sequence_length_type", "i64"}})
+                            .run({data, make_tensor<int64_t>({2}, {5, 0}), scalar<int64_t>(0)});
+    EXPECT_EQ(values_of<int64_t>(blank0[0]), (std::vector<int64_t>{2, 1, 1, -1, -1, -1, -1, -1, -1, -1}));
+    EXPECT_EQ(values_of<int64_t>(blank0[1]), (std::vector<int64_t>{3, 0}));
+    EXPECT_TRUE(throws_error([&] { OpTester("CTCGreedyDecoderSeqLen", 6).run({data, make_tensor<int32_t>({3}, {1, 1, 1})}); },
+                             ErrorKind::ShapeRule, "shape-mismatch", "sequence_length has 3 entries, batch is 2", 1));
+    EXPECT_TRUE(throws_error([&] { OpTester("CTCGreedyDecoderSeqLen", 6).run({data, make_tensor<int32_t>({2}, {6, 1})}); },
+                             ErrorKind::Value, "index-out-of-range", "not in [0, 5]", 1));
+}
+
 }  // namespace
 }  // namespace irlite
