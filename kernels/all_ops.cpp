@@ -145,6 +145,7 @@ OpDef make_batch_norm_inference_5_op();
 OpDef make_mvn_1_op();
 OpDef make_mvn_6_op();
 OpDef make_normalize_l2_op();
+OpDef make_einsum_op();
 OpDef make_lrn_op();
 
 // Quantization.
@@ -301,6 +302,7 @@ OpRegistry build_registry() {
              make_mvn_1_op,
              make_mvn_6_op,
              make_normalize_l2_op,
+             make_einsum_op,
              make_lrn_op,
              make_fake_quantize_op,
              make_ctc_greedy_decoder_op,
