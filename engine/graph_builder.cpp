@@ -756,13 +756,21 @@ private:
     // Run mode: irlite stores f16 .. boolean only. A node whose inputs or outputs have another
     // type (valid IR: u1, u4, string, ...) cannot run; say so when the model is compiled, not in
     // the middle of a run.
+    static bool holdable(const OpDef& def, ElementType t) { return is_storable(t) || (def.accepts_packed && is_packed(t)); }
+    // A packed output only comes from packed data (a Const, a view of one): irlite unpacks u1/u4/i4
+    // but does not pack into them.
+    static bool output_holdable(const OpDef& def, ElementType t, const std::vector<InferContext::Input>& inputs) {
+        if (is_storable(t)) return true;
+        return holdable(def, t) && (inputs.empty() || std::any_of(inputs.begin(), inputs.end(), [t](const auto& in) { return in.type == t; }));
+    }
+
     bool check_storable(int li, const OpDef& def, const std::vector<InferContext::Input>& inputs,
                         const std::vector<OutputInfo>& outputs) {
         std::optional<ElementType> bad;
         for (const auto& in : inputs)
-            if (!is_storable(in.type)) bad = in.type;
+            if (!holdable(def, in.type)) bad = in.type;
         for (const auto& out : outputs)
-            if (!bad && !is_storable(out.type)) bad = out.type;
+            if (!bad && !output_holdable(def, out.type, inputs)) bad = out.type;
         if (!bad) return true;
         report(Severity::Error, ErrorKind::Unsupported, "unsupported-element-type", at_layer(li),
                str("irlite cannot run ", def.type, "-", def.version, " on element type ", to_string(*bad),
@@ -851,9 +859,16 @@ private:
     void fold(Graph& graph, Node& node, const std::vector<InferContext::Input>& inputs) {
         if (!options_.fold_constants || !node.def->foldable) return;
         // Values irlite cannot hold, and Consts whose bytes were not loaded, stay unknown.
-        if (any_not_storable(inputs)) return;
+        for (const auto& in : inputs)
+            if (!holdable(*node.def, in.type)) return;
         for (const OutputInfo& o : node.outputs)
-            if (!is_storable(o.type)) return;
+            if (!output_holdable(*node.def, o.type, inputs)) return;
+        // Compressed weights stay compressed: a node that unpacks a packed input (u4 Const ->
+        // Convert) runs at inference time, into the request's arena, rather than leaving a full
+        // f32 copy of the weights in the model for its lifetime.
+        const bool unpacks = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return is_packed(in.type); }) &&
+                             std::none_of(node.outputs.begin(), node.outputs.end(), [](const OutputInfo& o) { return is_packed(o.type); });
+        if (unpacks) return;
         if (!doc_.weights && node.def->role == OpRole::Compute && inputs.empty() && is_const_type(*node.layer)) return;
         std::vector<Tensor> values;
         for (size_t i = 0; i < inputs.size(); ++i) {
