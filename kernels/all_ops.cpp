@@ -97,6 +97,12 @@ OpDef make_acos_op();
 OpDef make_atan_op();
 OpDef make_sinh_op();
 OpDef make_cosh_op();
+OpDef make_asinh_op();
+OpDef make_acosh_op();
+OpDef make_atanh_op();
+OpDef make_softsign_op();
+OpDef make_selu_op();
+OpDef make_hard_sigmoid_op();
 OpDef make_abs_op();
 OpDef make_negative_op();
 OpDef make_sign_op();
@@ -256,6 +262,12 @@ OpRegistry build_registry() {
              make_atan_op,
              make_sinh_op,
              make_cosh_op,
+             make_asinh_op,
+             make_acosh_op,
+             make_atanh_op,
+             make_softsign_op,
+             make_selu_op,
+             make_hard_sigmoid_op,
              make_abs_op,
              make_negative_op,
              make_sign_op,
