@@ -145,7 +145,10 @@ void for_each_target(const KernelContext& ctx, const SeuPlan& plan, const Tensor
     const auto axis = static_cast<size_t>(plan.axis);
     const int64_t size = data_shape[axis];
     for (int64_t u = 0; u < plan.updates; ++u) {
-        int64_t c = static_cast<int64_t>(idx[u]);
+        // u64 values above INT64_MAX saturate (out of range), never wrap to a negative index.
+        int64_t c = std::is_unsigned_v<I> && static_cast<uint64_t>(idx[u]) > static_cast<uint64_t>(INT64_MAX)
+                        ? INT64_MAX
+                        : static_cast<int64_t>(idx[u]);
         if (c < -size || c >= size)
             throw ctx.input_error(kIndices, ErrorKind::Value, "index-out-of-range",
                                   detail::index_out_of_range_message("indices", indices.shape(), u, c, plan.axis, size));

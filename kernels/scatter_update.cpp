@@ -8,7 +8,9 @@
 // OpenVINO's CPU plugin have it (ScatterElementsUpdate, not this op, counts from the end).
 // The kernel moves bytes: every element type. The output may be data's own buffer (in place: the
 // cost is then O(updates)).
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "engine/op.hpp"
 #include "kernels/detail/index_values.hpp"
@@ -95,19 +97,30 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     return plan;
 }
 
+// Every index in [0, axis_size - 1], even where nothing is moved (empty slices): the spec rejects
+// an index that points to no element.
 template <class Index>
-void scatter(const KernelContext& ctx, const ScatterUpdatePlan& plan, const Tensor& indices, const std::byte* updates,
-             std::byte* out) {
+void check_indices(const KernelContext& ctx, const ScatterUpdatePlan& plan, const Tensor& indices) {
     const Index* idx = indices.data<Index>();
-    const size_t inner = plan.inner_bytes;
     for (int64_t k = 0; k < plan.count; ++k) {
-        const auto i = static_cast<int64_t>(idx[k]);
+        // Unsigned indices above INT64_MAX stay out of range.
+        const bool huge = std::is_unsigned_v<Index> && static_cast<uint64_t>(idx[k]) > static_cast<uint64_t>(INT64_MAX);
+        const auto i = huge ? INT64_MAX : static_cast<int64_t>(idx[k]);
         if (i < 0 || i >= plan.axis_size)
             throw ctx.input_error(kIndices, ErrorKind::Value, "index-out-of-range",
                                   str("indices", detail::position_text(indices.shape(), k), " = ", i, ": ",
                                       detail::value_range_message(i, 0, plan.axis_size - 1),
                                       " (ScatterUpdate takes no negative index)"));
     }
+}
+
+template <class Index>
+void scatter(const KernelContext& ctx, const ScatterUpdatePlan& plan, const Tensor& indices, const std::byte* updates,
+             std::byte* out) {
+    const Index* idx = indices.data<Index>();
+    const size_t inner = plan.inner_bytes;
+    check_indices<Index>(ctx, plan, indices);
+    if (inner == 0 || plan.outer == 0) return;
     // Row-major over updates: for each outer slice, the indices in order (the last repeat wins).
     for (int64_t o = 0; o < plan.outer; ++o)
         for (int64_t k = 0; k < plan.count; ++k) {
@@ -128,7 +141,6 @@ void compute(KernelContext& ctx) {
                          static_cast<size_t>(plan.outer * plan.count) * plan.inner_bytes,
                  ErrorKind::ShapeRule, "kernel-output-mismatch", "inputs and output disagree with the shape rule");
     detail::parallel_memcpy(ctx.pool(), out.data(), data.data(), data.byte_size());
-    if (plan.inner_bytes == 0 || plan.outer == 0) return;
     switch (indices.type()) {
         case ElementType::i8: return scatter<int8_t>(ctx, plan, indices, updates.bytes(), out.bytes());
         case ElementType::i16: return scatter<int16_t>(ctx, plan, indices, updates.bytes(), out.bytes());

@@ -70,6 +70,8 @@ TEST(ScatterElementsUpdate, Errors) {
                              ErrorKind::Value, "index-out-of-range", "not in [-2, 1]", 1));
     EXPECT_TRUE(throws_error([&] { v3.run_kernel({data, make_tensor<int64_t>({1, 1}, {-3}), iota(ElementType::f32, {1, 1}), i64s({0})}, {1}); },
                              ErrorKind::Value, "index-out-of-range", "not in [-2, 1]", 1));
+    EXPECT_TRUE(throws_error([&] { v3.run_kernel({data, make_tensor<uint64_t>({1, 1}, {UINT64_MAX}), iota(ElementType::f32, {1, 1}), i64s({0})}, {1}); },
+                             ErrorKind::Value, "index-out-of-range", "not in [-2, 1]", 1));
     EXPECT_TRUE(throws_error([&] { v3.run1({data, make_tensor<int64_t>({1, 1}, {0}), iota(ElementType::f32, {1, 2}), i64s({0})}); },
                              ErrorKind::ShapeRule, "updates-shape", "must equal indices shape", 2));
     EXPECT_TRUE(throws_error([&] { v3.run1({data, make_tensor<int64_t>({1, 4}, {0, 0, 0, 0}), iota(ElementType::f32, {1, 4}), i64s({0})}); },

@@ -70,6 +70,17 @@ TEST(ScatterUpdate, Errors) {
                                  ErrorKind::Value, "index-out-of-range", "not in [0, 2]", 1))
             << bad;
     }
+    // An index into an empty axis points to nothing, even when no byte would move (fuzz_graph).
+    EXPECT_TRUE(throws_error([&] {
+        scatter_update().run_kernel({Tensor(ElementType::i16, {0, 0, 4}), make_tensor<int8_t>({}, {0}), Tensor(ElementType::i16, {0, 4}),
+                                     scalar<int32_t>(0)},
+                                    {1});
+    }, ErrorKind::Value, "index-out-of-range", "indices", 1));
+    // u64 indices above INT64_MAX are out of range, never a wrapped negative.
+    EXPECT_TRUE(throws_error([&] {
+        scatter_update().run_kernel({data, make_tensor<uint64_t>({1}, {UINT64_MAX}), iota(ElementType::f32, {1, 4}), scalar<int64_t>(0)},
+                                    {1});
+    }, ErrorKind::Value, "index-out-of-range", "indices", 1));
     // updates of the wrong shape.
     EXPECT_TRUE(throws_error([&] { scatter_update().run1({data, i64s({0, 1}), iota(ElementType::f32, {3, 3}), scalar<int64_t>(0)}); },
                              ErrorKind::ShapeRule, "updates-shape", "[2,4]", 2));
