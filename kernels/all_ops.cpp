@@ -143,6 +143,8 @@ OpDef make_reduce_min_op();
 OpDef make_reduce_prod_op();
 OpDef make_reduce_l1_op();
 OpDef make_reduce_l2_op();
+OpDef make_reduce_logical_and_op();
+OpDef make_reduce_logical_or_op();
 OpDef make_softmax_1_op();
 OpDef make_softmax_8_op();
 OpDef make_log_softmax_op();
@@ -306,6 +308,8 @@ OpRegistry build_registry() {
              make_reduce_prod_op,
              make_reduce_l1_op,
              make_reduce_l2_op,
+             make_reduce_logical_and_op,
+             make_reduce_logical_or_op,
              make_softmax_1_op,
              make_softmax_8_op,
              make_log_softmax_op,
