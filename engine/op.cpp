@@ -275,14 +275,17 @@ namespace {
 void derive_opset_range(OpDef& def) {
     const auto rows = catalog_entries(def.type);
     if (rows.empty()) return;
+    const bool states_range = def.first_opset != 1 || def.last_opset != kLatestOpset;
     const OpsetCatalogEntry* row = nullptr;
     for (const OpsetCatalogEntry* r : rows)
         if (r->version == def.version) {
-            if (row)
+            // A version with two runs of opsets (ShuffleChannels-1: opset1, then opset3 on) is
+            // registered once per run, each definition stating its run.
+            if (row && !states_range)
                 throw Error(ErrorKind::Usage, "op-not-in-catalog",
                             str("op ", def.type, "-", def.version, " has two runs of opsets in the catalog (",
-                                describe_catalog_entries(rows), "); irlite cannot register it as one range"));
-            row = r;
+                                describe_catalog_entries(rows), "); register one definition per run, each stating it"));
+            if (!row || (states_range && r->last_opset == def.last_opset)) row = r;
         }
     if (!row)
         throw Error(ErrorKind::Usage, "op-not-in-catalog",
@@ -291,7 +294,6 @@ void derive_opset_range(OpDef& def) {
     // A listed deviation widens the run by the opsets just before it (ScatterNDUpdate-3 in opset3).
     int first = row->first_opset;
     while (first > 1 && find_opset_deviation(def.type, def.version, first - 1)) --first;
-    const bool states_range = def.first_opset != 1 || def.last_opset != kLatestOpset;
     if (states_range && (def.first_opset != first || def.last_opset != row->last_opset)) {
         OpDef catalog = def;
         catalog.first_opset = first;

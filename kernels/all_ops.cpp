@@ -54,6 +54,8 @@ OpDef make_space_to_depth_op();
 OpDef make_roll_op();
 OpDef make_one_hot_op();
 OpDef make_non_zero_op();
+OpDef make_shuffle_channels_opset1_op();
+OpDef make_shuffle_channels_op();
 
 // Elementwise arithmetic.
 OpDef make_add_op();
@@ -224,6 +226,8 @@ OpRegistry build_registry() {
              make_roll_op,
              make_one_hot_op,
              make_non_zero_op,
+             make_shuffle_channels_opset1_op,
+             make_shuffle_channels_op,
              make_add_op,
              make_multiply_op,
              make_subtract_op,
