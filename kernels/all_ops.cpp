@@ -157,6 +157,7 @@ OpDef make_mvn_6_op();
 OpDef make_normalize_l2_op();
 OpDef make_einsum_op();
 OpDef make_lrn_op();
+OpDef make_group_normalization_op();
 
 // Quantization.
 OpDef make_fake_quantize_op();
@@ -324,6 +325,7 @@ OpRegistry build_registry() {
              make_normalize_l2_op,
              make_einsum_op,
              make_lrn_op,
+             make_group_normalization_op,
              make_fake_quantize_op,
              make_ctc_greedy_decoder_op,
              make_ctc_greedy_decoder_seq_len_op,
