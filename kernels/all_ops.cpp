@@ -49,6 +49,8 @@ OpDef make_interpolate_v4_op();
 OpDef make_interpolate_v11_op();
 OpDef make_read_value_op();
 OpDef make_assign_op();
+OpDef make_read_value_3_op();
+OpDef make_assign_3_op();
 OpDef make_depth_to_space_op();
 OpDef make_space_to_depth_op();
 OpDef make_roll_op();
@@ -222,6 +224,8 @@ OpRegistry build_registry() {
              make_interpolate_v11_op,
              make_read_value_op,
              make_assign_op,
+             make_read_value_3_op,
+             make_assign_3_op,
              make_depth_to_space_op,
              make_space_to_depth_op,
              make_roll_op,
