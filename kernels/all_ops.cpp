@@ -1,4 +1,4 @@
-// The one list of ops irlite runs. Adding an op: write kernels/<op>.cpp defining
+// The one list of ops irlite runs. Adding an op: write kernels/<family>/<op>.cpp defining
 // `OpDef make_<op>_op()` (or several, one per version), declare it here and add it to the table.
 // The registry rejects overlapping (type, opset) pairs, and tests/op_table_test.cpp fails when an
 // op has no unit test.
