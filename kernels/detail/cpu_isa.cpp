@@ -1,0 +1,82 @@
+// Instruction-set detection and the IRLITE_ISA cap: see cpu_isa.hpp.
+#include "kernels/detail/cpu_isa.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace irlite::cpu {
+namespace {
+
+Isa detect() {
+#if IRLITE_ISA_X86
+    __builtin_cpu_init();
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                      __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+    const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    if (avx512) return Isa::Avx512;
+    if (avx2) return Isa::Avx2;
+#endif
+    return Isa::Sse;
+}
+
+Isa env_cap() {
+    const char* v = std::getenv("IRLITE_ISA");
+    if (v == nullptr || *v == '\0') return Isa::Avx512;
+    Isa cap;
+    if (parse_isa(v, cap)) return cap;
+    std::fprintf(stderr, "irlite: ignoring IRLITE_ISA=%s (expected sse, avx2 or avx512)\n", v);
+    return Isa::Avx512;
+}
+
+Isa min_isa(Isa a, Isa b) { return static_cast<uint8_t>(a) < static_cast<uint8_t>(b) ? a : b; }
+
+std::atomic<int> g_test_cap{-1};
+
+}  // namespace
+
+Isa detected_isa() {
+    static const Isa isa = detect();
+    return isa;
+}
+
+Isa active_isa() {
+    static const Isa from_env = min_isa(detected_isa(), env_cap());
+    const int forced = g_test_cap.load(std::memory_order_relaxed);
+    return forced < 0 ? from_env : min_isa(detected_isa(), static_cast<Isa>(forced));
+}
+
+bool isa_supported(Isa isa) { return static_cast<uint8_t>(isa) <= static_cast<uint8_t>(detected_isa()); }
+
+const char* isa_name(Isa isa) {
+    switch (isa) {
+        case Isa::Sse: return "sse";
+        case Isa::Avx2: return "avx2";
+        case Isa::Avx512: return "avx512";
+    }
+    return "?";
+}
+
+bool parse_isa(const char* text, Isa& out) {
+    if (text == nullptr) return false;
+    struct Name {
+        const char* text;
+        Isa isa;
+    };
+    static constexpr Name kNames[] = {{"sse", Isa::Sse},       {"baseline", Isa::Sse},   {"sse4.2", Isa::Sse},
+                                      {"avx2", Isa::Avx2},     {"avx512", Isa::Avx512}, {"avx512f", Isa::Avx512},
+                                      {"native", Isa::Avx512}};
+    for (const Name& n : kNames)
+        if (std::strcmp(text, n.text) == 0) {
+            out = n.isa;
+            return true;
+        }
+    return false;
+}
+
+void set_isa_cap_for_testing(Isa cap) { g_test_cap.store(static_cast<int>(cap), std::memory_order_relaxed); }
+void reset_isa_cap_for_testing() { g_test_cap.store(-1, std::memory_order_relaxed); }
+
+}  // namespace irlite::cpu
