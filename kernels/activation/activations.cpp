@@ -43,10 +43,10 @@ auto softplus(const X& x) {
 }  // namespace
 
 OpDef make_relu_op() {
-    return make_unary_op<kArithmeticTypes, UnaryIntegers::Native>("ReLU", 1, [](const NoAttrs&, auto x) {
+    return make_unary_op<kArithmeticTypes, UnaryIntegers::Native>("ReLU", 1, isa_loop([](const NoAttrs&, auto x) {
         using C = typename decltype(x)::Scalar;
         return max_nan(x, C(0));
-    });
+    }));
 }
 
 OpDef make_sigmoid_op() {
@@ -73,24 +73,24 @@ OpDef make_elu_op() {
 }
 
 OpDef make_softsign_op() {
-    return make_unary_op<kFloatTypes>("SoftSign", 9, [](const NoAttrs&, auto x) {
+    return make_unary_op<kFloatTypes>("SoftSign", 9, isa_loop([](const NoAttrs&, auto x) {
         using C = typename decltype(x)::Scalar;
         return x / (C(1) + x.abs());
-    });
+    }));
 }
 
 OpDef make_hswish_op() {
-    return make_unary_op<kFloatTypes>("HSwish", 4, [](const NoAttrs&, auto x) {
+    return make_unary_op<kFloatTypes>("HSwish", 4, isa_loop([](const NoAttrs&, auto x) {
         using C = typename decltype(x)::Scalar;
         return x * min_nan(max_nan(x + C(3), C(0)), C(6)) / C(6);
-    });
+    }));
 }
 
 OpDef make_hsigmoid_op() {
-    return make_unary_op<kFloatTypes>("HSigmoid", 5, [](const NoAttrs&, auto x) {
+    return make_unary_op<kFloatTypes>("HSigmoid", 5, isa_loop([](const NoAttrs&, auto x) {
         using C = typename decltype(x)::Scalar;
         return min_nan(max_nan(x + C(3), C(0)), C(6)) / C(6);
-    });
+    }));
 }
 
 OpDef make_softplus_op() {

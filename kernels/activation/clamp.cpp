@@ -50,10 +50,10 @@ C to_bound(double v, bool up) {
 OpDef make_clamp_op() {
     return make_unary_op<kArithmeticTypes, UnaryIntegers::Native, ClampAttrs>(
         "Clamp", 1,
-        [](const ClampAttrs& a, auto x) {
+        isa_loop([](const ClampAttrs& a, auto x) {
             using C = typename decltype(x)::Scalar;
             return min_nan(max_nan(x, to_bound<C>(a.min, true)), to_bound<C>(a.max, false));
-        },
+        }),
         parse_clamp);
 }
 

@@ -34,6 +34,7 @@
 
 #include "engine/op.hpp"
 #include "kernels/detail/broadcast.hpp"
+#include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/parallel.hpp"
 
 namespace irlite::detail {
@@ -136,6 +137,49 @@ T wrapping_mul(T a, T b) {
     return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
 }
 
+// ---- run-time instruction set -----------------------------------------------------------------
+// Eigen vectorises with the baseline's 128-bit packets in the default build (cpu_isa.hpp). An op
+// whose functor is cheap per element and free of library calls (arithmetic, min/max, compare,
+// select: the compiler vectorises its scalar form) wraps it in isa_loop; on AVX2 / AVX-512 CPUs its
+// expression is then evaluated element by element in a loop compiled for that level
+// (cpu::run_at), and by Eigen's packets at the baseline. Each element is computed by the same
+// scalar operations either way, so the results are the same at every level. Functors with exp,
+// tanh, erf, ... must not be wrapped: their scalar form calls libm and would be slower.
+//   make_binary_op<kArithmeticTypes>("Add", 1, isa_loop([](auto a, auto b) { return a + b; }));
+template <class Fn>
+struct IsaLoop {
+    Fn fn;
+    template <class... X>
+    auto operator()(const X&... x) const {
+        return fn(x...);
+    }
+};
+template <class Fn>
+IsaLoop<Fn> isa_loop(Fn fn) {
+    return {std::move(fn)};
+}
+template <class Fn>
+inline constexpr bool is_isa_loop_v = false;
+template <class Fn>
+inline constexpr bool is_isa_loop_v<IsaLoop<Fn>> = true;
+
+// out[0..n) = expr, by Eigen's packets or, for an isa_loop functor on a CPU above the baseline, by
+// an element loop compiled for the active level.
+template <class Fn, class R, class Expr>
+void assign_eltwise(const Expr& expr, R* out, int64_t n) {
+    if constexpr (is_isa_loop_v<Fn>) {
+        const cpu::Isa isa = cpu::active_isa();
+        if (isa != cpu::Isa::Sse) {
+            cpu::run_at(isa, [&] {
+                const Eigen::internal::evaluator<Expr> ev(expr);
+                for (int64_t i = 0; i < n; ++i) out[i] = ev.coeff(i);
+            });
+            return;
+        }
+    }
+    Eigen::Map<Eigen::Array<R, Eigen::Dynamic, 1>>(out, n) = expr;
+}
+
 // ---- the row kernel ------------------------------------------------------------------------
 inline constexpr int64_t kChunk = 256;
 // Elements per parallel chunk: about 64 KiB of f32 output.
@@ -145,18 +189,16 @@ inline constexpr int64_t kEltwiseGrain = 16384;
 template <class C, class R, class Fn>
 void apply_mapped(const Fn& fn, const C* a, bool a_varies, const C* b, bool b_varies, R* out, int64_t n) {
     using In = Eigen::Array<C, Eigen::Dynamic, 1>;
-    using Out = Eigen::Array<R, Eigen::Dynamic, 1>;
-    Eigen::Map<Out> o(out, n);
     const Eigen::Map<const In> am(a, a_varies ? n : 1);
     const Eigen::Map<const In> bm(b, b_varies ? n : 1);
     if (a_varies && b_varies)
-        o = fn(am, bm);
+        assign_eltwise<Fn>(fn(am, bm), out, n);
     else if (a_varies)
-        o = fn(am, In::Constant(n, *b));
+        assign_eltwise<Fn>(fn(am, In::Constant(n, *b)), out, n);
     else if (b_varies)
-        o = fn(In::Constant(n, *a), bm);
+        assign_eltwise<Fn>(fn(In::Constant(n, *a), bm), out, n);
     else
-        o = fn(In::Constant(n, *a), In::Constant(n, *b));
+        assign_eltwise<Fn>(fn(In::Constant(n, *a), In::Constant(n, *b)), out, n);
 }
 
 // One broadcast row in storage types: T inputs, O output; C compute, R result.

@@ -7,6 +7,8 @@
 //
 // The functor receives the op's typed attributes and an Eigen array expression (a Map over the
 // whole tensor, or over a chunk of it) of the compute type C, and returns an Eigen expression of C.
+// Wrapped in isa_loop (eltwise.hpp), a cheap functor runs at the CPU's vector width (AVX2,
+// AVX-512) in the default portable build.
 // Eigen's array functions (.exp(), .tanh(), .sqrt(), .erf(), select, ...) vectorise; for anything
 // else use x.unaryExpr(scalar_fn). Compute types by storage type:
 //   f32, f64        -> themselves, in place over the tensor;
@@ -55,13 +57,32 @@ void unary_via_f32(ElementType type, const void* in, void* out, int64_t n, Unary
 void unary_via_f64(ElementType type, const void* in, void* out, int64_t n, UnaryKernelRef<double> kernel);
 
 // max(x, c) and min(x, c) that keep NaN, vectorised: Eigen 3.4's .max()/.min() leave the result of
-// a NaN operand unspecified and have no public NaN-propagating form. Integers: plain max/min.
+// a NaN operand unspecified and have no public NaN-propagating form. A tie (x == c, e.g. -0 and
+// +0) gives c, so ReLU(-0) is +0 as in OpenVINO's reference (x > 0 ? x : 0). The scalar and the
+// packet forms agree bit for bit (a compare and a select), so the value does not depend on
+// whether Eigen's packets or an isa_loop evaluate it. Integers: plain max/min.
+template <class S>
+struct MaxNanOp {
+    S operator()(const S& x, const S& c) const { return x <= c ? c : x; }  // NaN: the test fails, x
+    template <class P>
+    P packetOp(const P& x, const P& c) const {
+        return Eigen::internal::pselect(Eigen::internal::pcmp_le(x, c), c, x);
+    }
+};
+template <class S>
+struct MinNanOp {
+    S operator()(const S& x, const S& c) const { return c <= x ? c : x; }
+    template <class P>
+    P packetOp(const P& x, const P& c) const {
+        return Eigen::internal::pselect(Eigen::internal::pcmp_le(c, x), c, x);
+    }
+};
+
 template <class Derived>
 auto max_nan(const Eigen::ArrayBase<Derived>& x, typename Derived::Scalar c) {
     using S = typename Derived::Scalar;
     if constexpr (std::is_floating_point_v<S>)
-        return x.binaryExpr(Derived::PlainObject::Constant(x.size(), c),
-                            Eigen::internal::scalar_max_op<S, S, Eigen::PropagateNaN>());
+        return x.binaryExpr(Derived::PlainObject::Constant(x.size(), c), MaxNanOp<S>());
     else
         return x.max(c);
 }
@@ -69,8 +90,7 @@ template <class Derived>
 auto min_nan(const Eigen::ArrayBase<Derived>& x, typename Derived::Scalar c) {
     using S = typename Derived::Scalar;
     if constexpr (std::is_floating_point_v<S>)
-        return x.binaryExpr(Derived::PlainObject::Constant(x.size(), c),
-                            Eigen::internal::scalar_min_op<S, S, Eigen::PropagateNaN>());
+        return x.binaryExpr(Derived::PlainObject::Constant(x.size(), c), MinNanOp<S>());
     else
         return x.min(c);
 }
@@ -88,7 +108,7 @@ struct UnaryKernel {
     static void call(const void* self, const C* in, C* out, int64_t n) {
         using Array = Eigen::Array<C, Eigen::Dynamic, 1>;
         const auto& k = *static_cast<const UnaryKernel*>(self);
-        Eigen::Map<Array>(out, n) = k.fn(k.attrs, Eigen::Map<const Array>(in, n));
+        assign_eltwise<Fn>(k.fn(k.attrs, Eigen::Map<const Array>(in, n)), out, n);
     }
     UnaryKernelRef<C> ref() const { return {this, &call}; }
 };
@@ -156,3 +176,15 @@ OpDef make_unary_op(std::string type, int version, Fn fn, AttrParser parse = nul
 }
 
 }  // namespace irlite::detail
+
+// Eigen evaluates MaxNanOp / MinNanOp with packets where the packet type has compares.
+namespace Eigen::internal {
+template <class S>
+struct functor_traits<irlite::detail::MaxNanOp<S>> {
+    enum { Cost = 2 * NumTraits<S>::AddCost, PacketAccess = packet_traits<S>::HasCmp };
+};
+template <class S>
+struct functor_traits<irlite::detail::MinNanOp<S>> {
+    enum { Cost = 2 * NumTraits<S>::AddCost, PacketAccess = packet_traits<S>::HasCmp };
+};
+}  // namespace Eigen::internal

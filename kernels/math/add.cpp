@@ -6,7 +6,7 @@
 namespace irlite {
 
 OpDef make_add_op() {
-    return detail::make_binary_op<detail::kArithmeticTypes>("Add", 1, [](auto a, auto b) { return a + b; });
+    return detail::make_binary_op<detail::kArithmeticTypes>("Add", 1, detail::isa_loop([](auto a, auto b) { return a + b; }));
 }
 
 }  // namespace irlite

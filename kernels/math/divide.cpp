@@ -36,11 +36,12 @@ struct IntegerDivide {
 
 template <bool kFloor>
 auto divide_fn() {
-    return [](auto a, auto b) {
+    // isa_loop: one IEEE division (or the integer functor) per element, at the CPU's vector width.
+    return isa_loop([](auto a, auto b) {
         using C = typename decltype(a)::Scalar;
         if constexpr (std::is_integral_v<C>) return a.binaryExpr(b, IntegerDivide<kFloor>{});
         else return a / b;
-    };
+    });
 }
 
 void check_no_integer_zero(const KernelContext& ctx) {

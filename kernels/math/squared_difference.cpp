@@ -8,7 +8,7 @@ namespace irlite {
 
 OpDef make_squared_difference_op() {
     return detail::make_binary_op<detail::kArithmeticTypes>("SquaredDifference", 1,
-                                                            [](auto a, auto b) { return (a - b) * (a - b); });
+                                                            detail::isa_loop([](auto a, auto b) { return (a - b) * (a - b); }));
 }
 
 }  // namespace irlite
