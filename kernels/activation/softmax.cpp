@@ -11,8 +11,11 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #include <Eigen/Core>
+#include <cmath>
 
+#include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/nn_common.hpp"
+#include "kernels/detail/vec_math.hpp"
 
 namespace irlite {
 namespace {
@@ -39,6 +42,27 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
 }
 
 // One [n x inner] block, softmax down each column.
+// f32 along the last axis (inner == 1, attention's case): rows of n, at the CPU's vector width
+// (cpu_isa.hpp), with vec_math's exp and fixed-lane max and sum, so that results are the same at
+// every instruction-set level and thread count.
+void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t n, bool log) {
+    cpu::run([&] {
+        for (int64_t r = 0; r < rows; ++r) {
+            const float* in = x + r * n;
+            float* out = y + r * n;
+            const float max = vmath::lane_max(in, n);
+            for (int64_t i = 0; i < n; ++i) out[i] = vmath::exp_f32(in[i] - max);
+            const float sum = vmath::lane_sum(out, n);
+            if (log) {
+                const float log_sum = std::log(sum);
+                for (int64_t i = 0; i < n; ++i) out[i] = (in[i] - max) - log_sum;
+            } else {
+                for (int64_t i = 0; i < n; ++i) out[i] = out[i] / sum;
+            }
+        }
+    });
+}
+
 template <class T>
 void softmax_block(const T* x, T* y, int64_t n, int64_t inner, bool log) {
     using Block = Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -76,6 +100,13 @@ void compute(KernelContext& ctx) {
         using T = decltype(tag);
         const nn::ComputeIn<T> x(data);
         nn::ComputeOut<T> y(ctx.output(0));
+        if constexpr (std::is_same_v<T, float>) {
+            if (inner == 1) {
+                softmax_rows_f32(x.data(), y.data(), outer, n, a.log);
+                y.commit();
+                return;
+            }
+        }
         for (int64_t o = 0; o < outer; ++o) softmax_block(x.data() + o * n * inner, y.data() + o * n * inner, n, inner, a.log);
         y.commit();
     });
