@@ -33,7 +33,12 @@ IRLITE_ISA_INLINE uint32_t float_to_bits(float f) {
 // Cody-Waite range reduction x = n*ln2 + r, |r| <= ln2/2, and Cephes' degree-6 polynomial for e^r.
 IRLITE_ISA_INLINE float exp_f32(float x) {
     constexpr float kHi = 88.7228391f, kLo = -87.3365448f;  // e^kLo is FLT_MIN
-    const float xc = x < kLo ? kLo : (x > kHi ? kHi : x);  // NaN passes through (both tests false)
+    // Both compares unconditional, and a factor rather than a select of y at the end: that keeps the
+    // loop free of control flow (GCC vectorises it only with -fno-trapping-math, as CMakeLists.txt
+    // sets: under its default -ftrapping-math it will not speculate a compare or a multiply).
+    const bool below = x < kLo, above = x > kHi;  // both false for NaN, which passes through
+    float xc = below ? kLo : x;
+    xc = above ? kHi : xc;
     // n = round(x / ln2) by the 1.5 * 2^23 trick: t's low mantissa bits hold n + 127.
     constexpr float kShift = 12582912.0f + 127.0f;
     const float t = xc * 1.44269504088896341f + kShift;
@@ -52,7 +57,8 @@ IRLITE_ISA_INLINE float exp_f32(float x) {
     const float s1 = bits_to_float(((e >> 1) + 64u) << 23);
     const float s2 = bits_to_float((e - (e >> 1) + 63u) << 23);
     const float y = (p * s1) * s2;
-    return x < kLo ? 0.0f : (x > kHi ? __builtin_inff() : y);
+    const float factor = below ? 0.0f : (above ? __builtin_inff() : 1.0f);
+    return y * factor;
 }
 
 inline constexpr int kLanes = 16;

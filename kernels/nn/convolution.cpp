@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/nn_gemm.hpp"
 #include "kernels/detail/parallel.hpp"
@@ -734,14 +735,20 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const Kernel
     const int64_t images = p.batch * p.groups;  // (n, g) pairs
     if (plan.algorithm == ConvMethod::Direct) {
         const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(out_spatial * p.kernel_size(), 1));
+        const cpu::Isa isa = cpu::active_isa();
         detail::for_chunks(ctx.pool(), images * cout, grain, [&](int64_t begin, int64_t end) {
             T* padded = static_cast<T*>(ctx.scratch());
-            for (int64_t plane = begin; plane < end; ++plane) {
-                const int64_t image = plane / cout, j = plane % cout, g = image % p.groups;
-                if (plane == begin || j == 0)  // the image's outputs share its padded plane
-                    dw_pad_plane(plan.padded, p.axes[0].in, p.axes[1].in, x + image * cin * in_spatial, padded);
-                direct_2d(p, plan.padded, padded, w + (g * cout + j) * p.kernel_size(), y + plane * out_spatial);
-            }
+            // Compiled for the CPU's level (cpu_isa.hpp): the 256-bit vector blocks are single AVX
+            // instructions there, two SSE ones at the baseline. Each lane adds the same taps in the
+            // same order at every level, so results do not depend on it.
+            cpu::run_at(isa, [&] {
+                for (int64_t plane = begin; plane < end; ++plane) {
+                    const int64_t image = plane / cout, j = plane % cout, g = image % p.groups;
+                    if (plane == begin || j == 0)  // the image's outputs share its padded plane
+                        dw_pad_plane(plan.padded, p.axes[0].in, p.axes[1].in, x + image * cin * in_spatial, padded);
+                    direct_2d(p, plan.padded, padded, w + (g * cout + j) * p.kernel_size(), y + plane * out_spatial);
+                }
+            });
         });
         return;
     }
