@@ -187,7 +187,7 @@ Geometry geometry(const Shape& data, const Shape& indices, size_t axis, int64_t 
     // about once or more (copying 4096 rows to gather 10 would not).
     g.staged = may_stage && staged_width > 0 && g.index_dim * 4 >= g.dim;
     g.width = g.staged ? staged_width : std::max(line, kBlockBytes / column_bytes / line * line);
-    g.width = std::min(g.width, g.inner);
+    g.width = std::max<int64_t>(1, std::min(g.width, g.inner));  // inner may be 0
     // Tasks of at least kTaskElements, and of at least dim rows when the block is loaded once per
     // task (staged, or small enough to stay in cache), so that loading it is paid for.
     g.rows = std::max<int64_t>(1, kTaskElements / g.width);

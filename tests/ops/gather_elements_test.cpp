@@ -401,6 +401,27 @@ TEST(GatherElements, TraversalsMatchReference) {
     }
 }
 
+// Empty tensors (a zero dim before, at or after the axis) plan and run without dividing by zero.
+TEST(GatherElements, EmptyShapesUnderEachIsa) {
+    const IsaReset reset;
+    std::mt19937_64 rng(9);
+    const TraversalRow rows[] = {
+        {"inner_0", -5, {5, 4, 1, 6, 1, 0}, {5, 8, 1, 6, 1, 0}, false},  // from the generated corpus
+        {"outer_0", 1, {0, 4, 3}, {0, 2, 3}, false},
+        {"index_dim_0", 0, {4, 3}, {0, 3}, false},
+        {"index_dim_0_last", 1, {4, 3}, {4, 0}, false},
+    };
+    for (int isa = 0; isa < 3; ++isa) {
+        if (!detail::set_gather_elements_isa_for_testing(isa)) continue;
+        for (const TraversalRow& r : rows) {
+            SCOPED_TRACE(std::string(kIsaNames[isa]) + " " + r.name);
+            const std::vector<Tensor> in = {random_data(ElementType::i16, r.data_shape, rng),
+                                            random_indices(ElementType::i32, r.indices_shape, 1, rng)};
+            EXPECT_TRUE(tensors_equal(run_kernel(r.axis, in, nullptr), Tensor(ElementType::i16, r.indices_shape)));
+        }
+    }
+}
+
 // Outputs of 8 MiB and more are written with streaming stores: both traversals, every ISA, one
 // thread and three.
 TEST(GatherElements, LargeOutputsMatchReference) {
