@@ -235,6 +235,13 @@ inline void prefetch_lines(const void* p, int64_t bytes) {
     for (int64_t at = 0; at < bytes; at += 64) __builtin_prefetch(b + at);
 }
 
+// memcpy in whole cache lines (inlined, where a call per short row would cost more than the copy).
+inline void copy_row(std::byte* dst, const std::byte* src, int64_t bytes) {
+    int64_t at = 0;
+    for (; at + 64 <= bytes; at += 64) std::memcpy(dst + at, src + at, 64);
+    if (at < bytes) std::memcpy(dst + at, src + at, static_cast<size_t>(bytes - at));
+}
+
 // Last axis: flat positions [begin, end) of indices/out, in rows of index_dim indices that each
 // gather from one data row of dim elements (outer rows in all).
 struct Rows {
@@ -543,7 +550,7 @@ void gather(const KernelContext& ctx, const GatherElementsPlan& plan, const Tens
                     const int64_t bytes = b.cols * kN;
                     for (int64_t r = 0; r < g.dim; ++r) {
                         if (r + kDataRowsAhead < g.dim) prefetch_lines(b.data + (r + kDataRowsAhead) * g.inner * kN, bytes);
-                        std::memcpy(stage + r * bytes, b.data + r * g.inner * kN, static_cast<size_t>(bytes));
+                        copy_row(stage + r * bytes, b.data + r * g.inner * kN, bytes);
                     }
                     b.data = stage;
                     b.data_stride = b.cols;
