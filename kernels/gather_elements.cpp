@@ -95,8 +95,9 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
 //    non-temporal stores when large.
 //  - any other axis: column blocks. For a block of W columns (a cache line or more) the kernel
 //    walks the index rows j of one outer slab; every read falls into the dim x W block of data,
-//    sized to stay in L2, so each data line comes from memory about once instead of once per
-//    element (row-major order over a slab larger than the cache misses on nearly every read).
+//    so each data line comes from memory about once instead of once per element (row-major order
+//    over a slab larger than the cache misses on nearly every read). The block is first copied
+//    into scratch memory ("staged", see Geometry) when that pays.
 // Each has a portable version and, for 4- and 8-byte elements, AVX2 and AVX-512 versions (vector
 // gathers, vector bounds checks) chosen at prepare time from the CPU; results are identical.
 
@@ -179,7 +180,8 @@ Geometry geometry(const Shape& data, const Shape& indices, size_t axis, int64_t 
     for (size_t d = axis + 1; d < indices.size(); ++d) g.inner *= indices[d];
     g.dim = data[axis];
     g.index_dim = indices[axis];
-    if (g.inner == 1) return g;  // the last-axis traversal
+    // The last-axis traversal has no blocks.
+    if (g.inner == 1) return g;
     const int64_t line = std::max<int64_t>(1, 64 / element_bytes);  // elements per cache line
     const int64_t column_bytes = std::max<int64_t>(1, g.dim * element_bytes);
     const int64_t staged_width = kStageBytes / column_bytes / line * line;
@@ -221,12 +223,13 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
 
 // One element: out[k] = base[row * stride + c] with row = idx[k] wrapped; false if idx[k] is bad.
 template <class Index, size_t N>
-inline bool gather_one(const Index* idx, const std::byte* base, std::byte* out, int64_t k, int64_t stride,
-                       int64_t c, uint64_t dim) {
+inline bool gather_one(const Index* idx, const std::byte* base, std::byte* out, int64_t k, int64_t stride, int64_t c,
+                       uint64_t dim) {
     const uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(idx[k])) + dim;
     if (u >= 2 * dim) return false;
     const uint64_t row = u >= dim ? u - dim : u;
-    std::memcpy(out + k * static_cast<int64_t>(N), base + (static_cast<int64_t>(row) * stride + c) * static_cast<int64_t>(N), N);
+    std::memcpy(out + k * static_cast<int64_t>(N),
+                base + (static_cast<int64_t>(row) * stride + c) * static_cast<int64_t>(N), N);
     return true;
 }
 
@@ -314,8 +317,10 @@ bool block_portable(const Block& b) {
 // AVX-512: eight indices at a time, widened to 64 bits.
 template <class Index>
 IRLITE_GE_AVX512 inline __m512i load8(const Index* p) {
-    if constexpr (sizeof(Index) == 8) return _mm512_loadu_si512(p);
-    else return _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    if constexpr (sizeof(Index) == 8)
+        return _mm512_loadu_si512(p);
+    else
+        return _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 }
 
 template <class Index, size_t N>
@@ -342,12 +347,16 @@ IRLITE_GE_AVX512 bool last_axis_avx512(const Rows& r) {
             std::byte* d = out + k * static_cast<int64_t>(N);
             if constexpr (N == 4) {
                 const __m256 v = _mm512_i64gather_ps(w, row, 4);
-                if (stream) _mm256_stream_ps(reinterpret_cast<float*>(d), v);
-                else _mm256_storeu_ps(reinterpret_cast<float*>(d), v);
+                if (stream)
+                    _mm256_stream_ps(reinterpret_cast<float*>(d), v);
+                else
+                    _mm256_storeu_ps(reinterpret_cast<float*>(d), v);
             } else {
                 const __m512i v = _mm512_i64gather_epi64(w, row, 8);
-                if (stream) _mm512_stream_si512(reinterpret_cast<__m512i*>(d), v);
-                else _mm512_storeu_si512(d, v);
+                if (stream)
+                    _mm512_stream_si512(reinterpret_cast<__m512i*>(d), v);
+                else
+                    _mm512_storeu_si512(d, v);
             }
         }
         for (; k < stop; ++k)
@@ -378,12 +387,16 @@ IRLITE_GE_AVX512 bool block_avx512(const Block& b) {
             std::byte* d = out + c * static_cast<int64_t>(N);
             if constexpr (N == 4) {
                 const __m256 v = _mm512_i64gather_ps(at, b.data, 4);
-                if (b.stream) _mm256_stream_ps(reinterpret_cast<float*>(d), v);
-                else _mm256_storeu_ps(reinterpret_cast<float*>(d), v);
+                if (b.stream)
+                    _mm256_stream_ps(reinterpret_cast<float*>(d), v);
+                else
+                    _mm256_storeu_ps(reinterpret_cast<float*>(d), v);
             } else {
                 const __m512i v = _mm512_i64gather_epi64(at, b.data, 8);
-                if (b.stream) _mm512_stream_si512(reinterpret_cast<__m512i*>(d), v);
-                else _mm512_storeu_si512(d, v);
+                if (b.stream)
+                    _mm512_stream_si512(reinterpret_cast<__m512i*>(d), v);
+                else
+                    _mm512_storeu_si512(d, v);
             }
         }
         for (; c < b.cols; ++c)
@@ -396,8 +409,10 @@ IRLITE_GE_AVX512 bool block_avx512(const Block& b) {
 // ones (v > dim - 1, -dim > v).
 template <class Index>
 IRLITE_GE_AVX2 inline __m256i load4(const Index* p) {
-    if constexpr (sizeof(Index) == 8) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    else return _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    if constexpr (sizeof(Index) == 8)
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    else
+        return _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 
 template <class Index, size_t N>
@@ -425,12 +440,16 @@ IRLITE_GE_AVX2 bool last_axis_avx2(const Rows& r) {
             std::byte* d = out + k * static_cast<int64_t>(N);
             if constexpr (N == 4) {
                 const __m128 g = _mm256_i64gather_ps(reinterpret_cast<const float*>(row), w, 4);
-                if (stream) _mm_stream_ps(reinterpret_cast<float*>(d), g);
-                else _mm_storeu_ps(reinterpret_cast<float*>(d), g);
+                if (stream)
+                    _mm_stream_ps(reinterpret_cast<float*>(d), g);
+                else
+                    _mm_storeu_ps(reinterpret_cast<float*>(d), g);
             } else {
                 const __m256i g = _mm256_i64gather_epi64(reinterpret_cast<const long long*>(row), w, 8);
-                if (stream) _mm256_stream_si256(reinterpret_cast<__m256i*>(d), g);
-                else _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), g);
+                if (stream)
+                    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), g);
+                else
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), g);
             }
         }
         for (; k < stop; ++k)
@@ -462,12 +481,16 @@ IRLITE_GE_AVX2 bool block_avx2(const Block& b) {
             std::byte* d = out + c * static_cast<int64_t>(N);
             if constexpr (N == 4) {
                 const __m128 g = _mm256_i64gather_ps(reinterpret_cast<const float*>(b.data), at, 4);
-                if (b.stream) _mm_stream_ps(reinterpret_cast<float*>(d), g);
-                else _mm_storeu_ps(reinterpret_cast<float*>(d), g);
+                if (b.stream)
+                    _mm_stream_ps(reinterpret_cast<float*>(d), g);
+                else
+                    _mm_storeu_ps(reinterpret_cast<float*>(d), g);
             } else {
                 const __m256i g = _mm256_i64gather_epi64(reinterpret_cast<const long long*>(b.data), at, 8);
-                if (b.stream) _mm256_stream_si256(reinterpret_cast<__m256i*>(d), g);
-                else _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), g);
+                if (b.stream)
+                    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), g);
+                else
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), g);
             }
         }
         for (; c < b.cols; ++c)
@@ -487,9 +510,9 @@ Error first_bad_index(const KernelContext& ctx, const Tensor& indices, size_t ax
     for (int64_t k = 0; k < indices.num_elements(); ++k) {
         const auto v = static_cast<int64_t>(idx[k]);
         if (v < -dim || v >= dim)
-            return ctx.input_error(kIndices, ErrorKind::Value, "index-out-of-range",
-                                   detail::index_out_of_range_message("indices", indices.shape(), k, v,
-                                                                      static_cast<int64_t>(axis), dim));
+            return ctx.input_error(
+                kIndices, ErrorKind::Value, "index-out-of-range",
+                detail::index_out_of_range_message("indices", indices.shape(), k, v, static_cast<int64_t>(axis), dim));
     }
     return Error(ErrorKind::Value, "internal-error", "GatherElements: a bad index vanished");
 }
@@ -523,12 +546,13 @@ void gather(const KernelContext& ctx, const GatherElementsPlan& plan, const Tens
 
     std::atomic<bool> bad{false};
     if (g.inner == 1) {
-        detail::for_chunks(ctx.pool(), total, detail::kCopyGrainBytes / kN, [&, idx, src, dst](int64_t begin, int64_t end) {
-            if (bad.load(std::memory_order_relaxed)) return;
-            if (!last_axis(Rows{idx, src, dst, begin, end, g.index_dim, g.dim, g.outer, stream}))
-                bad.store(true, std::memory_order_relaxed);
-            if (stream) detail::stream_fence();
-        });
+        detail::for_chunks(ctx.pool(), total, detail::kCopyGrainBytes / kN,
+                           [&, idx, src, dst](int64_t begin, int64_t end) {
+                               if (bad.load(std::memory_order_relaxed)) return;
+                               if (!last_axis(Rows{idx, src, dst, begin, end, g.index_dim, g.dim, g.outer, stream}))
+                                   bad.store(true, std::memory_order_relaxed);
+                               if (stream) detail::stream_fence();
+                           });
     } else {
         const int64_t blocks = (g.inner + g.width - 1) / g.width, segments = (g.index_dim + g.rows - 1) / g.rows;
         const int64_t tasks = g.outer * segments * blocks;
@@ -541,15 +565,22 @@ void gather(const KernelContext& ctx, const GatherElementsPlan& plan, const Tens
                 const int64_t s = t / blocks % segments, o = t / blocks / segments;
                 const int64_t j0 = s * g.rows, c0 = t % blocks * g.width;
                 const int64_t first = (o * g.index_dim + j0) * g.inner + c0;
-                Block b{idx + first, src + (o * g.dim * g.inner + c0) * kN, dst + first * kN,
-                        std::min(g.rows, g.index_dim - j0), std::min(g.width, g.inner - c0), g.inner, g.inner, g.dim,
+                Block b{idx + first,
+                        src + (o * g.dim * g.inner + c0) * kN,
+                        dst + first * kN,
+                        std::min(g.rows, g.index_dim - j0),
+                        std::min(g.width, g.inner - c0),
+                        g.inner,
+                        g.inner,
+                        g.dim,
                         aligned};
                 if (stage) {
                     // The block's dim x cols data, rows packed; fetched a few rows ahead (each row
                     // is on its own page: no hardware prefetcher follows).
                     const int64_t bytes = b.cols * kN;
                     for (int64_t r = 0; r < g.dim; ++r) {
-                        if (r + kDataRowsAhead < g.dim) prefetch_lines(b.data + (r + kDataRowsAhead) * g.inner * kN, bytes);
+                        if (r + kDataRowsAhead < g.dim)
+                            prefetch_lines(b.data + (r + kDataRowsAhead) * g.inner * kN, bytes);
                         copy_row(stage + r * bytes, b.data + r * g.inner * kN, bytes);
                     }
                     b.data = stage;
@@ -564,8 +595,8 @@ void gather(const KernelContext& ctx, const GatherElementsPlan& plan, const Tens
 }
 
 template <class Index>
-void gather_any_width(const KernelContext& ctx, const GatherElementsPlan& plan, const Tensor& data, const Tensor& indices, Tensor& out,
-                      size_t axis) {
+void gather_any_width(const KernelContext& ctx, const GatherElementsPlan& plan, const Tensor& data,
+                      const Tensor& indices, Tensor& out, size_t axis) {
     switch (element_size(data.type())) {
         case 1:
             return gather<Index, 1>(ctx, plan, data, indices, out, axis);
