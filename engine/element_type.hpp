@@ -43,6 +43,20 @@ inline bool is_integral(ElementType t) { return traits(t).is_integral; }
 // True for the types irlite stores (f16 .. boolean); false for sub-byte, f8, string, dynamic.
 inline bool is_storable(ElementType t) { return static_cast<int>(t) < kNumElementTypes; }
 
+// The sub-byte integer types irlite holds packed, as OpenVINO packs them: u4 and i4 two per byte
+// (element 0 in the low nibble), u1 eight per byte (element 0 in the most significant bit).
+// Tensors of them exist (a Const's value, views of it) but only the ops that say so take them:
+// Const, Convert (which unpacks them), Reshape, Squeeze and Unsqueeze.
+inline bool is_packed(ElementType t) { return t == ElementType::u1 || t == ElementType::u4 || t == ElementType::i4; }
+
+// Element i of packed data of type t (u1, u4 or i4).
+inline int64_t packed_element(const void* data, ElementType t, int64_t i) {
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    if (t == ElementType::u1) return (bytes[i >> 3] >> (7 - (i & 7))) & 1;
+    const unsigned nibble = (bytes[i >> 1] >> ((i & 1) * 4)) & 0xF;
+    return t == ElementType::i4 ? static_cast<int64_t>(nibble) - ((nibble & 8) ? 16 : 0) : static_cast<int64_t>(nibble);
+}
+
 // Parses an element type in either of OpenVINO's spellings: the lower-case name ("f32", "u1",
 // "string", "dynamic") or the upper-case port precision ("FP32", "BIN", "STRING", "UNSPECIFIED").
 // Every type OpenVINO defines is accepted, storable or not. Throws Error(kind Parse, code

@@ -56,6 +56,74 @@ struct EdgeEnd {
     int64_t line = 0;
 };
 
+// The edges into one input port (normally exactly one).
+struct EdgeSpan {
+    const EdgeEnd* first = nullptr;
+    const EdgeEnd* last = nullptr;
+    const EdgeEnd* begin() const { return first; }
+    const EdgeEnd* end() const { return last; }
+    size_t size() const { return static_cast<size_t>(last - first); }
+    bool empty() const { return first == last; }
+    const EdgeEnd& operator[](size_t i) const { return first[i]; }
+};
+
+// The edges into every input port of every layer, in one flat array (in file order per port):
+// a vector per port would cost an allocation per port, which shows on 100,000-layer models.
+class InputEdges {
+public:
+    // A layer's ports, iterable as EdgeSpans.
+    class Layer {
+    public:
+        Layer(const InputEdges& table, size_t layer) : t_(table), li_(layer) {}
+        size_t size() const { return t_.port_base_[li_ + 1] - t_.port_base_[li_]; }
+        EdgeSpan operator[](size_t pos) const { return t_.port(t_.port_base_[li_] + pos); }
+        struct Iterator {
+            const InputEdges* t;
+            size_t port;
+            EdgeSpan operator*() const { return t->port(port); }
+            Iterator& operator++() {
+                ++port;
+                return *this;
+            }
+            bool operator!=(const Iterator& o) const { return port != o.port; }
+        };
+        Iterator begin() const { return {&t_, t_.port_base_[li_]}; }
+        Iterator end() const { return {&t_, t_.port_base_[li_ + 1]}; }
+
+    private:
+        const InputEdges& t_;
+        size_t li_;
+    };
+
+    void reset(const std::vector<IrLayer>& layers, size_t edge_count) {
+        port_base_.assign(layers.size() + 1, 0);
+        for (size_t li = 0; li < layers.size(); ++li) port_base_[li + 1] = port_base_[li] + layers[li].inputs.size();
+        pending_.clear();
+        pending_.reserve(edge_count);
+    }
+    void add(size_t layer, size_t pos, EdgeEnd end) { pending_.push_back({port_base_[layer] + pos, end}); }
+    // After the last add(): sorts the edges by port, keeping file order within a port.
+    void finish() {
+        offset_.assign(port_base_.back() + 1, 0);
+        for (const auto& [port, end] : pending_) ++offset_[port + 1];
+        for (size_t p = 1; p < offset_.size(); ++p) offset_[p] += offset_[p - 1];
+        ends_.resize(pending_.size());
+        std::vector<size_t> next(offset_.begin(), offset_.end() - 1);
+        for (const auto& [port, end] : pending_) ends_[next[port]++] = end;
+        pending_.clear();
+        pending_.shrink_to_fit();
+    }
+    Layer operator[](size_t layer) const { return Layer(*this, layer); }
+
+private:
+    EdgeSpan port(size_t p) const { return {ends_.data() + offset_[p], ends_.data() + offset_[p + 1]}; }
+
+    std::vector<size_t> port_base_;  // per layer: index of its first input port
+    std::vector<std::pair<size_t, EdgeEnd>> pending_;
+    std::vector<size_t> offset_;  // per port: index of its first edge in ends_
+    std::vector<EdgeEnd> ends_;
+};
+
 class Builder {
 public:
     Builder(std::shared_ptr<const IrDocument> doc, const OpRegistry& registry, const BuildOptions& options)
@@ -140,19 +208,30 @@ private:
 
     void check_ports(int li) {
         const IrLayer& l = doc_.layers[li];
+        // Port ids seen so far: a linear scan for the usual handful, a hash set beyond.
+        constexpr size_t kLinear = 16;
+        const bool many = l.inputs.size() + l.outputs.size() > kLinear;
         std::unordered_set<uint64_t> seen;
+        const auto first_use = [&](uint64_t id, int pos, bool output) {
+            if (many) return seen.insert(id).second;
+            const auto same = [&](const IrPort& q) { return q.id == id; };
+            if (output) return std::none_of(l.inputs.begin(), l.inputs.end(), same) &&
+                               std::none_of(l.outputs.begin(), l.outputs.begin() + pos, same);
+            return std::none_of(l.inputs.begin(), l.inputs.begin() + pos, same);
+        };
         auto check = [&](const IrPort& p, int pos, bool output) {
-            Location w = at_port(li, pos, output);
+            // The location (several strings) is built only when there is something to report.
             if (!p.id) {
-                report(Severity::Error, ErrorKind::Graph, "port-id-invalid", w,
+                report(Severity::Error, ErrorKind::Graph, "port-id-invalid", at_port(li, pos, output),
                        str("port id \"", p.id_text, "\" is not an unsigned integer"));
-            } else if (!seen.insert(*p.id).second) {
-                report(Severity::Error, ErrorKind::Graph, "duplicate-port-id", w,
+            } else if (!first_use(*p.id, pos, output)) {
+                report(Severity::Error, ErrorKind::Graph, "duplicate-port-id", at_port(li, pos, output),
                        str("port id ", *p.id, " is used twice in this layer"));
             }
-            if (!p.dims_valid) report(Severity::Error, ErrorKind::Parse, "dims-invalid", w, p.dims_error);
+            if (!p.dims_valid)
+                report(Severity::Error, ErrorKind::Parse, "dims-invalid", at_port(li, pos, output), p.dims_error);
             else if (element_count_overflows(p.dims))
-                report(Severity::Error, ErrorKind::Limit, "dims-overflow", w,
+                report(Severity::Error, ErrorKind::Limit, "dims-overflow", at_port(li, pos, output),
                        str("dims ", dims_text(p.dims), " hold more than 2^63-1 elements: no tensor can have them"));
         };
         for (size_t i = 0; i < l.inputs.size(); ++i) check(l.inputs[i], static_cast<int>(i), false);
@@ -179,28 +258,34 @@ private:
     }
 
     void resolve_edges() {
-        in_edges_.resize(doc_.layers.size());
+        in_edges_.reset(doc_.layers, doc_.edges.size());
         feeds_something_.assign(doc_.layers.size(), false);
-        output_feeds_.resize(doc_.layers.size());
-        for (size_t li = 0; li < doc_.layers.size(); ++li) output_feeds_[li].assign(doc_.layers[li].outputs.size(), false);
-        for (size_t li = 0; li < doc_.layers.size(); ++li) in_edges_[li].resize(doc_.layers[li].inputs.size());
+        output_base_.assign(doc_.layers.size() + 1, 0);
+        for (size_t li = 0; li < doc_.layers.size(); ++li)
+            output_base_[li + 1] = output_base_[li] + doc_.layers[li].outputs.size();
+        output_feeds_.assign(output_base_.back(), false);
         for (const IrEdge& e : doc_.edges) {
-            Location w;
-            w.file = doc_.xml_path;
-            w.line = e.line;
             if (!e.from_layer || !e.from_port || !e.to_layer || !e.to_port) {
+                Location w;
+                w.file = doc_.xml_path;
+                w.line = e.line;
                 report(Severity::Error, ErrorKind::Graph, "edge-invalid", w,
-                       str("edge ", e.text, ": from-layer, from-port, to-layer and to-port must be unsigned integers"));
+                       str("edge ", edge_text(e), ": from-layer, from-port, to-layer and to-port must be unsigned integers"));
                 continue;
             }
             const auto src = id_to_layer_.find(*e.from_layer);
             const auto dst = id_to_layer_.find(*e.to_layer);
-            if (dst != id_to_layer_.end()) {
-                w = at_layer(dst->second, e.line);
-            }
+            // Built only when there is something to report: a Location holds several strings.
+            const auto where = [&] {
+                if (dst != id_to_layer_.end()) return at_layer(dst->second, e.line);
+                Location w;
+                w.file = doc_.xml_path;
+                w.line = e.line;
+                return w;
+            };
             if (src == id_to_layer_.end() || dst == id_to_layer_.end()) {
-                report(Severity::Error, ErrorKind::Graph, "edge-missing-layer", w,
-                       str("edge ", e.text, ": no layer with id ",
+                report(Severity::Error, ErrorKind::Graph, "edge-missing-layer", where(),
+                       str("edge ", edge_text(e), ": no layer with id ",
                            src == id_to_layer_.end() ? *e.from_layer : *e.to_layer));
                 continue;
             }
@@ -209,8 +294,8 @@ private:
             const int out_pos = find_port(from.outputs, *e.from_port);
             if (out_pos < 0) {
                 const bool is_input = find_port(from.inputs, *e.from_port) >= 0;
-                report(Severity::Error, ErrorKind::Graph, is_input ? "edge-from-input-port" : "edge-missing-port", w,
-                       str("edge ", e.text, ": layer ", layer_ref(src->second),
+                report(Severity::Error, ErrorKind::Graph, is_input ? "edge-from-input-port" : "edge-missing-port", where(),
+                       str("edge ", edge_text(e), ": layer ", layer_ref(src->second),
                            is_input ? " port " : " has no output port ", *e.from_port,
                            is_input ? " is an input port, not an output" : ""));
                 continue;
@@ -218,20 +303,21 @@ private:
             const int in_pos = find_port(to.inputs, *e.to_port);
             if (in_pos < 0) {
                 const bool is_output = find_port(to.outputs, *e.to_port) >= 0;
-                report(Severity::Error, ErrorKind::Graph, is_output ? "edge-into-output-port" : "edge-missing-port", w,
-                       str("edge ", e.text, ": layer ", layer_ref(dst->second),
+                report(Severity::Error, ErrorKind::Graph, is_output ? "edge-into-output-port" : "edge-missing-port", where(),
+                       str("edge ", edge_text(e), ": layer ", layer_ref(dst->second),
                            is_output ? " port " : " has no input port ", *e.to_port,
                            is_output ? " is an output port, not an input" : ""));
                 continue;
             }
-            in_edges_[dst->second][in_pos].push_back({src->second, out_pos, e.line});
+            in_edges_.add(static_cast<size_t>(dst->second), static_cast<size_t>(in_pos), {src->second, out_pos, e.line});
             feeds_something_[src->second] = true;
-            output_feeds_[src->second][static_cast<size_t>(out_pos)] = true;
+            output_feeds_[output_base_[src->second] + static_cast<size_t>(out_pos)] = true;
         }
+        in_edges_.finish();
         for (size_t li = 0; li < doc_.layers.size(); ++li) {
             if (!valid_[li]) continue;
             for (size_t pos = 0; pos < in_edges_[li].size(); ++pos) {
-                const auto& ends = in_edges_[li][pos];
+                const EdgeSpan ends = in_edges_[li][pos];
                 if (ends.size() == 1) continue;
                 Location w = at_port(static_cast<int>(li), static_cast<int>(pos), false);
                 if (ends.empty()) {
@@ -253,11 +339,14 @@ private:
         const int n = static_cast<int>(doc_.layers.size());
         std::vector<std::vector<int>> consumers(n);
         std::vector<int> pending(n, 0);
+        std::vector<int> producers;  // of one layer, each once
         for (int li = 0; li < n; ++li) {
             if (!valid_[li]) continue;
-            std::unordered_set<int> producers;
+            producers.clear();
             for (const auto& ends : in_edges_[li])
-                for (const auto& end : ends) producers.insert(end.layer);
+                for (const auto& end : ends) producers.push_back(end.layer);
+            std::sort(producers.begin(), producers.end());
+            producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
             pending[li] = static_cast<int>(producers.size());
             for (int p : producers) consumers[p].push_back(li);
         }
@@ -307,12 +396,9 @@ private:
         }
     }
 
-    static bool is_const_type(const IrLayer& l) { return canonical_op_type(l.type) == "const"; }
+    static bool is_const_type(const IrLayer& l) { return op_type_is(l.type, "const"); }
 
-    static bool is_sink_type(const IrLayer& l) {
-        const std::string type = canonical_op_type(l.type);
-        return type == "result" || type == "assign";
-    }
+    static bool is_sink_type(const IrLayer& l) { return op_type_is(l.type, "result") || op_type_is(l.type, "assign"); }
 
     // ---- 4. liveness --------------------------------------------------------------------------
     void mark_live() {
@@ -320,8 +406,7 @@ private:
         live_.assign(n, false);
         std::vector<int> stack;
         for (int li = 0; li < n; ++li) {
-            const std::string type = canonical_op_type(doc_.layers[li].type);
-            if (valid_[li] && (type == "result" || type == "assign")) {
+            if (valid_[li] && is_sink_type(doc_.layers[li])) {
                 live_[li] = true;
                 stack.push_back(li);
             }
@@ -387,17 +472,18 @@ private:
                    str("the layer has no version attribute (expected opset1 .. opset", kLatestOpset, ")"));
             return;
         }
-        const std::optional<int> opset = lookup_opset(l.type, l.version);
+        const TypeResolution& resolved = resolve_type(l.type, l.version);
+        const std::optional<int> opset = resolved.opset;
         if (!opset || *opset > kLatestOpset) {
             report_custom_op(li, opset);
             return;
         }
-        const OpDef* def = registry_.find(l.type, *opset);
+        const OpDef* def = resolved.def;
         if (!def) {
             report_unresolved_op(li, *opset);
             return;
         }
-        warn_if_not_in_openvino_opset(li, *def, *opset);
+        if (!resolved.in_openvino_opset) warn_not_in_openvino_opset(li, *def, *opset);
         defs_[li] = def;
         const int n_in = static_cast<int>(l.inputs.size());
         if (n_in < def->min_inputs || n_in > def->max_inputs()) {
@@ -464,11 +550,32 @@ private:
         }
     }
 
+    // What a (type, version) pair resolves to, looked up once per distinct pair: a model repeats a
+    // handful of types thousands of times.
+    struct TypeResolution {
+        std::optional<int> opset;
+        const OpDef* def = nullptr;
+        bool in_openvino_opset = true;  // false: resolved through a listed deviation
+    };
+    const TypeResolution& resolve_type(const std::string& type, const std::string& version) {
+        std::string key;
+        key.reserve(type.size() + 1 + version.size());
+        key.append(type).append(1, '\n').append(version);
+        auto [it, inserted] = type_resolutions_.try_emplace(std::move(key));
+        TypeResolution& r = it->second;
+        if (!inserted) return r;
+        r.opset = lookup_opset(type, version);
+        if (r.opset && *r.opset <= kLatestOpset) r.def = registry_.find(type, *r.opset);
+        if (r.def) {
+            const OpsetCatalogEntry* entry = find_catalog_entry(r.def->type, *r.opset);
+            r.in_openvino_opset = entry && entry->version == r.def->version;
+        }
+        return r;
+    }
+
     // The registry resolved the layer through one of the catalog's listed deviations
     // (opset_deviations()): irlite runs it, OpenVINO would reject it.
-    void warn_if_not_in_openvino_opset(int li, const OpDef& def, int opset) {
-        const OpsetCatalogEntry* entry = find_catalog_entry(def.type, opset);
-        if (entry && entry->version == def.version) return;
+    void warn_not_in_openvino_opset(int li, const OpDef& def, int opset) {
         report(Severity::Warning, ErrorKind::Unsupported, "opset-not-openvino", at_layer(li),
                str("OpenVINO's opset", opset, " has no ", def.type, "-", def.version, " (OpenVINO has ",
                    describe_catalog_entries(catalog_entries(def.type)), "); OpenVINO rejects this layer, ",
@@ -566,10 +673,11 @@ private:
 
         // Inputs, and the edge checks (declared input dims and precision vs the producer's output).
         std::vector<InferContext::Input> inputs;
+        inputs.reserve(l.inputs.size());
         bool inputs_known = true;
         node.inputs.assign(l.inputs.size(), ValueRef{});
         for (size_t pos = 0; pos < l.inputs.size(); ++pos) {
-            const auto& ends = in_edges_[li][pos];
+            const EdgeSpan ends = in_edges_[li][pos];
             const int producer = ends.empty() ? -1 : node_of_layer_[ends[0].layer];
             if (producer < 0 || producer >= ni) {
                 inputs_known = false;
@@ -587,8 +695,9 @@ private:
         std::vector<OutputInfo> inferred;
         bool ok = node.def && inputs_known;
         if (ok) {
+            // The inputs move into the context and back out: no copy of their shapes per node.
+            InferContext ctx(*node.def, *node.attrs, std::move(inputs), static_cast<int>(l.outputs.size()));
             try {
-                InferContext ctx(*node.def, *node.attrs, inputs, static_cast<int>(l.outputs.size()));
                 inferred = node.def->infer(ctx);
                 if (node.def->role == OpRole::Parameter) override_parameter_shape(li, inferred);
                 if (inferred.size() != l.outputs.size() && node.def->role != OpRole::Result) {
@@ -597,9 +706,10 @@ private:
                     ok = false;
                 }
             } catch (const Error& e) {
-                report_rule_error(li, e, inputs);
+                report_rule_error(li, e, ctx.inputs());
                 ok = false;
             }
+            inputs = std::move(ctx).take_inputs();
         }
         if (ok && !options_.keep_going) ok = check_storable(li, *node.def, inputs, inferred);
         if (!ok) {
@@ -646,13 +756,21 @@ private:
     // Run mode: irlite stores f16 .. boolean only. A node whose inputs or outputs have another
     // type (valid IR: u1, u4, string, ...) cannot run; say so when the model is compiled, not in
     // the middle of a run.
+    static bool holdable(const OpDef& def, ElementType t) { return is_storable(t) || (def.accepts_packed && is_packed(t)); }
+    // A packed output only comes from packed data (a Const, a view of one): irlite unpacks u1/u4/i4
+    // but does not pack into them.
+    static bool output_holdable(const OpDef& def, ElementType t, const std::vector<InferContext::Input>& inputs) {
+        if (is_storable(t)) return true;
+        return holdable(def, t) && (inputs.empty() || std::any_of(inputs.begin(), inputs.end(), [t](const auto& in) { return in.type == t; }));
+    }
+
     bool check_storable(int li, const OpDef& def, const std::vector<InferContext::Input>& inputs,
                         const std::vector<OutputInfo>& outputs) {
         std::optional<ElementType> bad;
         for (const auto& in : inputs)
-            if (!is_storable(in.type)) bad = in.type;
+            if (!holdable(def, in.type)) bad = in.type;
         for (const auto& out : outputs)
-            if (!bad && !is_storable(out.type)) bad = out.type;
+            if (!bad && !output_holdable(def, out.type, inputs)) bad = out.type;
         if (!bad) return true;
         report(Severity::Error, ErrorKind::Unsupported, "unsupported-element-type", at_layer(li),
                str("irlite cannot run ", def.type, "-", def.version, " on element type ", to_string(*bad),
@@ -687,7 +805,7 @@ private:
     // irlite cannot tell which is wrong: a warning.
     void check_edge(int li, int pos, const Node& producer, int out_pos, const OutputInfo& out) {
         const IrPort& port = doc_.layers[li].inputs[pos];
-        if (port.dims_valid && !shapes_compatible(PartialShape(port.dims), out.shape)) {
+        if (port.dims_valid && !shapes_compatible(port.dims, out.shape)) {
             const bool inferred = producer.def != nullptr;
             report(inferred ? Severity::Error : Severity::Warning, ErrorKind::ShapeRule, "dims-mismatch",
                    at_port(li, pos, false),
@@ -698,22 +816,25 @@ private:
                    dims_text(port.dims), to_string(out.shape));
         }
         // OpenVINO takes an edge's type from its producer and ignores the consumer's precision.
-        check_precision(port, out.type, at_port(li, pos, false), "the producer's output", Severity::Warning);
+        check_precision(li, pos, false, out.type, "the producer's output", Severity::Warning);
     }
 
-    void check_precision(const IrPort& port, ElementType actual, const Location& where, const char* against,
-                         Severity severity) {
+    // The port's declared precision against the type irlite has for it.
+    void check_precision(int li, int pos, bool output, ElementType actual, const char* against, Severity severity) {
+        const IrLayer& l = doc_.layers[li];
+        const IrPort& port = output ? l.outputs[pos] : l.inputs[pos];
         if (port.precision.empty()) return;
+        const auto where = [&] { return at_port(li, pos, output); };
         try {
             const ElementType declared = parse_element_type(port.precision);
             // `dynamic` stands for any type.
             if (declared != actual && declared != ElementType::dynamic && actual != ElementType::dynamic)
-                report(severity, ErrorKind::Type, "precision-mismatch", where,
+                report(severity, ErrorKind::Type, "precision-mismatch", where(),
                        str("precision ", port.precision, " differs from ", against, " type ", to_string(actual),
                            severity == Severity::Warning ? " (OpenVINO ignores it and uses the producer's)" : ""),
                        port.precision, to_string(actual));
         } catch (const Error& e) {
-            report(Severity::Error, e.kind(), "precision-invalid", where,
+            report(Severity::Error, e.kind(), "precision-invalid", where(),
                    str("precision \"", port.precision, "\": ", e.message()));
         }
     }
@@ -722,25 +843,32 @@ private:
         const IrLayer& l = doc_.layers[li];
         for (size_t pos = 0; pos < l.outputs.size() && pos < inferred.size(); ++pos) {
             const IrPort& port = l.outputs[pos];
-            const Location where = at_port(li, static_cast<int>(pos), true);
-            if (port.dims_valid && !shapes_compatible(PartialShape(port.dims), inferred[pos].shape)) {
-                report(Severity::Error, ErrorKind::ShapeRule, "dims-mismatch", where,
+            if (port.dims_valid && !shapes_compatible(port.dims, inferred[pos].shape)) {
+                report(Severity::Error, ErrorKind::ShapeRule, "dims-mismatch", at_port(li, static_cast<int>(pos), true),
                        str("declared dims ", dims_text(port.dims), " differ from the inferred ",
                            to_string(inferred[pos].shape)),
                        dims_text(port.dims), to_string(inferred[pos].shape));
             }
             // OpenVINO ignores the precision of an output that feeds nothing (POT writes FP32 on
             // MaxPool-8's unused i64 indices): so does irlite.
-            if (output_feeds_[li][pos]) check_precision(port, inferred[pos].type, where, "the inferred", Severity::Error);
+            if (output_feeds_[output_base_[li] + pos])
+                check_precision(li, static_cast<int>(pos), true, inferred[pos].type, "the inferred", Severity::Error);
         }
     }
 
     void fold(Graph& graph, Node& node, const std::vector<InferContext::Input>& inputs) {
         if (!options_.fold_constants || !node.def->foldable) return;
         // Values irlite cannot hold, and Consts whose bytes were not loaded, stay unknown.
-        if (any_not_storable(inputs)) return;
+        for (const auto& in : inputs)
+            if (!holdable(*node.def, in.type)) return;
         for (const OutputInfo& o : node.outputs)
-            if (!is_storable(o.type)) return;
+            if (!output_holdable(*node.def, o.type, inputs)) return;
+        // Compressed weights stay compressed: a node that unpacks a packed input (u4 Const ->
+        // Convert) runs at inference time, into the request's arena, rather than leaving a full
+        // f32 copy of the weights in the model for its lifetime.
+        const bool unpacks = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return is_packed(in.type); }) &&
+                             std::none_of(node.outputs.begin(), node.outputs.end(), [](const OutputInfo& o) { return is_packed(o.type); });
+        if (unpacks) return;
         if (!doc_.weights && node.def->role == OpRole::Compute && inputs.empty() && is_const_type(*node.layer)) return;
         std::vector<Tensor> values;
         for (size_t i = 0; i < inputs.size(); ++i) {
@@ -773,10 +901,10 @@ private:
                   [&](int a, int b) { return graph.nodes[a].layer < graph.nodes[b].layer; });
         for (int ni : by_file) {
             const Node& node = graph.nodes[ni];
-            const std::string type = canonical_op_type(node.layer->type);
             const OpRole role = node.def ? node.def->role : OpRole::Compute;
-            if (role == OpRole::Parameter || (!node.def && type == "parameter")) graph.parameters.push_back(ni);
-            if (role == OpRole::Result || (!node.def && type == "result")) graph.results.push_back(ni);
+            if (role == OpRole::Parameter || (!node.def && op_type_is(node.layer->type, "parameter")))
+                graph.parameters.push_back(ni);
+            if (role == OpRole::Result || (!node.def && op_type_is(node.layer->type, "result"))) graph.results.push_back(ni);
             if (role == OpRole::Sink) graph.sinks.push_back(ni);
         }
     }
@@ -788,11 +916,13 @@ private:
     std::vector<Diagnostic> diagnostics_;
     std::unordered_map<uint64_t, int> id_to_layer_;
     std::vector<bool> valid_;                          // per layer: usable id
-    std::vector<std::vector<std::vector<EdgeEnd>>> in_edges_;  // per layer, per input position
+    InputEdges in_edges_;  // per layer, per input position
     std::vector<bool> live_;
     std::vector<bool> feeds_something_;  // per layer: an edge leaves one of its outputs
-    std::vector<std::vector<bool>> output_feeds_;  // per layer, per output position: an edge leaves it
+    std::vector<size_t> output_base_;  // per layer: index of its first output port in output_feeds_
+    std::vector<bool> output_feeds_;   // per output port: an edge leaves it
     std::vector<const OpDef*> defs_;  // per layer, once resolved
+    std::unordered_map<std::string, TypeResolution> type_resolutions_;  // see resolve_type
     std::vector<int> node_of_layer_;
     std::unordered_map<const std::vector<IrPort>*, std::unordered_map<uint64_t, int>> port_index_;  // see find_port
 };

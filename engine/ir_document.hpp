@@ -56,9 +56,17 @@ struct IrLayer {
 
 struct IrEdge {
     IrId from_layer, from_port, to_layer, to_port;  // nullopt = unparsable or missing
-    std::string text;  // the edge as written, for messages
+    std::string text;  // the edge as written when the ids do not give it back; see edge_text()
     int64_t line = 0;
 };
+
+// The edge as written, for messages: from-layer="1" from-port="0" to-layer="2" to-port="0".
+inline std::string edge_text(const IrEdge& e) {
+    if (!e.text.empty()) return e.text;
+    const auto id = [](const IrId& v) { return v ? std::to_string(*v) : std::string(); };
+    return "from-layer=\"" + id(e.from_layer) + "\" from-port=\"" + id(e.from_port) + "\" to-layer=\"" +
+           id(e.to_layer) + "\" to-port=\"" + id(e.to_port) + "\"";
+}
 
 struct IrDocument {
     std::string xml_path;  // for messages; "<memory>" when read from memory

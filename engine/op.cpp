@@ -13,10 +13,13 @@
 namespace irlite {
 namespace {
 
+// ASCII lower case: IR names are ASCII, and std::tolower's locale lookup per character shows in
+// the load time of large models.
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 std::string lower(std::string_view s) {
     std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (char& c : out) c = ascii_lower(c);
     return out;
 }
 
@@ -241,6 +244,16 @@ std::string canonical_op_type(std::string_view type) {
     return t;  // PReLU/PRelu, ReLU/Relu, SoftMax/Softmax differ only in case
 }
 
+bool op_type_is(std::string_view type, std::string_view key) {
+    const auto equal_ignoring_case = [](std::string_view a, std::string_view b) {
+        if (a.size() != b.size()) return false;
+        for (size_t i = 0; i < a.size(); ++i)
+            if (ascii_lower(a[i]) != b[i]) return false;
+        return true;
+    };
+    return equal_ignoring_case(type, key) || (key == "const" && equal_ignoring_case(type, "constant"));
+}
+
 std::optional<int> parse_opset(std::string_view version) {
     const std::string v = lower(trim(version));
     if (v.rfind("opset", 0) != 0 || v.size() == 5 || v.size() > 8) return std::nullopt;
@@ -262,14 +275,17 @@ namespace {
 void derive_opset_range(OpDef& def) {
     const auto rows = catalog_entries(def.type);
     if (rows.empty()) return;
+    const bool states_range = def.first_opset != 1 || def.last_opset != kLatestOpset;
     const OpsetCatalogEntry* row = nullptr;
     for (const OpsetCatalogEntry* r : rows)
         if (r->version == def.version) {
-            if (row)
+            // A version with two runs of opsets (ShuffleChannels-1: opset1, then opset3 on) is
+            // registered once per run, each definition stating its run.
+            if (row && !states_range)
                 throw Error(ErrorKind::Usage, "op-not-in-catalog",
                             str("op ", def.type, "-", def.version, " has two runs of opsets in the catalog (",
-                                describe_catalog_entries(rows), "); irlite cannot register it as one range"));
-            row = r;
+                                describe_catalog_entries(rows), "); register one definition per run, each stating it"));
+            if (!row || (states_range && r->last_opset == def.last_opset)) row = r;
         }
     if (!row)
         throw Error(ErrorKind::Usage, "op-not-in-catalog",
@@ -278,7 +294,6 @@ void derive_opset_range(OpDef& def) {
     // A listed deviation widens the run by the opsets just before it (ScatterNDUpdate-3 in opset3).
     int first = row->first_opset;
     while (first > 1 && find_opset_deviation(def.type, def.version, first - 1)) --first;
-    const bool states_range = def.first_opset != 1 || def.last_opset != kLatestOpset;
     if (states_range && (def.first_opset != first || def.last_opset != row->last_opset)) {
         OpDef catalog = def;
         catalog.first_opset = first;
@@ -295,28 +310,32 @@ void derive_opset_range(OpDef& def) {
 
 void OpRegistry::add(OpDef def) {
     derive_opset_range(def);
-    const std::string key = canonical_op_type(def.type);
-    for (const auto& d : defs_) {
-        if (canonical_op_type(d.type) == key && d.first_opset <= def.last_opset && def.first_opset <= d.last_opset)
+    std::string key = canonical_op_type(def.type);
+    std::vector<size_t>& same_type = by_type_[key];
+    for (const size_t i : same_type) {
+        const OpDef& d = defs_[i];
+        if (d.first_opset <= def.last_opset && def.first_opset <= d.last_opset)
             throw Error(ErrorKind::Usage, "duplicate-op",
                         str("op ", def.type, "-", def.version, " (", def.opset_range(), ") overlaps ", d.type,
                             "-", d.version, " (", d.opset_range(), ")"));
     }
+    same_type.push_back(defs_.size());
     defs_.push_back(std::move(def));
 }
 
 const OpDef* OpRegistry::find(std::string_view type, int opset) const {
-    const std::string key = canonical_op_type(type);
-    for (const auto& d : defs_)
-        if (canonical_op_type(d.type) == key && d.first_opset <= opset && opset <= d.last_opset) return &d;
+    const auto it = by_type_.find(canonical_op_type(type));
+    if (it == by_type_.end()) return nullptr;
+    for (const size_t i : it->second)
+        if (defs_[i].first_opset <= opset && opset <= defs_[i].last_opset) return &defs_[i];
     return nullptr;
 }
 
 std::vector<const OpDef*> OpRegistry::find_all(std::string_view type) const {
-    const std::string key = canonical_op_type(type);
     std::vector<const OpDef*> out;
-    for (const auto& d : defs_)
-        if (canonical_op_type(d.type) == key) out.push_back(&d);
+    const auto it = by_type_.find(canonical_op_type(type));
+    if (it != by_type_.end())
+        for (const size_t i : it->second) out.push_back(&defs_[i]);
     return out;
 }
 

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/error.hpp"
@@ -87,6 +88,8 @@ public:
         : def_(def), attrs_(attrs), inputs_(std::move(inputs)), declared_outputs_(declared_outputs) {}
 
     size_t num_inputs() const { return inputs_.size(); }
+    const std::vector<Input>& inputs() const { return inputs_; }
+    std::vector<Input> take_inputs() && { return std::move(inputs_); }
     ElementType type(size_t i) const { return inputs_[i].type; }
     const PartialShape& shape(size_t i) const { return inputs_[i].shape; }
     const Tensor* value(size_t i) const { return inputs_[i].value; }
@@ -245,6 +248,7 @@ struct OpDef {
     OpRole role = OpRole::Compute;
     bool foldable = true;           // may run at load time when its inputs are known
     bool allocates_outputs = false;  // the kernel assigns its outputs itself
+    bool accepts_packed = false;     // takes and makes packed sub-byte tensors (u1, u4, i4)
     AttrParser parse_attrs;          // null: the op has no attributes
     ShapeRule infer;
     PrepareFn prepare;  // null: the kernel needs no plan
@@ -276,10 +280,14 @@ public:
 
 private:
     std::vector<OpDef> defs_;
+    std::unordered_map<std::string, std::vector<size_t>> by_type_;  // canonical type -> defs_ indices
 };
 
 // The canonical lower-case key for an IR type name (applies the aliases).
 std::string canonical_op_type(std::string_view type);
+
+// canonical_op_type(type) == key, without building a string (key is a canonical key).
+bool op_type_is(std::string_view type, std::string_view key);
 
 // "opset8" -> 8; nullopt for anything else ("experimental", "extension", "opsetX").
 std::optional<int> parse_opset(std::string_view version);

@@ -38,6 +38,14 @@ bool shapes_compatible(const PartialShape& a, const PartialShape& b) {
     return true;
 }
 
+bool shapes_compatible(const std::vector<int64_t>& declared, const PartialShape& b) {
+    if (!b.rank_known()) return true;
+    if (declared.size() != b.rank()) return false;
+    for (size_t i = 0; i < declared.size(); ++i)
+        if (!dims_compatible(declared[i], b[i])) return false;
+    return true;
+}
+
 int64_t checked_num_elements(const Shape& s) {
     int64_t n = 1;
     for (int64_t d : s) {

@@ -51,6 +51,8 @@ std::string to_string(const PartialShape& s);
 // of the two is kDynamic.
 bool dims_compatible(int64_t a, int64_t b);
 bool shapes_compatible(const PartialShape& a, const PartialShape& b);
+// The same for dims as written in a file (known rank), without building a PartialShape.
+bool shapes_compatible(const std::vector<int64_t>& declared, const PartialShape& b);
 
 // Number of elements; throws Error(kind Limit) when the product overflows int64 or a dim is
 // negative. Every allocation from a file-supplied shape goes through this.

@@ -48,13 +48,25 @@ Tensor Tensor::uninitialized(ElementType type, Shape shape) {
     return t;
 }
 
+namespace {
+// Bytes and elements of a tensor of `shape`: packed sub-byte types take a fraction of a byte each.
+std::pair<size_t, int64_t> storage_of(ElementType type, const Shape& shape) {
+    if (is_packed(type)) {
+        const int64_t count = checked_num_elements(shape);
+        return {static_cast<size_t>(packed_byte_size(type, count)), count};
+    }
+    const size_t bytes = checked_byte_size(shape, element_size(type));
+    return {bytes, element_size(type) ? static_cast<int64_t>(bytes / element_size(type)) : 0};
+}
+}  // namespace
+
 void Tensor::allocate(bool zero_fill) {
-    const size_t bytes = checked_byte_size(shape_, element_size(type_));
+    const auto [bytes, count] = storage_of(type_, shape_);
     if (bytes > max_tensor_bytes())
         throw Error(ErrorKind::Limit, "tensor-too-large",
                     str("a ", to_string(type_), " tensor of shape ", to_string(shape_), " needs ", bytes,
                         " bytes, more than the limit of ", max_tensor_bytes(), " bytes"));
-    num_elements_ = static_cast<int64_t>(bytes / element_size(type_));
+    num_elements_ = count;
     // Always allocate at least one aligned block, so that data() is non-null even for empty tensors.
     const size_t alloc = ((bytes + kAlignment - 1) / kAlignment + 1) * kAlignment;
     void* p = std::aligned_alloc(kAlignment, alloc);
@@ -68,8 +80,7 @@ void Tensor::allocate(bool zero_fill) {
 }
 
 Tensor Tensor::wrap(ElementType type, Shape shape, void* data, std::shared_ptr<void> owner) {
-    const size_t bytes = checked_byte_size(shape, element_size(type));
-    const int64_t count = static_cast<int64_t>(bytes / element_size(type));
+    const auto [bytes, count] = storage_of(type, shape);
     // An empty view may come with a null pointer (an empty .bin); give it a valid address so that
     // kernels can pass data() to memcpy with a zero size.
     static std::byte empty_view[64];
@@ -91,6 +102,7 @@ Tensor Tensor::clone() const {
 }
 
 double Tensor::value_as_double(int64_t i) const {
+    if (is_packed(type_)) return static_cast<double>(packed_element(data_, type_, i));
     return dispatch_type(type_, [&](auto tag) -> double {
         using T = decltype(tag);
         const T v = static_cast<const T*>(data_)[i];
@@ -101,6 +113,7 @@ double Tensor::value_as_double(int64_t i) const {
 }
 
 int64_t Tensor::value_as_int64(int64_t i) const {
+    if (is_packed(type_)) return packed_element(data_, type_, i);
     return dispatch_type(type_, [&](auto tag) -> int64_t {
         using T = decltype(tag);
         const T v = static_cast<const T*>(data_)[i];

@@ -36,7 +36,10 @@ public:
     const Shape& shape() const { return shape_; }
     size_t rank() const { return shape_.size(); }
     int64_t num_elements() const { return num_elements_; }
-    size_t byte_size() const { return static_cast<size_t>(num_elements_) * element_size(type_); }
+    size_t byte_size() const {
+        return is_packed(type_) ? static_cast<size_t>(packed_byte_size(type_, num_elements_))
+                                : static_cast<size_t>(num_elements_) * element_size(type_);
+    }
 
     void* data() { return data_; }
     const void* data() const { return data_; }

@@ -1,4 +1,4 @@
-// The one list of ops irlite runs. Adding an op: write kernels/<op>.cpp defining
+// The one list of ops irlite runs. Adding an op: write kernels/<family>/<op>.cpp defining
 // `OpDef make_<op>_op()` (or several, one per version), declare it here and add it to the table.
 // The registry rejects overlapping (type, opset) pairs, and tests/op_table_test.cpp fails when an
 // op has no unit test.
@@ -17,6 +17,11 @@ OpDef make_variadic_split_op();
 OpDef make_scatter_nd_update_op();
 OpDef make_scatter_nd_update_15_op();
 OpDef make_gather_elements_op();
+OpDef make_scatter_update_op();
+OpDef make_scatter_elements_update_3_op();
+OpDef make_scatter_elements_update_12_op();
+OpDef make_gather_nd_5_op();
+OpDef make_gather_nd_8_op();
 
 // Shape and data movement (reshape-like views, copies, shape subgraphs, types, state).
 OpDef make_reshape_op();
@@ -44,6 +49,15 @@ OpDef make_interpolate_v4_op();
 OpDef make_interpolate_v11_op();
 OpDef make_read_value_op();
 OpDef make_assign_op();
+OpDef make_read_value_3_op();
+OpDef make_assign_3_op();
+OpDef make_depth_to_space_op();
+OpDef make_space_to_depth_op();
+OpDef make_roll_op();
+OpDef make_one_hot_op();
+OpDef make_non_zero_op();
+OpDef make_shuffle_channels_opset1_op();
+OpDef make_shuffle_channels_op();
 
 // Elementwise arithmetic.
 OpDef make_add_op();
@@ -64,6 +78,16 @@ OpDef make_logical_and_op();
 OpDef make_logical_or_op();
 OpDef make_logical_xor_op();
 OpDef make_select_op();
+OpDef make_mod_op();
+OpDef make_floor_mod_op();
+OpDef make_bitwise_and_op();
+OpDef make_bitwise_or_op();
+OpDef make_bitwise_xor_op();
+OpDef make_bitwise_not_op();
+OpDef make_cum_sum_op();
+OpDef make_top_k_1_op();
+OpDef make_top_k_3_op();
+OpDef make_top_k_11_op();
 // Unary math and activations.
 OpDef make_exp_op();
 OpDef make_log_op();
@@ -77,6 +101,12 @@ OpDef make_acos_op();
 OpDef make_atan_op();
 OpDef make_sinh_op();
 OpDef make_cosh_op();
+OpDef make_asinh_op();
+OpDef make_acosh_op();
+OpDef make_atanh_op();
+OpDef make_softsign_op();
+OpDef make_selu_op();
+OpDef make_hard_sigmoid_op();
 OpDef make_abs_op();
 OpDef make_negative_op();
 OpDef make_sign_op();
@@ -117,6 +147,8 @@ OpDef make_reduce_min_op();
 OpDef make_reduce_prod_op();
 OpDef make_reduce_l1_op();
 OpDef make_reduce_l2_op();
+OpDef make_reduce_logical_and_op();
+OpDef make_reduce_logical_or_op();
 OpDef make_softmax_1_op();
 OpDef make_softmax_8_op();
 OpDef make_log_softmax_op();
@@ -125,6 +157,29 @@ OpDef make_batch_norm_inference_5_op();
 OpDef make_mvn_1_op();
 OpDef make_mvn_6_op();
 OpDef make_normalize_l2_op();
+OpDef make_einsum_op();
+OpDef make_lrn_op();
+OpDef make_group_normalization_op();
+
+// Quantization.
+OpDef make_fake_quantize_op();
+
+// Object detection.
+OpDef make_prior_box_1_op();
+OpDef make_prior_box_8_op();
+OpDef make_prior_box_clustered_op();
+OpDef make_detection_output_1_op();
+OpDef make_detection_output_8_op();
+OpDef make_nms_1_op();
+OpDef make_nms_3_op();
+OpDef make_nms_4_op();
+OpDef make_nms_5_op();
+OpDef make_nms_9_op();
+
+// Sequences.
+OpDef make_ctc_greedy_decoder_op();
+OpDef make_ctc_greedy_decoder_seq_len_op();
+OpDef make_scaled_dot_product_attention_op();
 
 namespace {
 
@@ -138,6 +193,11 @@ OpRegistry build_registry() {
              make_variadic_split_op,
              make_scatter_nd_update_op,
              make_scatter_nd_update_15_op,
+             make_scatter_update_op,
+             make_scatter_elements_update_3_op,
+             make_scatter_elements_update_12_op,
+             make_gather_nd_5_op,
+             make_gather_nd_8_op,
              make_gather_elements_op,
              make_reshape_op,
              make_squeeze_op,
@@ -164,6 +224,15 @@ OpRegistry build_registry() {
              make_interpolate_v11_op,
              make_read_value_op,
              make_assign_op,
+             make_read_value_3_op,
+             make_assign_3_op,
+             make_depth_to_space_op,
+             make_space_to_depth_op,
+             make_roll_op,
+             make_one_hot_op,
+             make_non_zero_op,
+             make_shuffle_channels_opset1_op,
+             make_shuffle_channels_op,
              make_add_op,
              make_multiply_op,
              make_subtract_op,
@@ -182,6 +251,16 @@ OpRegistry build_registry() {
              make_logical_or_op,
              make_logical_xor_op,
              make_select_op,
+             make_mod_op,
+             make_floor_mod_op,
+             make_bitwise_and_op,
+             make_bitwise_or_op,
+             make_bitwise_xor_op,
+             make_bitwise_not_op,
+             make_cum_sum_op,
+             make_top_k_1_op,
+             make_top_k_3_op,
+             make_top_k_11_op,
              make_exp_op,
              make_log_op,
              make_sqrt_op,
@@ -194,6 +273,12 @@ OpRegistry build_registry() {
              make_atan_op,
              make_sinh_op,
              make_cosh_op,
+             make_asinh_op,
+             make_acosh_op,
+             make_atanh_op,
+             make_softsign_op,
+             make_selu_op,
+             make_hard_sigmoid_op,
              make_abs_op,
              make_negative_op,
              make_sign_op,
@@ -232,6 +317,8 @@ OpRegistry build_registry() {
              make_reduce_prod_op,
              make_reduce_l1_op,
              make_reduce_l2_op,
+             make_reduce_logical_and_op,
+             make_reduce_logical_or_op,
              make_softmax_1_op,
              make_softmax_8_op,
              make_log_softmax_op,
@@ -240,6 +327,23 @@ OpRegistry build_registry() {
              make_mvn_1_op,
              make_mvn_6_op,
              make_normalize_l2_op,
+             make_einsum_op,
+             make_lrn_op,
+             make_group_normalization_op,
+             make_fake_quantize_op,
+             make_ctc_greedy_decoder_op,
+             make_ctc_greedy_decoder_seq_len_op,
+             make_scaled_dot_product_attention_op,
+             make_prior_box_1_op,
+             make_prior_box_8_op,
+             make_prior_box_clustered_op,
+             make_detection_output_1_op,
+             make_detection_output_8_op,
+             make_nms_1_op,
+             make_nms_3_op,
+             make_nms_4_op,
+             make_nms_5_op,
+             make_nms_9_op,
          })
         r.add(make());
     return r;

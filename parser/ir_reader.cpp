@@ -3,6 +3,7 @@
 #include "parser/ir_reader.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,34 +20,38 @@
 namespace irlite {
 namespace {
 
-// Byte offset -> 1-based line and column, by binary search over the newline offsets.
+// Byte offset -> 1-based line and column. The reader asks in document order, so lines are counted
+// forward from the previous answer: one pass over the text in all, and no table of every newline
+// (a binary search per node over hundreds of thousands of lines showed in the load time of large
+// models). An offset before the previous one (only on error paths) counts from the start.
 class LineIndex {
 public:
-    LineIndex(const char* text, size_t size) {
-        const char* end = text + size;
-        for (const char* p = text; p < end;) {
-            const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
-            if (!nl) break;
-            const char* at = static_cast<const char*>(nl);
-            newlines_.push_back(static_cast<size_t>(at - text));
-            p = at + 1;
-        }
-    }
+    LineIndex(const char* text, size_t size) : text_(text), size_(size) {}
     // 0 when the offset is unknown (pugixml returns -1 then).
     int64_t line_of(ptrdiff_t offset) const {
         if (offset < 0) return 0;
-        const auto it = std::lower_bound(newlines_.begin(), newlines_.end(), static_cast<size_t>(offset));
-        return static_cast<int64_t>(it - newlines_.begin()) + 1;
+        const size_t at = std::min(static_cast<size_t>(offset), size_);
+        if (at < last_offset_) {
+            last_offset_ = 0;
+            last_line_ = 1;
+        }
+        last_line_ += static_cast<int64_t>(std::count(text_ + last_offset_, text_ + at, '\n'));
+        last_offset_ = at;
+        return last_line_;
     }
     int64_t column_of(ptrdiff_t offset) const {
-        const int64_t line = line_of(offset);
-        if (line == 0) return 0;
-        const size_t line_start = line == 1 ? 0 : newlines_[static_cast<size_t>(line - 2)] + 1;
-        return static_cast<int64_t>(offset) - static_cast<int64_t>(line_start) + 1;
+        if (offset < 0) return 0;
+        const size_t at = std::min(static_cast<size_t>(offset), size_);
+        size_t line_start = at;
+        while (line_start > 0 && text_[line_start - 1] != '\n') --line_start;
+        return static_cast<int64_t>(at - line_start) + 1;
     }
 
 private:
-    std::vector<size_t> newlines_;
+    const char* text_;
+    size_t size_;
+    mutable size_t last_offset_ = 0;
+    mutable int64_t last_line_ = 1;
 };
 
 Location file_and_line(const std::string& file, int64_t line) {
@@ -153,15 +158,27 @@ public:
         doc.xml_path = file_;
         doc.name = net.attribute("name").value();
         doc.ir_version = read_version(net);
-        for (pugi::xml_node layer = net.child("layers").child("layer"); layer; layer = layer.next_sibling("layer"))
+        const pugi::xml_node layers = net.child("layers");
+        const pugi::xml_node edges = net.child("edges");
+        doc.layers.reserve(count_children(layers));
+        doc.edges.reserve(count_children(edges));
+        for (pugi::xml_node layer = layers.child("layer"); layer; layer = layer.next_sibling("layer"))
             doc.layers.push_back(read_layer(layer));
-        for (pugi::xml_node edge = net.child("edges").child("edge"); edge; edge = edge.next_sibling("edge"))
+        for (pugi::xml_node edge = edges.child("edge"); edge; edge = edge.next_sibling("edge"))
             doc.edges.push_back(read_edge(edge));
         return doc;
     }
 
 private:
     int64_t line(const pugi::xml_node& node) const { return lines_.line_of(node.offset_debug()); }
+
+    // How many children a node has, whatever their names: an upper bound to reserve with, that
+    // costs no string comparison.
+    static size_t count_children(const pugi::xml_node& parent) {
+        size_t n = 0;
+        for (pugi::xml_node c = parent.first_child(); c; c = c.next_sibling()) ++n;
+        return n;
+    }
     Location at(const pugi::xml_node& node) const { return file_and_line(file_, line(node)); }
 
     // Parsed as a fragment so that pugixml keeps top-level text (it would drop it silently); then
@@ -214,12 +231,24 @@ private:
             else layer.layer_attributes.push_back({a.name(), a.value()});
         }
         layer.id = parse_id(layer.id_text);
-        const pugi::xml_node data = node.child("data");
+        // One pass over the children for the first <data>, <input> and <output>.
+        pugi::xml_node data, inputs, outputs;
+        for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
+            const std::string_view name = c.name();
+            if (name == "data" && !data) data = c;
+            else if (name == "input" && !inputs) inputs = c;
+            else if (name == "output" && !outputs) outputs = c;
+        }
         layer.data_line = data ? line(data) : layer.line;
+        size_t n_attributes = 0;
+        for (pugi::xml_attribute a = data.first_attribute(); a; a = a.next_attribute()) ++n_attributes;
+        layer.attributes.reserve(n_attributes);
         for (const pugi::xml_attribute a : data.attributes()) layer.attributes.push_back({a.name(), a.value()});
-        for (pugi::xml_node port = node.child("input").child("port"); port; port = port.next_sibling("port"))
+        layer.inputs.reserve(count_children(inputs));
+        layer.outputs.reserve(count_children(outputs));
+        for (pugi::xml_node port = inputs.child("port"); port; port = port.next_sibling("port"))
             layer.inputs.push_back(read_port(port));
-        for (pugi::xml_node port = node.child("output").child("port"); port; port = port.next_sibling("port"))
+        for (pugi::xml_node port = outputs.child("port"); port; port = port.next_sibling("port"))
             layer.outputs.push_back(read_port(port));
         return layer;
     }
@@ -227,10 +256,23 @@ private:
     IrPort read_port(const pugi::xml_node& node) const {
         IrPort port;
         port.line = line(node);
-        port.id_text = node.attribute("id").value();
+        // One pass over the attributes (the first of each name counts, as with node.attribute()).
+        bool seen_id = false, seen_precision = false, seen_names = false;
+        for (const pugi::xml_attribute a : node.attributes()) {
+            const std::string_view name = a.name();
+            if (name == "id" && !seen_id) {
+                port.id_text = a.value();
+                seen_id = true;
+            } else if (name == "precision" && !seen_precision) {
+                port.precision = a.value();
+                seen_precision = true;
+            } else if (name == "names" && !seen_names) {
+                port.names = split_names(a.value());
+                seen_names = true;
+            }
+        }
         port.id = parse_id(port.id_text);
-        port.precision = node.attribute("precision").value();
-        if (const pugi::xml_attribute names = node.attribute("names")) port.names = split_names(names.value());
+        port.dims.reserve(count_children(node));
         for (pugi::xml_node dim = node.child("dim"); dim; dim = dim.next_sibling("dim")) {
             int64_t value = -1;
             if (!parse_dim(dim.child_value(), value)) {
@@ -248,16 +290,34 @@ private:
     IrEdge read_edge(const pugi::xml_node& node) const {
         IrEdge edge;
         edge.line = line(node);
-        const char* from_layer = node.attribute("from-layer").value();
-        const char* from_port = node.attribute("from-port").value();
-        const char* to_layer = node.attribute("to-layer").value();
-        const char* to_port = node.attribute("to-port").value();
+        // One pass over the attributes; the first of each name counts, "" when absent.
+        const char* from_layer = nullptr;
+        const char* from_port = nullptr;
+        const char* to_layer = nullptr;
+        const char* to_port = nullptr;
+        for (const pugi::xml_attribute a : node.attributes()) {
+            const std::string_view name = a.name();
+            const char** slot = name == "from-layer" ? &from_layer
+                                : name == "from-port" ? &from_port
+                                : name == "to-layer"  ? &to_layer
+                                : name == "to-port"   ? &to_port
+                                                      : nullptr;
+            if (slot && !*slot) *slot = a.value();
+        }
+        for (const char** v : {&from_layer, &from_port, &to_layer, &to_port})
+            if (!*v) *v = "";
         edge.from_layer = parse_id(from_layer);
         edge.from_port = parse_id(from_port);
         edge.to_layer = parse_id(to_layer);
         edge.to_port = parse_id(to_port);
-        edge.text = str("from-layer=\"", from_layer, "\" from-port=\"", from_port, "\" to-layer=\"", to_layer,
-                        "\" to-port=\"", to_port, "\"");
+        // The text as written is kept only when the ids do not give it back (junk, leading zeros):
+        // a string per edge shows in the load time of large models. edge_text() rebuilds the rest.
+        const auto canonical = [](const char* v, const IrId& id) { return id && (v[0] != '0' || v[1] == '\0'); };
+        if (!canonical(from_layer, edge.from_layer) || !canonical(from_port, edge.from_port) ||
+            !canonical(to_layer, edge.to_layer) || !canonical(to_port, edge.to_port)) {
+            edge.text.append("from-layer=\"").append(from_layer).append("\" from-port=\"").append(from_port);
+            edge.text.append("\" to-layer=\"").append(to_layer).append("\" to-port=\"").append(to_port).append("\"");
+        }
         return edge;
     }
 
@@ -270,34 +330,46 @@ private:
     throw Error(ErrorKind::Io, "xml-unreadable", str("cannot ", what, " '", path, "': ", std::strerror(err)));
 }
 
-// Reads a whole regular file; its size (from fstat) bounds the buffer.
-std::string read_whole_file(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) xml_unreadable(path, "open", errno);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        const int err = errno;
+// A whole regular file, memory-mapped read-only: pugixml copies what it parses anyway, so a
+// private read buffer would only add page faults (a large IR is tens of megabytes).
+class MappedText {
+public:
+    explicit MappedText(const std::string& path) {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) xml_unreadable(path, "open", errno);
+        struct stat st {};
+        if (::fstat(fd, &st) != 0) {
+            const int err = errno;
+            ::close(fd);
+            xml_unreadable(path, "stat", err);
+        }
+        if (!S_ISREG(st.st_mode)) {
+            ::close(fd);
+            throw Error(ErrorKind::Io, "xml-unreadable", str("cannot read '", path, "': not a regular file"));
+        }
+        size_ = static_cast<size_t>(st.st_size);
+        if (size_ > 0) {
+            void* addr = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (addr == MAP_FAILED) {
+                const int err = errno;
+                ::close(fd);
+                xml_unreadable(path, "map", err);
+            }
+            data_ = static_cast<const char*>(addr);
+        }
         ::close(fd);
-        xml_unreadable(path, "stat", err);
     }
-    if (!S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw Error(ErrorKind::Io, "xml-unreadable", str("cannot read '", path, "': not a regular file"));
+    ~MappedText() {
+        if (data_) ::munmap(const_cast<char*>(data_), size_);
     }
-    std::string data(static_cast<size_t>(st.st_size), '\0');
-    size_t done = 0;
-    int err = 0;
-    while (done < data.size()) {
-        const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) err = errno;
-        if (n <= 0) break;  // an error, or the file shrank meanwhile
-        done += static_cast<size_t>(n);
-    }
-    ::close(fd);
-    if (done != data.size()) xml_unreadable(path, "read", err ? err : EIO);
-    return data;
-}
+    MappedText(const MappedText&) = delete;
+    MappedText& operator=(const MappedText&) = delete;
+    std::string_view text() const { return data_ ? std::string_view(data_, size_) : std::string_view("", 0); }
+
+private:
+    const char* data_ = nullptr;
+    size_t size_ = 0;
+};
 
 bool file_exists(const std::string& path) {
     struct stat st {};
@@ -321,15 +393,15 @@ IrDocument read_ir_memory(std::string_view xml_text, std::shared_ptr<WeightsBlob
 }
 
 IrDocument read_ir_xml_only(const std::string& xml_path) {
-    const std::string text = read_whole_file(xml_path);
-    IrDocument doc = Reader(text, xml_path).read();
+    const MappedText file(xml_path);
+    IrDocument doc = Reader(file.text(), xml_path).read();
     doc.weights_note = "weights not read (--no-weights)";
     return doc;
 }
 
 IrDocument read_ir_file(const std::string& xml_path, const std::string& bin_path) {
-    const std::string text = read_whole_file(xml_path);
-    IrDocument doc = Reader(text, xml_path).read();
+    const MappedText file(xml_path);
+    IrDocument doc = Reader(file.text(), xml_path).read();
     if (!bin_path.empty()) {
         doc.weights = map_weights_file(bin_path);
         return doc;

@@ -153,6 +153,46 @@ TEST(Cli, RunInputErrorsListWhatTheModelExpects) {
     EXPECT_NE(no_model.err.find("absent.xml"), std::string::npos) << no_model.err;
 }
 
+TEST(Cli, RunFillsInputsNotGiven) {
+    TempDir dir;
+    // zeros: x = 0 everywhere, so head = the demo's constant part alone.
+    ASSERT_EQ(irlite({"run", kDemo, "--fill", "zeros", "-o", dir.file("zeros"), "-q"}).exit_code, 0);
+    ASSERT_EQ(irlite({"run", kDemo, "--fill", "ones", "-o", dir.file("ones"), "-q"}).exit_code, 0);
+    const Tensor z = read_npy(dir.file("zeros/head.npy")), o = read_npy(dir.file("ones/head.npy"));
+    ASSERT_EQ(z.shape(), (Shape{1, 3}));
+    EXPECT_NE(z.data<float>()[0], o.data<float>()[0]);
+
+    // random: the same seed gives the same values, another seed others; values in [0, 1).
+    const auto random_head = [&](const std::string& seed, const std::string& out) {
+        EXPECT_EQ(irlite({"run", kDemo, "--fill", "random", "--seed", seed, "-o", dir.file(out), "-q"}).exit_code, 0);
+        return slurp(dir.file(out + "/head.npy"));
+    };
+    const std::string a = random_head("0", "r0"), b = random_head("0", "r0_again"), c = random_head("7", "r7");
+    EXPECT_FALSE(a.empty());
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+    const CliResult shown = irlite({"run", kDemo, "--fill", "random"});
+    ASSERT_EQ(shown.exit_code, 0) << shown.err;
+    EXPECT_NE(shown.out.find("(random fill)"), std::string::npos) << shown.out;
+
+    // A given input is used as given; bad modes and seeds are usage errors.
+    EXPECT_EQ(irlite({"run", kDemo, "-i", "x=" + kDemoInput, "--fill", "zeros", "-o", dir.file("given"), "-q"}).exit_code, 0);
+    EXPECT_EQ(read_npy(dir.file("given/head.npy")).data<float>()[0], 101.0f);
+    EXPECT_EQ(irlite({"run", kDemo, "--fill", "noise"}).exit_code, 2);
+    EXPECT_EQ(irlite({"run", kDemo, "--fill", "random", "--seed", "-1"}).exit_code, 2);
+}
+
+TEST(Cli, BenchSaysItFilledInputs) {
+    const CliResult r = irlite({"bench", kDemo, "-n", "2", "--warmup", "0"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("inputs   random fill (seed 0) for 'x'"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("read     "), std::string::npos) << r.out;
+    const CliResult given = irlite({"bench", kDemo, "-i", "x=" + kDemoInput, "-n", "2", "--load-runs", "3"});
+    ASSERT_EQ(given.exit_code, 0) << given.err;
+    EXPECT_EQ(given.out.find("inputs   "), std::string::npos) << given.out;
+    EXPECT_NE(given.out.find("(median of 3)"), std::string::npos) << given.out;
+}
+
 // ---- check ---------------------------------------------------------------------------------
 
 TEST(Cli, CheckOfAValidModelIsClean) {

@@ -20,11 +20,15 @@ TEST(OpCatalog, EveryRegisteredVersionIsInTheCatalogForEachOfItsOpsets) {
             EXPECT_EQ(e->version, d.version) << d.type << "-" << d.version << " claims opset" << opset << ", where "
                                              << d.type << " is version " << e->version;
         }
-        // And it runs in every opset the catalog gives it (no opset left without a definition).
+        // And it runs in every opset the catalog gives it (no opset left without a definition; a
+        // version with two runs of opsets has a definition per run).
         for (const OpsetCatalogEntry* e : catalog_entries(d.type)) {
             if (e->version != d.version) continue;
-            EXPECT_LE(d.first_opset, e->first_opset) << d.type << "-" << d.version;
-            EXPECT_GE(d.last_opset, e->last_opset) << d.type << "-" << d.version;
+            bool covered = false;
+            for (const OpDef* other : builtin_ops().find_all(d.type))
+                covered = covered || (other->version == d.version && other->first_opset <= e->first_opset &&
+                                      other->last_opset >= e->last_opset);
+            EXPECT_TRUE(covered) << d.type << "-" << d.version << " in opset" << e->first_opset << "..opset" << e->last_opset;
         }
     }
 }

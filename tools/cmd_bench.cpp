@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "engine/irlite.hpp"
@@ -21,18 +22,24 @@ namespace irlite::cli {
 namespace {
 
 const char* kBenchHelp =
-    "usage: irlite bench MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-n RUNS] [--warmup N]\n"
-    "                    [--time SECONDS] [-t THREADS] [--profile] [--json]\n"
+    "usage: irlite bench MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [--fill MODE [--seed N]]\n"
+    "                    [-n RUNS] [--warmup N]\n"
+    "                    [--time SECONDS] [-t THREADS] [--profile] [--load-runs N] [--json]\n"
     "\n"
     "Times reading + compiling the model, then RUNS inferences (default 20) after N warm-up runs\n"
     "(default 2), and prints min / median / mean milliseconds per inference, the throughput and the\n"
-    "peak resident memory. Inputs not given with -i are filled with zeros (their shapes must then be\n"
-    "static).\n"
+    "peak resident memory. Inputs not given with -i are filled (random by default, seed 0; their\n"
+    "shapes must then be static), and the report says so.\n"
     "\n"
+    "  --fill MODE       random (default: floats in [0,1), integers in [0,10)), zeros or ones\n"
+    "  --seed N          the random fill's seed (default 0)\n"
     "  -t, --threads N   intra-op threads (default: IRLITE_NUM_THREADS, else every core available)\n"
     "  --time SECONDS    run for at least this long (and at least RUNS inferences)\n"
     "  --profile         per-layer table (name, type, method, ms, share of the total), slowest\n"
     "                    first, and the same per op type; medians over the timed runs\n"
+    "  --load-runs N     read and compile the model N times (default 1) and report the medians:\n"
+    "                    the steady cost without the first run's page faults, as pugixml_parse\n"
+    "                    measures its own parse\n"
     "  --json            one JSON document on stdout instead of the text report\n";
 
 using Clock = std::chrono::steady_clock;
@@ -88,7 +95,9 @@ int bench_command(const std::vector<std::string>& args) {
     ArgCursor cur(args);
     std::string model_path, bin_path, value;
     std::vector<std::string> specs;
-    long runs = 20, warmup = 2;
+    long runs = 20, warmup = 2, load_runs = 1;
+    FillMode fill = FillMode::Random;
+    uint64_t seed = 0;
     double min_seconds = 0;
     bool profile = false, json = false;
     CompileOptions options;
@@ -104,6 +113,18 @@ int bench_command(const std::vector<std::string>& args) {
         }
         if (cur.take_option({"-n", "--runs"}, value)) {
             runs = parse_count(value, "-n", 1, 1000000);
+            continue;
+        }
+        if (cur.take_option({"--fill"}, value)) {
+            fill = parse_fill_mode(value);
+            continue;
+        }
+        if (cur.take_option({"--seed"}, value)) {
+            seed = parse_seed(value);
+            continue;
+        }
+        if (cur.take_option({"--load-runs"}, value)) {
+            load_runs = parse_count(value, "--load-runs", 1, 1000);
             continue;
         }
         if (cur.take_option({"--warmup"}, value)) {
@@ -133,30 +154,36 @@ int bench_command(const std::vector<std::string>& args) {
         model_path = cur.take_positional();
     }
     if (model_path.empty()) throw UsageError("bench: no model given");
-    auto t0 = Clock::now();
-    const Model model = Model::read(model_path, bin_path);
-    const double read_ms = ms_since(t0);
-    t0 = Clock::now();
-    const CompiledModel compiled(model, options);
-    const double compile_ms = ms_since(t0);
+    // Read and compile load_runs times; the last model and compiled model are the ones run.
+    std::vector<double> read_times, compile_times;
+    std::optional<Model> model;
+    std::optional<CompiledModel> compiled_model;
+    for (long r = 0; r < load_runs; ++r) {
+        compiled_model.reset();
+        model.reset();
+        auto t0 = Clock::now();
+        model.emplace(Model::read(model_path, bin_path));
+        read_times.push_back(ms_since(t0));
+        t0 = Clock::now();
+        compiled_model.emplace(*model, options);
+        compile_times.push_back(ms_since(t0));
+    }
+    const double read_ms = median(read_times);
+    const double compile_ms = median(compile_times);
+    const std::string load_note = load_runs > 1 ? str(" (median of ", load_runs, ")") : std::string();
+    const CompiledModel& compiled = *compiled_model;
     InferRequest request = compiled.create_infer_request();
-    // Given inputs from files; the others zero-filled.
-    std::vector<bool> given(compiled.inputs().size(), false);
-    std::vector<BoundInput> bound;
-    if (!specs.empty()) bound = load_inputs(compiled, specs);
+    // Given inputs from files; the others filled.
+    const std::vector<BoundInput> bound = load_inputs(compiled, specs, fill, seed);
+    std::string filled;  // "'x', 'y'"
     for (const BoundInput& b : bound) {
         request.set_input(b.index, b.tensor);
-        given[b.index] = true;
+        if (b.path.empty()) filled += str(filled.empty() ? "" : ", ", "'", compiled.inputs()[b.index].name, "'");
     }
-    for (size_t i = 0; i < given.size(); ++i) {
-        if (given[i]) continue;
-        const PortInfo& p = compiled.inputs()[i];
-        if (!p.shape.is_static())
-            throw Error(ErrorKind::Input, "input-missing",
-                        str("input '", p.name, "' has a dynamic shape ", to_string(p.shape), "; give it with -i"));
-        request.set_input(i, Tensor(p.type, p.shape.to_shape()));
-    }
-    t0 = Clock::now();
+    const std::string fill_note =
+        filled.empty() ? std::string()
+                       : str(fill_mode_name(fill), " fill", fill == FillMode::Random ? str(" (seed ", seed, ")") : "", " for ", filled);
+    auto t0 = Clock::now();
     request.infer();
     const double first_ms = ms_since(t0);
     for (long i = 0; i < warmup; ++i) request.infer();
@@ -192,8 +219,10 @@ int bench_command(const std::vector<std::string>& args) {
         JsonWriter j;
         j.begin_object();
         j.field("model", model_path);
+        if (!fill_note.empty()) j.field("inputs_filled", fill_note);
         j.field("threads", static_cast<int64_t>(options.threads));
-        j.field("read_ms", read_ms).field("compile_ms", compile_ms).field("first_ms", first_ms);
+        j.field("read_ms", read_ms).field("compile_ms", compile_ms).field("load_runs", static_cast<int64_t>(load_runs));
+        j.field("first_ms", first_ms);
         j.key("infer_ms").begin_object();
         j.field("min", min).field("median", med).field("mean", mean).field("runs", static_cast<int64_t>(times.size()));
         j.end_object();
@@ -221,9 +250,10 @@ int bench_command(const std::vector<std::string>& args) {
         std::cout << j.str() << "\n";
         return kExitOk;
     }
-    std::cout << "model    " << model_path << "\n"
-              << "read     " << read_ms << " ms\n"
-              << "compile  " << compile_ms << " ms\n"
+    std::cout << "model    " << model_path << "\n";
+    if (!fill_note.empty()) std::cout << "inputs   " << fill_note << "\n";
+    std::cout << "read     " << read_ms << " ms" << load_note << "\n"
+              << "compile  " << compile_ms << " ms" << load_note << "\n"
               << "first    " << first_ms << " ms\n"
               << "infer    min " << min << " ms, median " << med << " ms, mean " << mean << " ms over "
               << times.size() << " runs\n"

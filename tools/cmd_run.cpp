@@ -16,7 +16,8 @@ namespace irlite::cli {
 namespace {
 
 const char* kRunHelp =
-    "usage: irlite run MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-o OUTDIR] [-t THREADS] [-q]\n"
+    "usage: irlite run MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [--fill MODE [--seed N]]\n"
+    "                  [-o OUTDIR] [-t THREADS] [-q]\n"
     "\n"
     "Runs the model once and writes every output as OUTDIR/<name>.npy (OUTDIR is created if\n"
     "needed; each file is written atomically). Without -o, prints every input and output.\n"
@@ -26,6 +27,10 @@ const char* kRunHelp =
     "                       binds a model input: NAME is a Parameter's layer name or any of its\n"
     "                       tensor names. The .npy must match the Parameter's element type and\n"
     "                       shape exactly (no implicit casts; a bf16 input takes an f32 .npy).\n"
+    "  --fill MODE          fill every input not given with -i: random (floats uniform in [0,1),\n"
+    "                       integers in [0,10), booleans 0/1), zeros or ones; such an input needs\n"
+    "                       a static shape\n"
+    "  --seed N             the random fill's seed (default 0): the same values on every machine\n"
     "  -o, --output DIR     where to write the outputs\n"
     "  -t, --threads N      intra-op threads (default: IRLITE_NUM_THREADS, else every core\n"
     "                       available); results are the same for every count\n"
@@ -65,6 +70,8 @@ int run_command(const std::vector<std::string>& args) {
     std::string model_path, bin_path, out_dir, value;
     CompileOptions options;
     std::vector<std::string> input_specs;
+    FillMode fill = FillMode::None;
+    uint64_t seed = 0;
     bool quiet = false;
     while (!cur.done()) {
         if (cur.take_flag({"-h", "--help"})) {
@@ -77,6 +84,14 @@ int run_command(const std::vector<std::string>& args) {
             continue;
         }
         if (cur.take_option({"-o", "--output"}, out_dir)) continue;
+        if (cur.take_option({"--fill"}, value)) {
+            fill = parse_fill_mode(value);
+            continue;
+        }
+        if (cur.take_option({"--seed"}, value)) {
+            seed = parse_seed(value);
+            continue;
+        }
         if (cur.take_option({"-t", "--threads"}, value)) {
             char* end = nullptr;
             const long n = std::strtol(value.c_str(), &end, 10);
@@ -97,7 +112,7 @@ int run_command(const std::vector<std::string>& args) {
     const Model model = Model::read(model_path, bin_path);
     const CompiledModel compiled(model, options);
     InferRequest request = compiled.create_infer_request();
-    const std::vector<BoundInput> bound = load_inputs(compiled, input_specs);
+    const std::vector<BoundInput> bound = load_inputs(compiled, input_specs, fill, seed);
     for (const BoundInput& b : bound) request.set_input(b.index, b.tensor);
     request.infer();
 
@@ -107,7 +122,8 @@ int run_command(const std::vector<std::string>& args) {
             for (const BoundInput& b : bound) {
                 const PortInfo& p = compiled.inputs()[b.index];
                 std::cout << "input  " << p.name << ": " << to_string(b.tensor.type()) << " "
-                          << to_string(b.tensor.shape()) << "\n" << format_tensor(b.tensor) << "\n";
+                          << to_string(b.tensor.shape()) << (b.path.empty() ? str(" (", fill_mode_name(fill), " fill)") : "")
+                          << "\n" << format_tensor(b.tensor) << "\n";
             }
             for (size_t i = 0; i < outputs.size(); ++i) {
                 const Tensor& t = request.output(i);
@@ -125,7 +141,7 @@ int run_command(const std::vector<std::string>& args) {
         used.insert(base);
         const std::string path = out_dir + "/" + base + ".npy";
         for (const BoundInput& b : bound)
-            if (same_file(path, b.path))
+            if (!b.path.empty() && same_file(path, b.path))
                 throw Error(ErrorKind::Io, "output-overwrites-input",
                             str("output '", outputs[i].name, "' would overwrite the input file '", b.path, "'"));
         Tensor t = request.output(i);

@@ -33,12 +33,12 @@ std::vector<OutputInfo> infer_binary(const InferContext& ctx, TypeMask allowed, 
 
 std::unique_ptr<OpPlan> prepare_binary(const InferContext& ctx, TypeMask allowed, BinaryOutput output) {
     const std::vector<OutputInfo> out = infer_binary(ctx, allowed, output);
-    const Shape out_shape = out[0].shape.to_shape();
+    const Shape& out_shape = out[0].shape.dims();  // static at prepare time: dims are the shape
     auto plan = std::make_unique<BinaryPlan>();
-    plan->broadcast = plan_broadcast(ctx.shape(0).to_shape(), ctx.shape(1).to_shape(), out_shape);
+    plan->broadcast = plan_broadcast(ctx.shape(0).dims(), ctx.shape(1).dims(), out_shape);
     plan->method = "eltwise";
     for (int i = 0; i < 2; ++i)
-        if (ctx.shape(static_cast<size_t>(i)).to_shape() == out_shape) plan->in_place.push_back({0, i});
+        if (ctx.shape(static_cast<size_t>(i)).dims() == out_shape) plan->in_place.push_back({0, i});
     return plan;
 }
 

@@ -1,7 +1,8 @@
 // libFuzzer harness: a differential fuzzer over small graphs.
 //
 // The fuzzer's bytes drive a FuzzedDataProvider that builds a chain of 1..5 ops (Slice,
-// VariadicSplit, ScatterNDUpdate, GatherElements, Add, Multiply, Transpose, Concat, Reshape) over
+// VariadicSplit, ScatterNDUpdate, ScatterUpdate, GatherElements, GatherND, Roll, Add, Multiply,
+// Transpose, Concat, Reshape) over
 // a data tensor of random type and shape (rank 0..4, dims 0..5), with random index values (mostly
 // valid, sometimes out of range or extreme) and constants. Every auxiliary input is a Const or a
 // Parameter (so shapes are known at load time or only at run time), the data source too (a Const
@@ -296,7 +297,7 @@ private:
 
     // ---- ops ----------------------------------------------------------------------------------
     Value apply_random_op(const Value& cur) {
-        switch (fdp_.ConsumeIntegralInRange(0, 8)) {
+        switch (fdp_.ConsumeIntegralInRange(0, 11)) {
             case 0: return slice(cur);
             case 1: return variadic_split(cur);
             case 2: return scatter_nd_update(cur);
@@ -305,8 +306,84 @@ private:
             case 5: return binary(cur, true);
             case 6: return transpose(cur);
             case 7: return concat(cur);
+            case 8: return scatter_update(cur);
+            case 9: return gather_nd(cur);
+            case 10: return roll(cur);
             default: return reshape(cur);
         }
+    }
+
+    Value scatter_update(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const int64_t rank = static_cast<int64_t>(shape.size());
+        const int64_t axis = one_in(8) ? index_in(-rank, rank - 1) : (rank ? fdp_.ConsumeIntegralInRange(-rank, rank - 1) : 0);
+        const bool axis_ok = axis >= -rank && axis < rank;
+        const size_t a = axis_ok ? static_cast<size_t>(axis < 0 ? axis + rank : axis) : 0;
+        Shape indices_shape;
+        for (int i = fdp_.ConsumeIntegralInRange(0, 2); i > 0; --i) indices_shape.push_back(fdp_.ConsumeIntegralInRange<int64_t>(0, 3));
+        const int64_t d = axis_ok ? shape[a] : 1;
+        std::vector<int64_t> indices(static_cast<size_t>(ref::count(indices_shape)));
+        for (auto& i : indices) i = one_in(4) ? index_in(0, d - 1) : (d > 0 ? fdp_.ConsumeIntegralInRange<int64_t>(0, d - 1) : 0);
+        Shape updates_shape;
+        if (axis_ok) {
+            updates_shape.assign(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(a));
+            updates_shape.insert(updates_shape.end(), indices_shape.begin(), indices_shape.end());
+            updates_shape.insert(updates_shape.end(), shape.begin() + static_cast<std::ptrdiff_t>(a) + 1, shape.end());
+        }
+        if (one_in(16)) updates_shape.push_back(1);
+        const ElementType updates_type = one_in(24) ? other_type(data.ref.type) : data.ref.type;
+        RefTensor updates = ref::make(updates_type, updates_shape);
+        for (auto& v : updates.values) v = fdp_.ConsumeIntegralInRange<int64_t>(-100, 100);
+        const RefTensor t_indices = index_tensor(index_type(true), indices_shape, indices);
+        const RefTensor t_axis = index_tensor(index_type(true), {}, {axis});
+        std::vector<Value> in{data, aux(t_indices), aux(fit(updates)), source(t_axis, false)};
+        const auto outs = reference([&] {
+            return std::vector<RefTensor>{ref::scatter_update(data.ref, t_indices, fit(updates), t_axis)};
+        });
+        return emit("ScatterUpdate", "opset3", "", pointers(in), outs, 1, shape.size()).at(0);
+    }
+
+    Value gather_nd(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const size_t rank = shape.size();
+        const int64_t batch = rank > 1 && one_in(3) ? fdp_.ConsumeIntegralInRange<int64_t>(0, static_cast<int64_t>(rank) - 1) : 0;
+        const auto b = static_cast<size_t>(batch);
+        Shape indices_shape(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(std::min(b, rank)));
+        for (int i = fdp_.ConsumeIntegralInRange(0, 2); i > 0; --i) indices_shape.push_back(fdp_.ConsumeIntegralInRange<int64_t>(0, 3));
+        const int64_t max_k = static_cast<int64_t>(rank) - batch;
+        const int64_t k = one_in(16) ? max_k + 1 : fdp_.ConsumeIntegralInRange<int64_t>(0, std::max<int64_t>(max_k, 0));
+        indices_shape.push_back(k);
+        if (one_in(16) && b > 0) indices_shape[0] += 1;
+        const int64_t rows = ref::count(indices_shape) / std::max<int64_t>(k, 1);
+        std::vector<int64_t> indices;
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < k; ++j) {
+                const int64_t d = b + static_cast<size_t>(j) < rank ? shape[b + static_cast<size_t>(j)] : 1;
+                indices.push_back(one_in(4) ? index_in(-d, d - 1) : (d > 0 ? fdp_.ConsumeIntegralInRange<int64_t>(-d, d - 1) : 0));
+            }
+        indices.resize(static_cast<size_t>(ref::count(indices_shape)), 0);
+        const RefTensor t_indices = index_tensor(index_type(false), indices_shape, indices);
+        std::vector<Value> in{data, aux(t_indices)};
+        const auto outs = reference([&] { return std::vector<RefTensor>{ref::gather_nd(data.ref, t_indices, batch)}; });
+        return emit("GatherND", "opset8", "batch_dims=\"" + std::to_string(batch) + "\"", pointers(in), outs, 1, rank).at(0);
+    }
+
+    Value roll(const Value& data) {
+        const int64_t rank = static_cast<int64_t>(data.ref.shape.size());
+        const size_t n = fdp_.ConsumeIntegralInRange<size_t>(0, 3);
+        std::vector<int64_t> axes(n);
+        for (auto& a : axes) a = one_in(8) ? index_in(-rank, rank - 1) : (rank ? fdp_.ConsumeIntegralInRange(-rank, rank - 1) : 0);
+        // Shifts: a scalar, or one per axis (rarely one too many).
+        const bool scalar_shift = one_in(4);
+        std::vector<int64_t> shifts(scalar_shift ? 1 : n + (one_in(16) ? 1 : 0));
+        for (auto& v : shifts) v = one_in(6) ? index_in(-1000, 1000) : fdp_.ConsumeIntegralInRange<int64_t>(-7, 7);
+        const ElementType type = fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32;
+        const RefTensor t_shift =
+            index_tensor(type, scalar_shift ? Shape{} : Shape{static_cast<int64_t>(shifts.size())}, shifts);
+        const RefTensor t_axes = index_tensor(type, {static_cast<int64_t>(n)}, axes);
+        std::vector<Value> in{data, source(t_shift, false), source(t_axes, false)};
+        const auto outs = reference([&] { return std::vector<RefTensor>{ref::roll(data.ref, t_shift, t_axes)}; });
+        return emit("Roll", "opset7", "", pointers(in), outs, 1, data.ref.shape.size()).at(0);
     }
 
     Value slice(const Value& data) {

@@ -427,4 +427,99 @@ inline RefTensor reshape(const RefTensor& data, const RefTensor& pattern, bool s
     return out;
 }
 
+// ---- ScatterUpdate-3 ---------------------------------------------------------------------------
+// out[a..., indices[i...], b...] = updates[a..., i..., b...]; indices in [0, d-1] (no negatives);
+// repeated indices: the last one in row-major order of updates wins.
+inline RefTensor scatter_update(const RefTensor& data, const RefTensor& indices, const RefTensor& updates,
+                                const RefTensor& axis_t) {
+    if (!is_integer_type(indices.type) || !is_integer_type(axis_t.type)) throw Invalid{"ScatterUpdate indices/axis must be integers"};
+    if (updates.type != data.type) throw Invalid{"ScatterUpdate updates type differs from data"};
+    if (axis_t.values.size() != 1 || axis_t.shape.size() > 1) throw Invalid{"ScatterUpdate axis must be one value"};
+    const int64_t rank = static_cast<int64_t>(data.shape.size());
+    if (rank < 1) throw Invalid{"ScatterUpdate data needs rank >= 1"};
+    const size_t a = static_cast<size_t>(normalize_axis(index_value(axis_t, 0), rank, "ScatterUpdate axis"));
+    Shape expected(data.shape.begin(), data.shape.begin() + static_cast<std::ptrdiff_t>(a));
+    expected.insert(expected.end(), indices.shape.begin(), indices.shape.end());
+    expected.insert(expected.end(), data.shape.begin() + static_cast<std::ptrdiff_t>(a) + 1, data.shape.end());
+    if (updates.shape != expected) throw Invalid{"ScatterUpdate updates shape"};
+    const int64_t d = data.shape[a];
+    for (size_t i = 0; i < indices.values.size(); ++i) {
+        const int64_t v = index_value(indices, i);
+        if (v < 0 || v >= d) throw Invalid{"ScatterUpdate index out of range"};
+    }
+    RefTensor out = data;
+    const size_t q = indices.shape.size();
+    int64_t u = 0;
+    for_each_index(updates.shape, [&](const std::vector<int64_t>& idx) {
+        std::vector<int64_t> ii(idx.begin() + static_cast<std::ptrdiff_t>(a), idx.begin() + static_cast<std::ptrdiff_t>(a + q));
+        const int64_t which = q ? offset_of(indices.shape, ii) : 0;
+        std::vector<int64_t> dst(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(a));
+        dst.push_back(index_value(indices, static_cast<size_t>(which)));
+        dst.insert(dst.end(), idx.begin() + static_cast<std::ptrdiff_t>(a + q), idx.end());
+        out.values[static_cast<size_t>(offset_of(data.shape, dst))] = updates.values[static_cast<size_t>(u++)];
+    });
+    return out;
+}
+
+// ---- GatherND-8 --------------------------------------------------------------------------------
+// batch_dims b; each tuple (last dim k of indices) picks data[batch..., i0..ik-1, ...]; a
+// coordinate in [-d, d-1] of its dim (negatives count from the end).
+inline RefTensor gather_nd(const RefTensor& data, const RefTensor& indices, int64_t batch_dims) {
+    if (!is_i32_or_i64(indices.type)) throw Invalid{"GatherND indices must be i32 or i64"};
+    const size_t r = data.shape.size(), q = indices.shape.size();
+    if (r < 1 || q < 1) throw Invalid{"GatherND ranks must be >= 1"};
+    if (batch_dims < 0 || static_cast<size_t>(batch_dims) >= std::min(r, q)) throw Invalid{"GatherND batch_dims"};
+    const size_t b = static_cast<size_t>(batch_dims);
+    for (size_t i = 0; i < b; ++i)
+        if (data.shape[i] != indices.shape[i]) throw Invalid{"GatherND batch dims differ"};
+    const int64_t k = indices.shape.back();
+    if (k > static_cast<int64_t>(r - b)) throw Invalid{"GatherND tuple too long"};
+    Shape out_shape(indices.shape.begin(), indices.shape.end() - 1);
+    out_shape.insert(out_shape.end(), data.shape.begin() + static_cast<std::ptrdiff_t>(b) + k, data.shape.end());
+    RefTensor out = make(data.type, out_shape);
+    const size_t tuple_dims = q - 1;  // out dims that come from indices
+    int64_t o = 0;
+    for_each_index(out_shape, [&](const std::vector<int64_t>& idx) {
+        std::vector<int64_t> tuple_pos(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(tuple_dims));
+        tuple_pos.push_back(0);
+        const int64_t base = offset_of(indices.shape, tuple_pos);
+        std::vector<int64_t> src(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(b));
+        for (int64_t j = 0; j < k; ++j) {
+            int64_t c = index_value(indices, static_cast<size_t>(base + j));
+            const int64_t d = data.shape[b + static_cast<size_t>(j)];
+            if (c < -d || c >= d) throw Invalid{"GatherND index out of range"};
+            if (c < 0) c += d;
+            src.push_back(c);
+        }
+        src.insert(src.end(), idx.begin() + static_cast<std::ptrdiff_t>(tuple_dims), idx.end());
+        out.values[static_cast<size_t>(o++)] = data.values[static_cast<size_t>(offset_of(data.shape, src))];
+    });
+    return out;
+}
+
+// ---- Roll-7 ------------------------------------------------------------------------------------
+// A scalar shift applies to every axis; otherwise shift and axes pair up; repeated axes add up.
+inline RefTensor roll(const RefTensor& data, const RefTensor& shift, const RefTensor& axes) {
+    if (!is_i32_or_i64(shift.type) || !is_i32_or_i64(axes.type)) throw Invalid{"Roll shift/axes must be i32 or i64"};
+    if (shift.shape.size() > 1 || axes.shape.size() > 1) throw Invalid{"Roll shift/axes must be 0-D or 1-D"};
+    if (!shift.shape.empty() && shift.values.size() != axes.values.size()) throw Invalid{"Roll shift/axes lengths differ"};
+    const int64_t rank = static_cast<int64_t>(data.shape.size());
+    std::vector<__int128> total(data.shape.size(), 0);
+    for (size_t i = 0; i < axes.values.size(); ++i) {
+        const size_t a = static_cast<size_t>(normalize_axis(index_value(axes, i), rank, "Roll axis"));
+        total[a] += shift.shape.empty() ? index_value(shift, 0) : index_value(shift, i);
+    }
+    RefTensor out = make(data.type, data.shape);
+    int64_t o = 0;
+    for_each_index(data.shape, [&](const std::vector<int64_t>& idx) {
+        std::vector<int64_t> src = idx;
+        for (size_t a = 0; a < src.size(); ++a) {
+            const __int128 d = data.shape[a];
+            src[a] = static_cast<int64_t>((((idx[a] - total[a]) % d) + d) % d);
+        }
+        out.values[static_cast<size_t>(o++)] = data.values[static_cast<size_t>(offset_of(data.shape, src))];
+    });
+    return out;
+}
+
 }  // namespace irlite::reference

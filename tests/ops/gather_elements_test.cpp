@@ -256,6 +256,13 @@ TEST(GatherElements, IndexErrors) {
          {0, 1, -3, 0},
          "indices[1,0] = -3: value -3 not in [-2, 1] (data dim 1 has size 2)"},
         {"empty_data_axis", 0, {0, 2}, {1, 2}, {0, 0}, "indices[0,0] = 0: value 0 not in [0, -1]"},
+        // The last-axis path: an empty row, and a bad index after good ones in one run.
+        {"empty_last_axis", 1, {2, 0}, {2, 1}, {0, 0}, "indices[0,0] = 0: value 0 not in [0, -1]"},
+        {"late_in_a_row", 1, {1, 40}, {1, 40}, [] {
+             std::vector<int64_t> v(40, 3);
+             v[37] = 40;
+             return v;
+         }(), "indices[0,37] = 40: value 40 not in [-40, 39]"},
     };
     for (const Row& r : rows) {
         SCOPED_TRACE(r.name);

@@ -30,7 +30,10 @@ TEST(ReadValue, Definition) {
     const OpDef& def = OpTester("ReadValue", 6).def();
     EXPECT_FALSE(def.foldable);
     EXPECT_TRUE(def.allocates_outputs);
-    EXPECT_EQ(builtin_ops().find("ReadValue", 5), nullptr);
+    // Opsets 3..5 have ReadValue-3, 6 and later ReadValue-6; opset2 has none.
+    ASSERT_NE(builtin_ops().find("ReadValue", 5), nullptr);
+    EXPECT_EQ(builtin_ops().find("ReadValue", 5)->version, 3);
+    EXPECT_EQ(builtin_ops().find("ReadValue", 2), nullptr);
 }
 
 TEST(ReadValue, InitUntilSetThenStored) {
@@ -74,14 +77,14 @@ TEST(ReadValue, Errors) {
 }
 
 // acc = ReadValue(init 10) + x; Assign(acc); output acc. Each run adds x to the running sum.
-IrBuilder accumulator() {
+IrBuilder accumulator(const std::string& opset = "opset6") {
     IrBuilder b;
     const float init[2] = {10.0f, 20.0f};
     b.constant(0, "init", "f32", {2}, init, sizeof init);
-    b.layer(1, "read", "ReadValue", "opset6", "variable_id=\"acc\"", {{0, "", {2}, ""}}, {{1, "FP32", {2}, ""}});
+    b.layer(1, "read", "ReadValue", opset, "variable_id=\"acc\"", {{0, "", {2}, ""}}, {{1, "FP32", {2}, ""}});
     b.parameter(2, "x", "f32", {2});
     b.layer(3, "sum", "Add", "opset1", "", {{0, "", {2}, ""}, {1, "", {2}, ""}}, {{2, "FP32", {2}, "sum"}});
-    b.layer(4, "save", "Assign", "opset6", "variable_id=\"acc\"", {{0, "", {2}, ""}}, {});
+    b.layer(4, "save", "Assign", opset, "variable_id=\"acc\"", {{0, "", {2}, ""}}, {});
     b.result(5, "sum/sink_port_0", "f32", {2});
     b.edge(0, 0, 1, 0).edge(1, 1, 3, 0).edge(2, 0, 3, 1).edge(3, 2, 4, 0).edge(3, 2, 5, 0);
     return b;
@@ -108,6 +111,19 @@ TEST(ReadValue, StateSurvivesRunsUntilReset) {
     other.set_input("x", Tensor::wrap(ElementType::f32, {2}, x.data()));
     other.infer();
     EXPECT_EQ(values_of<float>(other.output(0)), (std::vector<float>{10.5f, 20.5f}));
+}
+
+TEST(ReadValue, Version3KeepsStateToo) {
+    // ReadValue-3 / Assign-3 (opset3..5): the same state, 'init' required.
+    const IrBuilder b = accumulator("opset3");
+    const CompiledModel model(Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size()));
+    InferRequest req = model.create_infer_request();
+    std::vector<float> x = {1.0f, 2.0f};
+    req.set_input("x", Tensor::wrap(ElementType::f32, {2}, x.data()));
+    req.infer();
+    req.infer();
+    EXPECT_EQ(values_of<float>(req.output(0)), (std::vector<float>{12, 24}));
+    EXPECT_EQ(OpTester("ReadValue", 5, {{"variable_id", "v"}}).def().min_inputs, 1);
 }
 
 }  // namespace

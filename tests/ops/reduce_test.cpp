@@ -145,6 +145,24 @@ TEST(Reduce, Integers) {
     }
 }
 
+TEST(Reduce, LogicalAndOr) {
+    const Tensor x = make_tensor<bool>({2, 3}, {true, true, false, true, true, true});
+    const OpTester all("ReduceLogicalAnd", 1, {{"keep_dims", "false"}});
+    const OpTester any("ReduceLogicalOr", 1, {{"keep_dims", "true"}});
+    EXPECT_EQ(values_of<bool>(all.run1({x, i64s({1})})), (std::vector<bool>{false, true}));
+    EXPECT_EQ(values_of<bool>(all.run1({x, i64s({0})})), (std::vector<bool>{true, true, false}));
+    EXPECT_EQ(values_of<bool>(all.run1({x, i64s({0, 1})})), (std::vector<bool>{false}));
+    const Tensor none = make_tensor<bool>({2, 2}, {false, false, true, false});
+    const Tensor out = any.run1({none, i64s({-1})});
+    EXPECT_EQ(out.shape(), (Shape{2, 1}));
+    EXPECT_EQ(values_of<bool>(out), (std::vector<bool>{false, true}));
+    // Reducing nothing: And gives true, Or gives false.
+    EXPECT_EQ(values_of<bool>(all.run1({Tensor(ElementType::boolean, {0, 2}), i64s({0})})), (std::vector<bool>{true, true}));
+    EXPECT_EQ(values_of<bool>(any.run1({Tensor(ElementType::boolean, {0, 2}), i64s({0})})), (std::vector<bool>{false, false}));
+    EXPECT_TRUE(throws_error([&] { all.run1({iota(ElementType::f32, {2}), i64s({0})}); }, ErrorKind::Type, "element-type-unsupported",
+                             "boolean", 0));
+}
+
 TEST(Reduce, EmptyReductionGivesIdentity) {
     const Tensor x(ElementType::f32, {2, 0, 3});
     const double inf = std::numeric_limits<double>::infinity();

@@ -4,8 +4,8 @@
 // offset is not a multiple of the element size).
 // size: OpenVINO requires size >= the bytes the type and shape need, and reads only those (it
 // writes empty Consts with size="1"); so does irlite. A larger size is a warning of `check`.
-// Types: every OpenVINO type is valid (its type and shape propagate); only irlite's storable types
-// get a value (sub-byte, f8 and string Consts are values irlite cannot hold). Without weights
+// Types: every OpenVINO type is valid (its type and shape propagate); irlite's storable types and
+// the packed u1, u4 and i4 get a value (f8, nf4 and string Consts are values irlite cannot hold). Without weights
 // (check --no-weights, or no .bin) the value is unknown and the graph builder treats it so.
 #include <cstdint>
 #include <cstring>
@@ -47,7 +47,7 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
                               str("size = ", size, " bytes, but element_type ", to_string(a->type), " x shape ",
                                   to_string(a->shape), " needs ", needed, " bytes"));
     const WeightsBlob* w = r.weights();
-    if (!is_storable(a->type)) return a;
+    if (!is_storable(a->type) && !is_packed(a->type)) return a;
     if (needed == 0) {
         a->value = Tensor(a->type, dims);  // empty: no bytes to read
         return a;
@@ -59,7 +59,7 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
                         " is beyond the end of the weights file (", w->size, " bytes", w->path.empty() ? "" : ", ",
                         w->path, ")"));
     const std::byte* bytes = w->data + offset;
-    if (reinterpret_cast<uintptr_t>(bytes) % element_size(a->type) != 0) {
+    if (!is_packed(a->type) && reinterpret_cast<uintptr_t>(bytes) % element_size(a->type) != 0) {
         // The .bin has no alignment padding: a Const after an odd-sized one is misaligned for its
         // type, and kernels read typed elements. Such a Const gets an aligned copy.
         a->value = Tensor(a->type, dims);
@@ -79,6 +79,7 @@ OpDef make_const_op() {
     d.type = "Const";
     d.version = 1;
     d.allocates_outputs = true;
+    d.accepts_packed = true;
     d.parse_attrs = parse;
     d.infer = [](const InferContext& ctx) {
         const auto& a = ctx.attrs<ConstAttrs>();

@@ -54,4 +54,13 @@ OpDef make_assign_op() {
     return d;
 }
 
+// Assign-3 (opset3..5): the same as Assign-6.
+OpDef make_assign_3_op() {
+    OpDef d = make_assign_op();
+    d.version = 3;
+    d.first_opset = 3;
+    d.last_opset = 5;
+    return d;
+}
+
 }  // namespace irlite

@@ -72,6 +72,13 @@ OpDef make_elu_op() {
         parse_elu);
 }
 
+OpDef make_softsign_op() {
+    return make_unary_op<kFloatTypes>("SoftSign", 9, [](const NoAttrs&, auto x) {
+        using C = typename decltype(x)::Scalar;
+        return x / (C(1) + x.abs());
+    });
+}
+
 OpDef make_hswish_op() {
     return make_unary_op<kFloatTypes>("HSwish", 4, [](const NoAttrs&, auto x) {
         using C = typename decltype(x)::Scalar;

@@ -1,6 +1,7 @@
 // Convert-1 (opset1+): element-wise type conversion.
-// Input 0 'data': any type. Attribute destination_type (any OpenVINO element type; the graph
-// builder refuses to run it on one irlite does not store, such as u4).
+// Input 0 'data': any type irlite holds, packed u1/u4/i4 included (unpacked here). Attribute
+// destination_type (any OpenVINO element type; the graph builder refuses to run it to one irlite
+// does not store, such as f8; converting to u1/u4/i4 is refused too).
 // Output 0: same shape, destination_type.
 // Rules (OpenVINO's, where the spec leaves room):
 //   float -> integer: NaN gives 0; the value is clamped to the destination's range, then truncated
@@ -68,9 +69,21 @@ void convert_buffer(const From* in, To* out, int64_t n) {
     for (int64_t i = 0; i < n; ++i) out[i] = convert_value<To>(in[i]);
 }
 
+// Packed u1/u4/i4 input: element by element through int64 (the values are small integers).
+void convert_packed(const Tensor& in, Tensor& out) {
+    dispatch_type(out.type(), [&](auto to_tag) {
+        using To = decltype(to_tag);
+        To* o = out.data<To>();
+        for (int64_t i = 0; i < in.num_elements(); ++i) o[i] = convert_value<To>(packed_element(in.data(), in.type(), i));
+    });
+}
+
 void compute(KernelContext& ctx) {
     const Tensor& in = ctx.input(0);
     Tensor& out = ctx.output(0);
+    IRLITE_CHECK(!is_packed(out.type()) || in.type() == out.type(), ErrorKind::Unsupported, "element-type-unsupported",
+                 "irlite converts from ", to_string(in.type()), " but not to ", to_string(out.type()));
+    if (is_packed(in.type()) && in.type() != out.type()) return convert_packed(in, out);
     if (in.type() == out.type()) {
         if (in.byte_size()) std::memcpy(out.data(), in.data(), in.byte_size());
         return;
@@ -92,6 +105,7 @@ OpDef make_convert_op() {
     d.version = 1;
     d.input_roles = {"data"};
     d.min_inputs = 1;
+    d.accepts_packed = true;  // unpacks u1/u4/i4 (NNCF-compressed weights: u4 Const -> Convert)
     d.parse_attrs = [](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
         auto a = std::make_unique<ConvertAttrs>();
         a->destination = r.get_element_type("destination_type");

@@ -1,4 +1,5 @@
-// ReadValue-6 (opset6+): reads a stateful variable of the infer request.
+// ReadValue-3 (opset3..5) and ReadValue-6 (opset6+): read a stateful variable of the infer
+// request. ReadValue-3 is the same with its 'init' input required.
 // Input 0 'init' (optional): the value used while the variable is not set yet (after creation or
 // InferRequest::reset_state()). Attribute variable_id (required). Optional attributes
 // variable_type and variable_shape (written by newer serializers) fix the variable's type and shape.
@@ -114,6 +115,15 @@ OpDef make_read_value_op() {
     d.parse_attrs = parse;
     d.infer = infer;
     d.compute = compute;
+    return d;
+}
+
+OpDef make_read_value_3_op() {
+    OpDef d = make_read_value_op();
+    d.version = 3;
+    d.first_opset = 3;
+    d.last_opset = 5;
+    d.min_inputs = 1;
     return d;
 }
 

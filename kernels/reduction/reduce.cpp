@@ -1,5 +1,6 @@
 // ReduceSum-1, ReduceMean-1, ReduceMax-1, ReduceMin-1, ReduceProd-1 (opset1+), ReduceL1-4,
-// ReduceL2-4 (opset4+): reduce data over the given axes.
+// ReduceL2-4 (opset4+), ReduceLogicalAnd-1, ReduceLogicalOr-1 (opset1+, boolean data only;
+// reducing nothing gives true for And, false for Or): reduce data over the given axes.
 // Inputs: 0 'data', 1 'axes' (an integer scalar or 1-D tensor, values in [-rank, rank-1]; a value
 // listed twice counts once; an empty list reduces nothing and the output equals data).
 // Attributes: keep_dims (default false): keep reduced axes as size 1.
@@ -16,7 +17,9 @@
 namespace irlite {
 namespace {
 
-enum class ReduceKind { Sum, Mean, Max, Min, Prod, L1, L2 };
+enum class ReduceKind { Sum, Mean, Max, Min, Prod, L1, L2, LogicalAnd, LogicalOr };
+
+constexpr bool is_logical(ReduceKind k) { return k == ReduceKind::LogicalAnd || k == ReduceKind::LogicalOr; }
 
 struct ReduceAttrs : OpAttrs {
     bool keep_dims = false;
@@ -42,7 +45,10 @@ std::vector<int64_t> reduced_dims(const std::vector<int64_t>& dims, const std::v
 
 std::vector<OutputInfo> infer(const InferContext& ctx, ReduceKind kind) {
     if (kind == ReduceKind::L2) nn::require_float(ctx, 0);
-    else nn::require_numeric(ctx, 0);
+    else if (is_logical(kind) && ctx.type(0) != ElementType::boolean)
+        throw ctx.input_error(0, ErrorKind::Type, "element-type-unsupported",
+                              str("data must be boolean, got ", to_string(ctx.type(0))));
+    else if (!is_logical(kind)) nn::require_numeric(ctx, 0);
     nn::require_integer(ctx, 1);
     nn::require_rank(ctx, 1, 0, 1, "a scalar or 1-D axes");
     const bool keep = ctx.attrs<ReduceAttrs>().keep_dims;
@@ -139,10 +145,35 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     return plan;
 }
 
+// ReduceLogicalAnd / ReduceLogicalOr over booleans.
+template <ReduceKind K>
+void reduce_logical(const nn::ReducePlan& plan, const bool* x, bool* y, void* scratch) {
+    constexpr bool kAnd = K == ReduceKind::LogicalAnd;
+    auto* acc = static_cast<uint8_t*>(scratch);
+    const auto groups = static_cast<size_t>(plan.group_count());
+    for (size_t i = 0; i < groups; ++i) acc[i] = kAnd ? 1 : 0;
+    plan.for_each_run([&](int64_t in, int64_t group, int64_t len, bool reduced) {
+        const bool* src = x + in;
+        if (reduced) {
+            uint8_t a = acc[static_cast<size_t>(group)];
+            for (int64_t i = 0; i < len; ++i) a = kAnd ? (a & src[i]) : (a | src[i]);
+            acc[static_cast<size_t>(group)] = a;
+        } else {
+            uint8_t* dst = acc + group;
+            for (int64_t i = 0; i < len; ++i) dst[i] = kAnd ? (dst[i] & src[i]) : (dst[i] | src[i]);
+        }
+    });
+    for (size_t i = 0; i < groups; ++i) y[i] = acc[i] != 0;
+}
+
 template <ReduceKind K>
 void compute(KernelContext& ctx) {
     const Tensor& data = ctx.input(0);
     const nn::ReducePlan& plan = ctx.plan<ReduceOpPlan>().rows;
+    if constexpr (is_logical(K)) {
+        reduce_logical<K>(plan, data.data<bool>(), ctx.output(0).data<bool>(), ctx.scratch());
+        return;
+    }
     nn::dispatch_compute(data.type(), [&](auto tag) {
         using C = decltype(tag);
         const nn::ComputeIn<C> x(data);
@@ -177,5 +208,7 @@ OpDef make_reduce_min_op() { return make_reduce_def<ReduceKind::Min>("ReduceMin"
 OpDef make_reduce_prod_op() { return make_reduce_def<ReduceKind::Prod>("ReduceProd", 1); }
 OpDef make_reduce_l1_op() { return make_reduce_def<ReduceKind::L1>("ReduceL1", 4); }
 OpDef make_reduce_l2_op() { return make_reduce_def<ReduceKind::L2>("ReduceL2", 4); }
+OpDef make_reduce_logical_and_op() { return make_reduce_def<ReduceKind::LogicalAnd>("ReduceLogicalAnd", 1); }
+OpDef make_reduce_logical_or_op() { return make_reduce_def<ReduceKind::LogicalOr>("ReduceLogicalOr", 1); }
 
 }  // namespace irlite

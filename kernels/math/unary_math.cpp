@@ -93,6 +93,22 @@ OpDef make_acos_op() { return make_math_op("Acos", [](const NoAttrs&, auto x) { 
 OpDef make_atan_op() { return make_math_op("Atan", [](const NoAttrs&, auto x) { return x.atan(); }); }
 OpDef make_sinh_op() { return make_math_op("Sinh", [](const NoAttrs&, auto x) { return x.sinh(); }); }
 OpDef make_cosh_op() { return make_math_op("Cosh", [](const NoAttrs&, auto x) { return x.cosh(); }); }
+// Version 3 (in opset4 and later).
+OpDef make_asinh_op() {
+    OpDef d = make_unary_op<kArithmeticTypes, UnaryIntegers::ViaDouble>("Asinh", 3, [](const NoAttrs&, auto x) { return x.asinh(); });
+    d.first_opset = 4;  // version 3, first listed in opset4
+    return d;
+}
+OpDef make_acosh_op() {
+    OpDef d = make_unary_op<kArithmeticTypes, UnaryIntegers::ViaDouble>("Acosh", 3, [](const NoAttrs&, auto x) { return x.acosh(); });
+    d.first_opset = 4;  // version 3, first listed in opset4
+    return d;
+}
+OpDef make_atanh_op() {
+    OpDef d = make_unary_op<kArithmeticTypes, UnaryIntegers::ViaDouble>("Atanh", 3, [](const NoAttrs&, auto x) { return x.atanh(); });
+    d.first_opset = 4;  // version 3, first listed in opset4
+    return d;
+}
 
 OpDef make_abs_op() {
     return make_unary_op<kArithmeticTypes, UnaryIntegers::Native>("Abs", 1, [](const NoAttrs&, auto x) {

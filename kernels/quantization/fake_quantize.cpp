@@ -1,0 +1,236 @@
+// FakeQuantize-1 (opset1+): elementwise linear quantization of floats into `levels` discrete
+// values, kept in the input's float type.
+// Inputs: 0 'X', 1 'input_low', 2 'input_high', 3 'output_low', 4 'output_high', all of one float
+// type (f16, bf16, f32, f64); the four ranges broadcast with X (numpy rules, or equal shapes with
+// auto_broadcast="none"): per tensor, per channel ([1,C,1,1]) or per element.
+// Attributes: levels (integer >= 2, required), auto_broadcast (numpy default, none).
+// Per element, with il, ih, ol, oh the broadcast range values:
+//   x <= min(il, ih)  -> ol
+//   x >  max(il, ih)  -> oh
+//   otherwise         -> round((x - il) / (ih - il) * (levels - 1)) / (levels - 1) * (oh - ol) + ol
+// `round` is round-half-to-even (std::nearbyint in the default rounding mode), OpenVINO's
+// reference choice. Inverted ranges (il > ih, ol > oh) follow the same formula. f16 and bf16
+// compute in f32, f32 in f32 and f64 in f64.
+// The output's shape is the broadcast of all five inputs (OpenVINO merges every range into it; for
+// ranges that broadcast onto X, as the spec requires, it is X's shape).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <type_traits>
+
+#include "kernels/detail/broadcast.hpp"
+#include "kernels/detail/parallel.hpp"
+#include "kernels/detail/small_buffer.hpp"
+
+namespace irlite {
+namespace {
+
+using namespace detail;
+
+constexpr int kInputs = 5;
+
+struct FakeQuantizeAttrs : OpAttrs {
+    int64_t levels = 0;
+    AutoBroadcast broadcast = AutoBroadcast::Numpy;
+};
+
+std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
+    auto a = std::make_unique<FakeQuantizeAttrs>();
+    a->levels = r.get_i64("levels");
+    if (a->levels < 2)
+        throw Error(ErrorKind::Attribute, "attribute-invalid",
+                    str("attribute 'levels' = ", a->levels, ": FakeQuantize levels must be >= 2"));
+    a->broadcast = parse_auto_broadcast(r);
+    return a;
+}
+
+std::vector<OutputInfo> infer(const InferContext& ctx) {
+    const ElementType type = ctx.type(0);
+    if (!is_float(type))
+        throw ctx.input_error(0, ErrorKind::Type, "element-type-unsupported",
+                              str("X must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
+    const AutoBroadcast mode = ctx.attrs<FakeQuantizeAttrs>().broadcast;
+    PartialShape shape = ctx.shape(0);
+    for (size_t i = 1; i < kInputs; ++i) {
+        if (ctx.type(i) != type)
+            throw ctx.input_error(i, ErrorKind::Type, "element-type-mismatch",
+                                  str(ctx.def().input_role(i), " is ", to_string(ctx.type(i)), ", X is ", to_string(type),
+                                      ": every input must have the same element type"));
+        try {
+            shape = broadcast_shapes(shape, ctx.shape(i), mode);
+        } catch (const Error& e) {
+            throw ctx.input_error(i, ErrorKind::ShapeRule, "broadcast-incompatible",
+                                  str(ctx.def().input_role(i), " of shape ", to_string(ctx.shape(i)),
+                                      " does not broadcast to data ", to_string(ctx.shape(0)), " (", e.message(), ")"));
+        }
+    }
+    return {{type, shape}};
+}
+
+// The output walked as rows: an odometer over the outer dims, a row of `row` elements inside which
+// each input advances by 0 or 1 element. Dims are merged where every input allows it, so a per-
+// tensor or per-channel range over [N,C,H,W] gives rows of H*W elements.
+struct FakeQuantizePlan : OpPlan {
+    int64_t levels = 2;
+    int64_t row = 1;                                   // elements per row
+    std::vector<int64_t> outer;                        // outer dims, outermost first
+    std::vector<std::array<int64_t, kInputs>> steps;   // per outer dim, per input: elements
+    std::array<bool, kInputs> advances{};              // per input: moves along the row
+    int64_t rows() const {
+        int64_t n = 1;
+        for (int64_t d : outer) n *= d;
+        return n;
+    }
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const Shape out = infer(ctx)[0].shape.dims();
+    auto plan = std::make_unique<FakeQuantizePlan>();
+    plan->levels = ctx.attrs<FakeQuantizeAttrs>().levels;
+    plan->method = "eltwise";
+    const size_t rank = out.size();
+    // Per input, per output dim: the element stride (0 where the input is broadcast).
+    std::vector<std::array<int64_t, kInputs>> stride(rank);
+    for (size_t i = 0; i < kInputs; ++i) {
+        const Shape& in = ctx.shape(i).dims();
+        int64_t s = 1;
+        for (size_t k = 0; k < rank; ++k) {
+            const size_t d = rank - 1 - k;
+            const bool present = k < in.size();
+            const int64_t dim = present ? in[in.size() - 1 - k] : 1;
+            stride[d][i] = dim == 1 ? 0 : s;
+            s *= dim;
+        }
+    }
+    // Merge dims from the innermost outwards: dim d joins the run below it when every input's
+    // stride continues the run (stride[d] == stride[d+1] * out[d+1]); dims of size 1 drop out.
+    std::vector<int64_t> dims;
+    std::vector<std::array<int64_t, kInputs>> steps;
+    for (size_t d = rank; d-- > 0;) {
+        if (out[d] == 1) continue;
+        if (!dims.empty()) {
+            bool merges = true;
+            for (size_t i = 0; i < kInputs; ++i) merges = merges && stride[d][i] == steps.back()[i] * dims.back();
+            if (merges) {
+                dims.back() *= out[d];
+                continue;
+            }
+        }
+        dims.push_back(out[d]);
+        steps.push_back(stride[d]);
+    }
+    if (!dims.empty()) {
+        plan->row = dims.front();
+        for (size_t i = 0; i < kInputs; ++i) plan->advances[i] = steps.front()[i] != 0;
+        for (size_t k = dims.size(); k-- > 1;) {
+            plan->outer.push_back(dims[k]);
+            plan->steps.push_back(steps[k]);
+        }
+    }
+    plan->in_place.push_back({0, 0});
+    return plan;
+}
+
+template <class C>
+inline C quantize(C x, C il, C ih, C ol, C oh, C steps) {
+    if (x <= std::min(il, ih)) return ol;
+    if (x > std::max(il, ih)) return oh;
+    return std::nearbyint((x - il) / (ih - il) * steps) / steps * (oh - ol) + ol;
+}
+
+template <class T, class C>
+C load(const T* p, int64_t i) {
+    if constexpr (std::is_same_v<T, float16>) return static_cast<C>(f16_to_f32(p[i].bits));
+    else if constexpr (std::is_same_v<T, bfloat16>) return static_cast<C>(bf16_to_f32(p[i].bits));
+    else return static_cast<C>(p[i]);
+}
+
+template <class T, class C>
+void store(T* p, int64_t i, C v) {
+    if constexpr (std::is_same_v<T, float16>) p[i] = float16{f32_to_f16(static_cast<float>(v))};
+    else if constexpr (std::is_same_v<T, bfloat16>) p[i] = bfloat16{f32_to_bf16(static_cast<float>(v))};
+    else p[i] = static_cast<T>(v);
+}
+
+template <class T>
+void run_rows(const FakeQuantizePlan& plan, const std::array<const T*, kInputs>& in, T* out, int64_t first,
+              int64_t last) {
+    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const C steps = static_cast<C>(plan.levels - 1);
+    // Offsets of row `first`, by the odometer's digits.
+    std::array<int64_t, kInputs> offset{};
+    SmallBuffer<int64_t> digit(plan.outer.size());  // no allocation for any rank a model uses
+    int64_t rest = first;
+    for (size_t d = plan.outer.size(); d-- > 0;) {
+        digit[d] = rest % plan.outer[d];
+        rest /= plan.outer[d];
+        for (size_t i = 0; i < kInputs; ++i) offset[i] += digit[d] * plan.steps[d][i];
+    }
+    for (int64_t r = first; r < last; ++r) {
+        T* dst = out + r * plan.row;
+        const T* x = in[0] + offset[0];
+        if (!plan.advances[1] && !plan.advances[2] && !plan.advances[3] && !plan.advances[4]) {
+            // One range for the whole row: the common per-tensor and per-channel cases.
+            const C il = load<T, C>(in[1], offset[1]), ih = load<T, C>(in[2], offset[2]);
+            const C ol = load<T, C>(in[3], offset[3]), oh = load<T, C>(in[4], offset[4]);
+            if (plan.advances[0]) {
+                for (int64_t j = 0; j < plan.row; ++j) store<T, C>(dst, j, quantize(load<T, C>(x, j), il, ih, ol, oh, steps));
+            } else {
+                const C v = quantize(load<T, C>(x, 0), il, ih, ol, oh, steps);
+                for (int64_t j = 0; j < plan.row; ++j) store<T, C>(dst, j, v);
+            }
+        } else {
+            for (int64_t j = 0; j < plan.row; ++j) {
+                C v[kInputs];
+                for (size_t i = 0; i < kInputs; ++i)
+                    v[i] = load<T, C>(in[i], offset[i] + (plan.advances[i] ? j : 0));
+                store<T, C>(dst, j, quantize(v[0], v[1], v[2], v[3], v[4], steps));
+            }
+        }
+        // Next row.
+        for (size_t d = plan.outer.size(); d-- > 0;) {
+            for (size_t i = 0; i < kInputs; ++i) offset[i] += plan.steps[d][i];
+            if (++digit[d] < plan.outer[d]) break;
+            for (size_t i = 0; i < kInputs; ++i) offset[i] -= plan.steps[d][i] * plan.outer[d];
+            digit[d] = 0;
+        }
+    }
+}
+
+void compute(KernelContext& ctx) {
+    const auto& plan = ctx.plan<FakeQuantizePlan>();
+    Tensor& out = ctx.output(0);
+    if (out.num_elements() == 0) return;
+    dispatch_type(out.type(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float> ||
+                      std::is_same_v<T, double>) {
+            std::array<const T*, kInputs> in{};
+            for (size_t i = 0; i < kInputs; ++i) in[i] = ctx.input(i).template data<T>();
+            T* dst = out.data<T>();
+            // Rows in chunks of about kChunk elements, fixed by the sizes alone (each element's
+            // result does not depend on the chunking anyway).
+            constexpr int64_t kChunk = 1 << 14;
+            for_chunks(ctx.pool(), plan.rows(), std::max<int64_t>(1, kChunk / plan.row), [&](int64_t first, int64_t last) {
+                run_rows<T>(plan, in, dst, first, last);
+            });
+        }
+    });
+}
+
+}  // namespace
+
+OpDef make_fake_quantize_op() {
+    OpDef d;
+    d.type = "FakeQuantize";
+    d.version = 1;
+    d.input_roles = {"X", "input_low", "input_high", "output_low", "output_high"};
+    d.min_inputs = 5;
+    d.parse_attrs = parse;
+    d.infer = infer;
+    d.prepare = prepare;
+    d.compute = compute;
+    return d;
+}
+
+}  // namespace irlite
