@@ -1,13 +1,26 @@
 // GatherElements-6: OpenVINO's op_reference vectors and spec examples, negative indices (irlite
 // accepts [-d, d-1], as ONNX does), a dtype sweep over 1/2/4/8-byte types, shape rules with
-// partial shapes, and error rows.
+// partial shapes, and error rows; then the kernel's traversals (last axis, staged and direct
+// column blocks) under each instruction set this CPU has, against a plain reference, with and
+// without a thread pool.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <iostream>
 #include <iterator>
+#include <memory>
+#include <random>
 
+#include "engine/thread_pool.hpp"
 #include "op_tester.hpp"
 
 namespace irlite {
+namespace detail {
+// kernels/gather_elements.cpp: plans prepared from now on use `isa` (0 portable, 1 AVX2,
+// 2 AVX-512; -1 the CPU's best); false when this CPU lacks it.
+bool set_gather_elements_isa_for_testing(int isa);
+}  // namespace detail
+
 namespace {
 
 using namespace irlite::testing;
@@ -263,6 +276,223 @@ TEST(GatherElements, IndexErrors) {
                                      std::string("input 1 'indices': ") + r.message, 1));
             EXPECT_TRUE(throws_error([&] { tester(r.axis).run_kernel(in, {1}); }, ErrorKind::Value,
                                      "index-out-of-range", std::string("input 1 'indices': ") + r.message, 1));
+        }
+    }
+}
+
+// ---- the kernel's traversals ---------------------------------------------------------------
+
+const char* const kIsaNames[] = {"portable", "avx2", "avx512"};
+
+struct IsaReset {
+    ~IsaReset() { detail::set_gather_elements_isa_for_testing(-1); }
+};
+
+// Random bytes for data; indices uniform in [-dim, dim) (negatives included).
+Tensor random_data(ElementType type, const Shape& shape, std::mt19937_64& rng) {
+    Tensor t(type, shape);
+    for (size_t i = 0; i < t.byte_size(); ++i) t.bytes()[i] = static_cast<std::byte>(rng() & 0xFF);
+    return t;
+}
+
+Tensor random_indices(ElementType type, const Shape& shape, int64_t dim, std::mt19937_64& rng) {
+    Tensor t(type, shape);
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+        const int64_t v = static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * dim)) - dim;
+        if (type == ElementType::i32) t.data<int32_t>()[i] = static_cast<int32_t>(v);
+        else t.data<int64_t>()[i] = v;
+    }
+    return t;
+}
+
+int64_t index_at(const Tensor& indices, int64_t i) {
+    return indices.type() == ElementType::i32 ? indices.data<int32_t>()[i] : indices.data<int64_t>()[i];
+}
+
+void set_index(Tensor& indices, int64_t i, int64_t v) {
+    if (indices.type() == ElementType::i32) indices.data<int32_t>()[i] = static_cast<int32_t>(v);
+    else indices.data<int64_t>()[i] = v;
+}
+
+// numpy's take_along_axis, one element at a time.
+Tensor reference(const Tensor& data, const Tensor& indices, size_t axis) {
+    const Shape& shape = indices.shape();
+    int64_t inner = 1;
+    for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+    const int64_t dim = data.shape()[axis], index_dim = shape[axis];
+    const size_t n = element_size(data.type());
+    Tensor out(data.type(), shape);
+    for (int64_t p = 0; p < indices.num_elements(); ++p) {
+        const int64_t i = p % inner, o = p / inner / index_dim;
+        int64_t v = index_at(indices, p);
+        if (v < 0) v += dim;
+        std::memcpy(out.bytes() + p * static_cast<int64_t>(n),
+                    data.bytes() + ((o * dim + v) * inner + i) * static_cast<int64_t>(n), n);
+    }
+    return out;
+}
+
+// The kernel as the executor runs it: a prepared plan, per-thread scratch, an optional pool.
+Tensor run_kernel(int64_t axis, const std::vector<Tensor>& in, ThreadPool* pool,
+                  std::unique_ptr<OpPlan>* plan_out = nullptr) {
+    const OpTester t = tester(axis);
+    const std::unique_ptr<OpAttrs> attrs = t.attrs();
+    std::unique_ptr<OpPlan> plan = t.plan(in);
+    const size_t stride = (plan->scratch_bytes + 63) / 64 * 64;
+    const size_t threads = pool ? static_cast<size_t>(pool->size()) : 1;
+    std::unique_ptr<void, decltype(&std::free)> scratch(
+        stride ? std::aligned_alloc(64, stride * threads) : nullptr, &std::free);
+    const Tensor* inputs[2] = {&in[0], &in[1]};
+    Tensor out(in[0].type(), in[1].shape());
+    std::memset(out.data(), 0xA5, out.byte_size());
+    KernelContext ctx(t.def(), *attrs, inputs, 2, &out, 1, plan.get(), scratch.get(), stride, pool);
+    t.def().compute(ctx);
+    if (plan_out) *plan_out = std::move(plan);
+    return out;
+}
+
+struct TraversalRow {
+    const char* name;
+    int64_t axis;
+    Shape data_shape, indices_shape;
+    bool staged;  // the plan asks for scratch memory: the column blocks are copied first
+};
+
+// Last axis (inner 1): rows whose output starts unaligned (scalar head, vector body, scalar tail).
+// Other axes: staged blocks (one block with a vector tail; several blocks and row segments);
+// direct blocks (few index rows for many data rows; data too tall to stage).
+const TraversalRow kTraversals[] = {
+    {"last_axis", 1, {5, 37}, {5, 53}, false},
+    {"last_axis_3d", -1, {3, 4, 21}, {3, 4, 9}, false},
+    {"staged_one_block", 1, {3, 40, 70}, {3, 50, 70}, true},
+    {"staged_blocks_and_segments", 0, {2048, 150}, {3000, 150}, true},
+    {"direct_few_rows", 1, {2, 100, 33}, {2, 10, 33}, false},
+    {"direct_tall_data", 0, {9000, 20}, {9000, 20}, false},
+};
+
+size_t normalized(const TraversalRow& r) {
+    return static_cast<size_t>(r.axis < 0 ? r.axis + static_cast<int64_t>(r.data_shape.size()) : r.axis);
+}
+
+TEST(GatherElements, TraversalsMatchReference) {
+    const IsaReset reset;
+    std::mt19937_64 rng(6);
+    ThreadPool pool(3);
+    for (int isa = 0; isa < 3; ++isa) {
+        if (!detail::set_gather_elements_isa_for_testing(isa)) {
+            std::cout << "[ note ] this CPU has no " << kIsaNames[isa] << "; not tested\n";
+            continue;
+        }
+        for (const TraversalRow& r : kTraversals) {
+            for (ElementType type : {ElementType::u8, ElementType::i16, ElementType::f32, ElementType::f64}) {
+                for (ElementType index_type : {ElementType::i32, ElementType::i64}) {
+                    SCOPED_TRACE(std::string(kIsaNames[isa]) + " " + r.name + " " + to_string(type) + " " +
+                                 to_string(index_type));
+                    const size_t axis = normalized(r);
+                    const int64_t dim = r.data_shape[axis];
+                    std::vector<Tensor> in = {random_data(type, r.data_shape, rng),
+                                              random_indices(index_type, r.indices_shape, dim, rng)};
+                    // The extremes of the valid range, in the vector body and in a tail.
+                    set_index(in[1], 3, -dim);
+                    set_index(in[1], 4, dim - 1);
+                    set_index(in[1], in[1].num_elements() - 1, -dim);
+                    const Tensor want = reference(in[0], in[1], axis);
+                    std::unique_ptr<OpPlan> plan;
+                    EXPECT_TRUE(tensors_equal(run_kernel(r.axis, in, nullptr, &plan), want));
+                    EXPECT_STREQ(plan->method, kIsaNames[isa]);
+                    EXPECT_EQ(plan->scratch_bytes > 0, r.staged) << plan->scratch_bytes;
+                    EXPECT_TRUE(tensors_equal(run_kernel(r.axis, in, &pool), want));
+                }
+            }
+        }
+    }
+}
+
+// Empty tensors (a zero dim before, at or after the axis) plan and run without dividing by zero.
+TEST(GatherElements, EmptyShapesUnderEachIsa) {
+    const IsaReset reset;
+    std::mt19937_64 rng(9);
+    const TraversalRow rows[] = {
+        {"inner_0", -5, {5, 4, 1, 6, 1, 0}, {5, 8, 1, 6, 1, 0}, false},  // from the generated corpus
+        {"outer_0", 1, {0, 4, 3}, {0, 2, 3}, false},
+        {"index_dim_0", 0, {4, 3}, {0, 3}, false},
+        {"index_dim_0_last", 1, {4, 3}, {4, 0}, false},
+    };
+    for (int isa = 0; isa < 3; ++isa) {
+        if (!detail::set_gather_elements_isa_for_testing(isa)) continue;
+        for (const TraversalRow& r : rows) {
+            SCOPED_TRACE(std::string(kIsaNames[isa]) + " " + r.name);
+            const std::vector<Tensor> in = {random_data(ElementType::i16, r.data_shape, rng),
+                                            random_indices(ElementType::i32, r.indices_shape, 1, rng)};
+            EXPECT_TRUE(tensors_equal(run_kernel(r.axis, in, nullptr), Tensor(ElementType::i16, r.indices_shape)));
+        }
+    }
+}
+
+// Outputs of 8 MiB and more are written with streaming stores: both traversals, every ISA, one
+// thread and three.
+TEST(GatherElements, LargeOutputsMatchReference) {
+    const IsaReset reset;
+    std::mt19937_64 rng(7);
+    ThreadPool pool(3);
+    const TraversalRow rows[] = {
+        {"last_axis", 1, {520, 3000}, {520, 4100}, false},
+        {"staged", 0, {600, 4096}, {520, 4096}, true},
+    };
+    for (int isa = 0; isa < 3; ++isa) {
+        if (!detail::set_gather_elements_isa_for_testing(isa)) continue;
+        for (const TraversalRow& r : rows) {
+            SCOPED_TRACE(std::string(kIsaNames[isa]) + " " + r.name);
+            const int64_t dim = r.data_shape[static_cast<size_t>(r.axis)];
+            const std::vector<Tensor> in = {random_data(ElementType::f32, r.data_shape, rng),
+                                            random_indices(ElementType::i64, r.indices_shape, dim, rng)};
+            ASSERT_GE(in[1].num_elements() * 4, int64_t{8} << 20);
+            const Tensor want = reference(in[0], in[1], static_cast<size_t>(r.axis));
+            EXPECT_TRUE(tensors_equal(run_kernel(r.axis, in, nullptr), want));
+            EXPECT_TRUE(tensors_equal(run_kernel(r.axis, in, &pool), want));
+        }
+    }
+}
+
+// A bad index anywhere (vector body, head, tail; too large, too negative, far out) is reported,
+// never read through, and the error names the first bad position in flat order whatever the
+// threads, even when a later one sits in a chunk that runs first.
+TEST(GatherElements, TraversalsReportTheFirstBadIndex) {
+    const IsaReset reset;
+    std::mt19937_64 rng(8);
+    ThreadPool pool(3);
+    for (int isa = 0; isa < 3; ++isa) {
+        if (!detail::set_gather_elements_isa_for_testing(isa)) continue;
+        for (const TraversalRow& r : kTraversals) {
+            for (ElementType index_type : {ElementType::i32, ElementType::i64}) {
+                const size_t axis = normalized(r);
+                const int64_t dim = r.data_shape[axis];
+                std::vector<Tensor> in = {random_data(ElementType::f32, r.data_shape, rng),
+                                          random_indices(index_type, r.indices_shape, dim, rng)};
+                const int64_t n = in[1].num_elements();
+                const int64_t far = index_type == ElementType::i32 ? INT32_MIN : INT64_MIN;
+                for (const auto& [at, value] : std::vector<std::pair<int64_t, int64_t>>{
+                         {0, dim}, {9, -dim - 1}, {n / 2 + 3, far}, {n - 1, dim}, {n - 2, INT32_MAX}}) {
+                    SCOPED_TRACE(std::string(kIsaNames[isa]) + " " + r.name + " " + to_string(index_type) + " at " +
+                                 std::to_string(at) + " = " + std::to_string(value));
+                    Tensor bad = in[1].clone();
+                    set_index(bad, at, value);
+                    if (at < n - 1) set_index(bad, n - 1, dim + 5);  // a later bad index: not the one named
+                    std::vector<int64_t> position(r.indices_shape.size());
+                    for (int64_t rest = at, d = static_cast<int64_t>(position.size()) - 1; d >= 0; --d) {
+                        position[static_cast<size_t>(d)] = rest % r.indices_shape[static_cast<size_t>(d)];
+                        rest /= r.indices_shape[static_cast<size_t>(d)];
+                    }
+                    std::string where;
+                    for (int64_t p : position) where += (where.empty() ? "" : ",") + std::to_string(p);
+                    const std::string message = "indices[" + where + "] = " + std::to_string(value) +
+                                                ": value " + std::to_string(value) + " not in [" +
+                                                std::to_string(-dim) + ", " + std::to_string(dim - 1) + "]";
+                    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool})
+                        EXPECT_TRUE(throws_error([&] { run_kernel(r.axis, {in[0], bad}, p); }, ErrorKind::Value,
+                                                 "index-out-of-range", message, 1));
+                }
+            }
         }
     }
 }
