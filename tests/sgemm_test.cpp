@@ -4,6 +4,8 @@
 // (reverse, shuffled, finer grids) must give bit-identical results; scratch must stay in bounds.
 #include "kernels/detail/sgemm.hpp"
 
+#include "kernels/detail/cpu_isa.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -320,7 +322,16 @@ TEST(Sgemm, ForcedPortableIsa) {
     set_epilogue(p, rng, 1, GemmActivation::Relu);
     check(p, run(p, Mode::ConstA, gemm_default_isa()), "forced portable");
     reset_gemm_isa_for_testing();
-    EXPECT_EQ(gemm_default_isa(), gemm_detected_isa());
+    EXPECT_EQ(static_cast<int>(gemm_default_isa()),
+              std::min(static_cast<int>(gemm_detected_isa()), static_cast<int>(cpu::active_isa())));
+}
+
+// IRLITE_ISA's cap (cpu_isa.hpp) applies to the GEMM as to every dispatched kernel.
+TEST(Sgemm, FollowsTheIsaCap) {
+    cpu::set_isa_cap_for_testing(cpu::Isa::Sse);
+    EXPECT_EQ(gemm_default_isa(), GemmIsa::Portable);
+    EXPECT_EQ(plan_gemm(20, 30, 40, false, false).layout.isa, GemmIsa::Portable);
+    cpu::reset_isa_cap_for_testing();
 }
 
 // A constant operand packed once serves any size of the other dimension (its layout depends on K only).

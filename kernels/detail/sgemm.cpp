@@ -4,18 +4,18 @@
 // at run time (plan_gemm records the choice in the plan's layout).
 #include "kernels/detail/sgemm.hpp"
 
+#include "kernels/detail/cpu_isa.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <cstring>
 
-#if defined(__x86_64__) || defined(__i386__)
-#define IRLITE_SGEMM_X86 1
+// Kernels carry cpu_isa.hpp's target attributes (IRLITE_TARGET_AVX2/AVX512), the same levels as
+// every other dispatched kernel.
+#define IRLITE_SGEMM_X86 IRLITE_ISA_X86
+#if IRLITE_SGEMM_X86
 #include <immintrin.h>
-#define IRLITE_TARGET_AVX2 __attribute__((target("avx2,fma")))
-#define IRLITE_TARGET_AVX512 __attribute__((target("avx512f")))
-#else
-#define IRLITE_SGEMM_X86 0
 #endif
 
 namespace irlite::nn {
@@ -361,22 +361,8 @@ float* align64(void* p) {
 // ISA selection.
 
 bool gemm_isa_supported(GemmIsa isa) {
-    switch (isa) {
-        case GemmIsa::Portable: return true;
-        case GemmIsa::Avx2:
-#if IRLITE_SGEMM_X86
-            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-            return false;
-#endif
-        case GemmIsa::Avx512:
-#if IRLITE_SGEMM_X86
-            return __builtin_cpu_supports("avx512f");
-#else
-            return false;
-#endif
-    }
-    return false;
+    // The enums share their order (sse/portable, avx2, avx512).
+    return cpu::isa_supported(static_cast<cpu::Isa>(static_cast<int>(isa)));
 }
 
 GemmIsa gemm_detected_isa() {
@@ -390,7 +376,11 @@ GemmIsa gemm_detected_isa() {
 
 GemmIsa gemm_default_isa() {
     const int forced = g_forced_isa.load(std::memory_order_relaxed);
-    return forced >= 0 ? static_cast<GemmIsa>(forced) : gemm_detected_isa();
+    if (forced >= 0) return static_cast<GemmIsa>(forced);
+    // The level every other dispatched kernel runs at (cpu_isa.hpp: the CPU's, capped by
+    // IRLITE_ISA), and never above what this file's kernels may use here. The enums share order.
+    const auto level = static_cast<GemmIsa>(static_cast<int>(cpu::active_isa()));
+    return std::min(level, gemm_detected_isa());
 }
 
 void set_gemm_isa_for_testing(GemmIsa isa) {

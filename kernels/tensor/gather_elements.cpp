@@ -23,6 +23,7 @@
 #endif
 
 #include "engine/op.hpp"
+#include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/index_values.hpp"
 #include "kernels/detail/parallel.hpp"
 
@@ -99,57 +100,10 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
 //    over a slab larger than the cache misses on nearly every read). The block is first copied
 //    into scratch memory ("staged", see Geometry) when that pays.
 // Each has a portable version and, for 4- and 8-byte elements, AVX2 and AVX-512 versions (vector
-// gathers, vector bounds checks) chosen at prepare time from the CPU; results are identical.
+// gathers, vector bounds checks) chosen at prepare time by cpu::active_isa() (cpu_isa.hpp, so
+// IRLITE_ISA caps it); results are identical.
 
-enum class Isa : uint8_t { Portable, Avx2, Avx512 };
-
-#if defined(__x86_64__)
-#define IRLITE_GE_X86 1
-#define IRLITE_GE_AVX2 __attribute__((target("avx2")))
-#define IRLITE_GE_AVX512 __attribute__((target("avx512f")))
-#else
-#define IRLITE_GE_X86 0
-#endif
-
-bool isa_supported(Isa isa) {
-    switch (isa) {
-        case Isa::Portable:
-            return true;
-#if IRLITE_GE_X86
-        case Isa::Avx2:
-            return __builtin_cpu_supports("avx2");
-        case Isa::Avx512:
-            return __builtin_cpu_supports("avx512f");
-#else
-        default:
-            return false;
-#endif
-    }
-    return false;
-}
-
-std::atomic<int> g_forced_isa{-1};  // tests only (set_gather_elements_isa_for_testing)
-
-Isa default_isa() {
-    const int forced = g_forced_isa.load(std::memory_order_relaxed);
-    if (forced >= 0) return static_cast<Isa>(forced);
-    static const Isa detected = isa_supported(Isa::Avx512) ? Isa::Avx512
-                                : isa_supported(Isa::Avx2) ? Isa::Avx2
-                                                           : Isa::Portable;
-    return detected;
-}
-
-const char* isa_name(Isa isa) {
-    switch (isa) {
-        case Isa::Avx2:
-            return "avx2";
-        case Isa::Avx512:
-            return "avx512";
-        case Isa::Portable:
-            break;
-    }
-    return "portable";
-}
+using cpu::Isa;
 
 // Index rows are fetched this many rows ahead of use in the column-block traversal (the hardware
 // prefetcher does not follow a stride of one index row), data rows this many ahead when staged.
@@ -199,13 +153,13 @@ Geometry geometry(const Shape& data, const Shape& indices, size_t axis, int64_t 
 }
 
 struct GatherElementsPlan : OpPlan {
-    Isa isa = Isa::Portable;  // for 4- and 8-byte elements; other widths always run portable
+    Isa isa = Isa::Sse;  // for 4- and 8-byte elements; other widths always run portable
 };
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     auto plan = std::make_unique<GatherElementsPlan>();
-    plan->isa = default_isa();
-    plan->method = isa_name(plan->isa);
+    plan->isa = cpu::active_isa();
+    plan->method = cpu::isa_name(plan->isa);
     const PartialShape& data = ctx.shape(kData);
     const PartialShape& indices = ctx.shape(kIndices);
     if (data.is_static() && indices.is_static() && data.rank() == indices.rank() && data.rank() > 0) {
@@ -313,10 +267,10 @@ bool block_portable(const Block& b) {
     return true;
 }
 
-#if IRLITE_GE_X86
+#if IRLITE_ISA_X86
 // AVX-512: eight indices at a time, widened to 64 bits.
 template <class Index>
-IRLITE_GE_AVX512 inline __m512i load8(const Index* p) {
+IRLITE_TARGET_AVX512 inline __m512i load8(const Index* p) {
     if constexpr (sizeof(Index) == 8)
         return _mm512_loadu_si512(p);
     else
@@ -324,7 +278,7 @@ IRLITE_GE_AVX512 inline __m512i load8(const Index* p) {
 }
 
 template <class Index, size_t N>
-IRLITE_GE_AVX512 bool last_axis_avx512(const Rows& r) {
+IRLITE_TARGET_AVX512 bool last_axis_avx512(const Rows& r) {
     const __m512i dimv = _mm512_set1_epi64(r.dim), limit = _mm512_set1_epi64(2 * r.dim);
     const auto udim = static_cast<uint64_t>(r.dim);
     const auto* idx = static_cast<const Index*>(r.idx);
@@ -367,7 +321,7 @@ IRLITE_GE_AVX512 bool last_axis_avx512(const Rows& r) {
 }
 
 template <class Index, size_t N>
-IRLITE_GE_AVX512 bool block_avx512(const Block& b) {
+IRLITE_TARGET_AVX512 bool block_avx512(const Block& b) {
     const __m512i dimv = _mm512_set1_epi64(b.dim), limit = _mm512_set1_epi64(2 * b.dim);
     const __m512i stridev = _mm512_set1_epi64(b.data_stride), lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
     const auto udim = static_cast<uint64_t>(b.dim);
@@ -408,7 +362,7 @@ IRLITE_GE_AVX512 bool block_avx512(const Block& b) {
 // AVX2: four indices at a time, widened to 64 bits; no unsigned 64-bit compare, so two signed
 // ones (v > dim - 1, -dim > v).
 template <class Index>
-IRLITE_GE_AVX2 inline __m256i load4(const Index* p) {
+IRLITE_TARGET_AVX2 inline __m256i load4(const Index* p) {
     if constexpr (sizeof(Index) == 8)
         return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
     else
@@ -416,7 +370,7 @@ IRLITE_GE_AVX2 inline __m256i load4(const Index* p) {
 }
 
 template <class Index, size_t N>
-IRLITE_GE_AVX2 bool last_axis_avx2(const Rows& r) {
+IRLITE_TARGET_AVX2 bool last_axis_avx2(const Rows& r) {
     const __m256i dimv = _mm256_set1_epi64x(r.dim), high = _mm256_set1_epi64x(r.dim - 1);
     const __m256i low = _mm256_set1_epi64x(-r.dim), zero = _mm256_setzero_si256();
     const auto udim = static_cast<uint64_t>(r.dim);
@@ -460,7 +414,7 @@ IRLITE_GE_AVX2 bool last_axis_avx2(const Rows& r) {
 }
 
 template <class Index, size_t N>
-IRLITE_GE_AVX2 bool block_avx2(const Block& b) {
+IRLITE_TARGET_AVX2 bool block_avx2(const Block& b) {
     const __m256i dimv = _mm256_set1_epi64x(b.dim), high = _mm256_set1_epi64x(b.dim - 1);
     const __m256i low = _mm256_set1_epi64x(-b.dim), zero = _mm256_setzero_si256();
     const __m256i stridev = _mm256_set1_epi64x(b.data_stride), lanes = _mm256_set_epi64x(3, 2, 1, 0);
@@ -535,7 +489,7 @@ void gather(const KernelContext& ctx, const GatherElementsPlan& plan, const Tens
 
     LastAxisFn last_axis = last_axis_portable<Index, N>;
     BlockFn block = block_portable<Index, N>;
-#if IRLITE_GE_X86
+#if IRLITE_ISA_X86
     // The vector versions multiply row by row stride in 32 x 32 -> 64 bits.
     const bool fits = g.dim < (int64_t{1} << 31) && g.inner < (int64_t{1} << 31);
     if constexpr (N == 4 || N == 8) {
@@ -633,19 +587,6 @@ void compute(KernelContext& ctx) {
 
 }  // namespace
 
-namespace detail {
-// Tests: plans prepared from now on use `isa` (0 portable, 1 AVX2, 2 AVX-512; -1 the CPU's best).
-// False, and no change, when this CPU lacks it. Declared by the test that uses it.
-bool set_gather_elements_isa_for_testing(int isa) {
-    if (isa < 0) {
-        g_forced_isa.store(-1, std::memory_order_relaxed);
-        return true;
-    }
-    if (isa > 2 || !isa_supported(static_cast<Isa>(isa))) return false;
-    g_forced_isa.store(isa, std::memory_order_relaxed);
-    return true;
-}
-}  // namespace detail
 
 OpDef make_gather_elements_op() {
     OpDef d;

@@ -12,13 +12,23 @@
 #include <random>
 
 #include "engine/thread_pool.hpp"
+#include "kernels/detail/cpu_isa.hpp"
 #include "op_tester.hpp"
 
 namespace irlite {
 namespace detail {
-// kernels/gather_elements.cpp: plans prepared from now on use `isa` (0 portable, 1 AVX2,
-// 2 AVX-512; -1 the CPU's best); false when this CPU lacks it.
-bool set_gather_elements_isa_for_testing(int isa);
+// Plans prepared from now on use instruction-set level `isa` (0 sse, 1 AVX2, 2 AVX-512; -1 the
+// CPU's best, or IRLITE_ISA's cap); false when this CPU lacks it.
+bool set_gather_elements_isa_for_testing(int isa) {
+    if (isa < 0) {
+        cpu::reset_isa_cap_for_testing();
+        return true;
+    }
+    const auto level = static_cast<cpu::Isa>(isa);
+    if (!cpu::isa_supported(level)) return false;
+    cpu::set_isa_cap_for_testing(level);
+    return true;
+}
 }  // namespace detail
 
 namespace {
@@ -282,7 +292,7 @@ TEST(GatherElements, IndexErrors) {
 
 // ---- the kernel's traversals ---------------------------------------------------------------
 
-const char* const kIsaNames[] = {"portable", "avx2", "avx512"};
+const char* const kIsaNames[] = {"sse", "avx2", "avx512"};
 
 struct IsaReset {
     ~IsaReset() { detail::set_gather_elements_isa_for_testing(-1); }
