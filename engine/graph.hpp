@@ -29,6 +29,9 @@ struct Node {
     std::vector<Tensor> constants;      // per output: valid() when known at load time
     bool shapes_static = false;         // every output's shape is static at load time
     bool live = false;                  // contributes to a Result or a sink (Assign)
+    // Graph fusion (engine/fusion.hpp): the layers merged into this node, the one whose op runs
+    // first; empty for an ordinary node. `layer` stays the last one (it names the output).
+    std::vector<const IrLayer*> fused;
 
     bool is_constant() const { return !constants.empty() && constants[0].valid(); }
     // The layer's location (file, line, id, name, type, opset), for errors.

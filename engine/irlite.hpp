@@ -77,12 +77,15 @@ struct CompileOptions {
     int threads = 0;
     // Collect per-node timings in every request (InferRequest::profiling()); off costs nothing.
     bool profiling = false;
+    // Graph fusion (engine/fusion.hpp): an op and the bias, residual Add and activation after it
+    // run as one node. Off is for debugging and for checking that results match.
+    bool fusion = true;
 };
 
 // One executed node of a profiled inference.
 struct ProfileEntry {
     std::string name;    // the layer's name
-    std::string type;    // its op type
+    std::string type;    // its op type; a fused node's types joined by '+' ("Convolution+Add+ReLU")
     std::string method;  // what the kernel's plan chose ("view", "gemm", "strided-copy", ...)
     double ms = 0;       // time of the last infer()
 };

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/epilogue.hpp"
 #include "engine/error.hpp"
 #include "engine/ir_document.hpp"
 #include "engine/shape.hpp"
@@ -253,6 +254,16 @@ struct OpDef {
     ShapeRule infer;
     PrepareFn prepare;  // null: the kernel needs no plan
     KernelFn compute;
+
+    // Graph fusion (engine/fusion.hpp); the defaults take no part in it.
+    // An elementwise activation of input 0: what it computes, given its attributes and constant
+    // inputs; nullopt when it cannot be described (e.g. a Swish beta known only at run time).
+    std::function<std::optional<Activation>(const InferContext&)> as_activation;
+    bool is_add = false;  // an elementwise, commutative a + b (numpy broadcasting)
+    // The kernel can apply an Epilogue to output 0: the op's attributes with it attached (kernels
+    // read it in prepare). Bias runs along output axis epilogue_channel_axis (negative: from the end).
+    std::function<std::unique_ptr<OpAttrs>(const OpAttrs&, std::shared_ptr<const Epilogue>)> with_epilogue;
+    int epilogue_channel_axis = 1;
 
     int max_inputs() const { return variadic_inputs ? INT32_MAX : static_cast<int>(input_roles.size()); }
     // The role of input port i ("data", "start", ...; "data3" for a variadic op's 4th input).

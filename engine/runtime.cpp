@@ -14,6 +14,7 @@
 #include <new>
 
 #include "engine/execution_plan.hpp"
+#include "engine/fusion.hpp"
 #include "engine/graph.hpp"
 #include "engine/thread_pool.hpp"
 #include "engine/irlite.hpp"
@@ -142,7 +143,9 @@ std::shared_ptr<const ExecutionPlan> CompiledModel::Impl::plan_for(const std::ve
         const int layer = static_cast<int>(n.layer - graph->document->layers.data());
         build.parameter_shapes.emplace_back(layer, shapes[i]);
     }
-    auto specialised_plan = make_execution_plan(build_graph(graph->document, *registry, build).graph, file);
+    std::shared_ptr<const Graph> built = build_graph(graph->document, *registry, build).graph;
+    if (options.fusion) built = fuse_graph(std::move(built));
+    auto specialised_plan = make_execution_plan(std::move(built), file);
     // A model fed ever new shapes keeps a bounded number of plans.
     constexpr size_t kMaxPlans = 16;
     if (specialised.size() >= kMaxPlans) specialised.clear();
@@ -158,6 +161,7 @@ CompiledModel::CompiledModel(const Model& model, const CompileOptions& options) 
     impl->file = model.document().xml_path;
     impl->registry = &model.registry();
     impl->graph = build_graph(model.document_ptr(), *impl->registry).graph;
+    if (options.fusion) impl->graph = fuse_graph(impl->graph);
     const Graph& g = *impl->graph;
     for (int ni : g.parameters) {
         const Node& n = g.nodes[ni];
@@ -214,8 +218,8 @@ struct InferRequest::State {
         for (const ExecStep& step : plan->steps) {
             const Node& n = g.nodes[static_cast<size_t>(step.node)];
             ProfileEntry e;
-            e.name = n.layer->name;
-            e.type = n.layer->type;
+            e.name = node_display_name(n);
+            e.type = node_type_name(n);
             e.method = step.mode == ExecStep::Mode::Skip      ? "view"
                        : step.mode == ExecStep::Mode::Dynamic ? "dynamic"
                        : step.plan && *step.plan->method      ? step.plan->method

@@ -24,7 +24,8 @@ namespace {
 const char* kBenchHelp =
     "usage: irlite bench MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [--fill MODE [--seed N]]\n"
     "                    [-n RUNS] [--warmup N]\n"
-    "                    [--time SECONDS] [-t THREADS] [--profile] [--load-runs N] [--json]\n"
+    "                    [--time SECONDS] [-t THREADS] [--profile] [--load-runs N] [--no-fusion]\n"
+    "                    [--json]\n"
     "\n"
     "Times reading + compiling the model, then RUNS inferences (default 20) after N warm-up runs\n"
     "(default 2), and prints min / median / mean milliseconds per inference, the throughput and the\n"
@@ -36,10 +37,12 @@ const char* kBenchHelp =
     "  -t, --threads N   intra-op threads (default: IRLITE_NUM_THREADS, else every core available)\n"
     "  --time SECONDS    run for at least this long (and at least RUNS inferences)\n"
     "  --profile         per-layer table (name, type, method, ms, share of the total), slowest\n"
-    "                    first, and the same per op type; medians over the timed runs\n"
+    "                    first, and the same per op type; medians over the timed runs. A fused\n"
+    "                    node shows its ops joined by '+' (Convolution+Add+ReLU)\n"
     "  --load-runs N     read and compile the model N times (default 1) and report the medians:\n"
     "                    the steady cost without the first run's page faults, as pugixml_parse\n"
     "                    measures its own parse\n"
+    "  --no-fusion       run every op as its own node (graph fusion off)\n"
     "  --json            one JSON document on stdout instead of the text report\n";
 
 using Clock = std::chrono::steady_clock;
@@ -144,6 +147,10 @@ int bench_command(const std::vector<std::string>& args) {
         }
         if (cur.take_flag({"--profile"})) {
             profile = true;
+            continue;
+        }
+        if (cur.take_flag({"--no-fusion"})) {
+            options.fusion = false;
             continue;
         }
         if (cur.take_flag({"--json"})) {
@@ -261,17 +268,17 @@ int bench_command(const std::vector<std::string>& args) {
               << "memory   peak RSS " << fixed(peak_rss_mb(), 1) << " MB\n";
     if (profile) {
         std::cout << "\nper layer (median ms of " << times.size() << " runs, slowest first)\n";
-        std::cout << std::left << std::setw(40) << "name" << std::setw(22) << "type" << std::setw(16) << "method"
+        std::cout << std::left << std::setw(40) << "name" << std::setw(36) << "type" << std::setw(16) << "method"
                   << std::right << std::setw(10) << "ms" << std::setw(8) << "%" << "\n";
         for (const LayerTime& l : layers)
-            std::cout << std::left << std::setw(40) << l.name.substr(0, 39) << std::setw(22) << l.type.substr(0, 21)
+            std::cout << std::left << std::setw(40) << l.name.substr(0, 39) << std::setw(36) << l.type.substr(0, 35)
                       << std::setw(16) << l.method.substr(0, 15) << std::right << std::setw(10) << fixed(l.ms, 4)
                       << std::setw(8) << fixed(share(l.ms), 1) << "\n";
         std::cout << "\nper op type\n";
-        std::cout << std::left << std::setw(22) << "type" << std::right << std::setw(8) << "count" << std::setw(10)
+        std::cout << std::left << std::setw(36) << "type" << std::right << std::setw(8) << "count" << std::setw(10)
                   << "ms" << std::setw(8) << "%" << "\n";
         for (const auto& [type, ms] : types)
-            std::cout << std::left << std::setw(22) << type.substr(0, 21) << std::right << std::setw(8)
+            std::cout << std::left << std::setw(36) << type.substr(0, 35) << std::right << std::setw(8)
                       << type_count[type] << std::setw(10) << fixed(ms, 4) << std::setw(8) << fixed(share(ms), 1) << "\n";
     }
     return kExitOk;

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "engine/fusion.hpp"
 #include "engine/op.hpp"
 #include "engine/opset_catalog.hpp"
 #include "tools/check_report.hpp"
@@ -16,18 +17,22 @@ namespace irlite::cli {
 namespace {
 
 const char* kInfoHelp =
-    "usage: irlite info MODEL.xml [-w MODEL.bin] [--json]\n"
+    "usage: irlite info MODEL.xml [-w MODEL.bin] [--no-fusion] [--json]\n"
     "\n"
     "Summarises the model: inputs and outputs (names, element types, shapes), op types with their\n"
     "counts and opsets, the number of layers and edges, the bytes of Const data, and the ops irlite\n"
     "cannot run yet. Shapes are the ones inferred by 'irlite check' (declared ones where inference\n"
-    "is impossible); '?' is a dim known only at run time.\n"
+    "is impossible); '?' is a dim known only at run time. 'fused' lists the nodes graph fusion makes\n"
+    "(an op with the bias, residual Add and activation after it, e.g. Convolution+Add+ReLU) and how\n"
+    "many of each; a model with dynamic shapes is fused when it runs, for its input shapes.\n"
     "\n"
     "  -w, --weights FILE   the weights (.bin); default: MODEL.xml with the extension .bin\n"
+    "      --no-fusion      do not show what graph fusion makes of the model\n"
     "      --json           print one JSON document:\n"
     "                       {\"file\", \"name\", \"ir_version\", \"layers\", \"edges\", \"const_bytes\",\n"
     "                        \"inputs\": [{\"name\", \"names\", \"element_type\", \"shape\"}], \"outputs\": [...],\n"
     "                        \"ops\": [{\"type\", \"count\", \"opsets\", \"runs\"}], \"cannot_run\": [{\"type\", \"opset\"}],\n"
+    "                        \"fused\": [{\"type\", \"count\"}],\n"
     "                        \"check\": {\"errors\", \"warnings\"}}  (a shape is a list, -1 = dynamic;\n"
     "                        null for an unknown rank)\n";
 
@@ -48,6 +53,8 @@ struct OpUse {
 
 struct ModelInfo {
     std::vector<BoundaryInfo> inputs, outputs;
+    std::vector<std::pair<std::string, int>> fused;  // fused node type, count (graph fusion)
+    int nodes_before = 0, nodes_after = 0;           // executed nodes without / with fusion
     std::vector<OpUse> ops;  // by type name
     uint64_t const_bytes = 0;
 };
@@ -62,6 +69,25 @@ std::string output_name(const Graph& g, const Node& result) {
     if (g.document->ir_version == 10)
         return producer.outputs.size() > 1 ? str(producer.name, ".", src.output) : producer.name;
     return result.layer->name;
+}
+
+// What graph fusion makes of the graph (nothing when it has errors).
+void collect_fusion(const CheckReport& report, ModelInfo& info) {
+    if (!report.graph || report.errors > 0) return;
+    auto executed = [](const Graph& g) {
+        int n = 0;
+        for (const Node& node : g.nodes)
+            if (node.live && !node.is_constant() && node.def && node.def->role == OpRole::Compute) ++n;
+        return n;
+    };
+    const std::shared_ptr<const Graph> fused = fuse_graph(report.graph);
+    info.nodes_before = executed(*report.graph);
+    info.nodes_after = executed(*fused);
+    std::map<std::string, int> counts;
+    for (const Node& node : fused->nodes)
+        if (node.live && !node.fused.empty()) ++counts[node_type_name(node)];
+    for (const auto& [type, count] : counts) info.fused.emplace_back(type, count);
+    std::sort(info.fused.begin(), info.fused.end(), [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
 }
 
 ModelInfo collect(const CheckReport& report) {
@@ -164,6 +190,10 @@ void print_text(const CheckReport& report, const ModelInfo& info) {
         if (!use.cannot_run.empty()) cannot += (cannot.empty() ? "" : ", ") + use.type + " (" + cannot_run_text(use) + ")";
     }
     std::cout << "irlite cannot run: " << (cannot.empty() ? "nothing, every op is supported" : cannot) << "\n";
+    if (!info.fused.empty()) {
+        std::cout << "fused (" << info.nodes_before << " nodes run as " << info.nodes_after << "):\n";
+        for (const auto& [type, count] : info.fused) std::cout << "  " << pad(type, 40) << count << "\n";
+    }
     std::cout << "check:   " << count_text(report.errors, report.warnings)
               << (report.findings.empty() ? "" : " (see 'irlite check')") << "\n";
 }
@@ -218,6 +248,14 @@ std::string to_json(const CheckReport& report, const ModelInfo& info) {
             j.end_object();
         }
     j.end_array();
+    j.key("fused").begin_array();
+    for (const auto& [type, count] : info.fused) {
+        j.begin_object();
+        j.field("type", type);
+        j.field("count", count);
+        j.end_object();
+    }
+    j.end_array();
     j.key("check").begin_object();
     j.field("errors", static_cast<uint64_t>(report.errors));
     j.field("warnings", static_cast<uint64_t>(report.warnings));
@@ -231,7 +269,7 @@ std::string to_json(const CheckReport& report, const ModelInfo& info) {
 int info_command(const std::vector<std::string>& args) {
     ArgCursor cur(args);
     std::string model_path, bin_path;
-    bool json = false;
+    bool json = false, fusion = true;
     while (!cur.done()) {
         if (cur.take_flag({"-h", "--help"})) {
             std::cout << kInfoHelp;
@@ -239,6 +277,10 @@ int info_command(const std::vector<std::string>& args) {
         }
         if (cur.take_flag({"--json"})) {
             json = true;
+            continue;
+        }
+        if (cur.take_flag({"--no-fusion"})) {
+            fusion = false;
             continue;
         }
         if (cur.take_option({"-w", "--weights"}, bin_path)) continue;
@@ -254,7 +296,8 @@ int info_command(const std::vector<std::string>& args) {
         for (const Diagnostic& d : report.findings) std::cerr << "irlite: " << d.format() << "\n";
         return kExitError;
     }
-    const ModelInfo info = collect(report);
+    ModelInfo info = collect(report);
+    if (fusion) collect_fusion(report, info);
     if (json) std::cout << to_json(report, info) << "\n";
     else print_text(report, info);
     return kExitOk;

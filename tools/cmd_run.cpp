@@ -18,6 +18,7 @@ namespace {
 const char* kRunHelp =
     "usage: irlite run MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [--fill MODE [--seed N]]\n"
     "                  [-o OUTDIR] [-t THREADS] [-q]\n"
+    "                  [--no-fusion]\n"
     "\n"
     "Runs the model once and writes every output as OUTDIR/<name>.npy (OUTDIR is created if\n"
     "needed; each file is written atomically). Without -o, prints every input and output.\n"
@@ -35,6 +36,8 @@ const char* kRunHelp =
     "  -t, --threads N      intra-op threads (default: IRLITE_NUM_THREADS, else every core\n"
     "                       available); results are the same for every count\n"
     "  -q, --quiet          print nothing on success\n"
+    "      --no-fusion      run every op as its own node (graph fusion off; results may differ\n"
+    "                       from the fused ones in the last bits)\n"
     "\n"
     "Output file names: the first tensor name of the port feeding each Result; for IR v10 (no\n"
     "tensor names) the producing layer's name, with .N appended when it has several outputs;\n"
@@ -102,6 +105,10 @@ int run_command(const std::vector<std::string>& args) {
         }
         if (cur.take_flag({"-q", "--quiet"})) {
             quiet = true;
+            continue;
+        }
+        if (cur.take_flag({"--no-fusion"})) {
+            options.fusion = false;
             continue;
         }
         if (!model_path.empty()) throw UsageError("more than one model given ('" + model_path + "', '" + cur.peek() + "')");

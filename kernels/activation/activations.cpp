@@ -40,29 +40,39 @@ auto softplus(const X& x) {
     return max_nan(x, C(0)) + (-x.abs()).exp().log1p();
 }
 
+// What graph fusion may apply in place of the op (OpDef::as_activation).
+OpDef fusable(OpDef d, ActivationKind kind) {
+    d.as_activation = [kind](const InferContext&) { return std::optional<Activation>(Activation{kind, 0, 0}); };
+    return d;
+}
+
 }  // namespace
 
 OpDef make_relu_op() {
-    return make_unary_op<kArithmeticTypes, UnaryIntegers::Native>("ReLU", 1, isa_loop([](const NoAttrs&, auto x) {
-        using C = typename decltype(x)::Scalar;
-        return max_nan(x, C(0));
-    }));
+    return fusable(make_unary_op<kArithmeticTypes, UnaryIntegers::Native>("ReLU", 1, isa_loop([](const NoAttrs&, auto x) {
+                       using C = typename decltype(x)::Scalar;
+                       return max_nan(x, C(0));
+                   })),
+                   ActivationKind::Relu);
 }
 
 OpDef make_sigmoid_op() {
-    return make_unary_op<kFloatTypes>("Sigmoid", 1, [](const NoAttrs&, auto x) {
-        using C = typename decltype(x)::Scalar;
-        return C(1) / (C(1) + (-x).exp());
-    });
+    return fusable(make_unary_op<kFloatTypes>("Sigmoid", 1,
+                                              [](const NoAttrs&, auto x) {
+                                                  using C = typename decltype(x)::Scalar;
+                                                  return C(1) / (C(1) + (-x).exp());
+                                              }),
+                   ActivationKind::Sigmoid);
 }
 
 OpDef make_tanh_op() {
-    return make_unary_op<kArithmeticTypes, UnaryIntegers::ViaDouble>("Tanh", 1,
-                                                                     [](const NoAttrs&, auto x) { return x.tanh(); });
+    return fusable(make_unary_op<kArithmeticTypes, UnaryIntegers::ViaDouble>(
+                       "Tanh", 1, [](const NoAttrs&, auto x) { return x.tanh(); }),
+                   ActivationKind::Tanh);
 }
 
 OpDef make_elu_op() {
-    return make_unary_op<kFloatTypes, UnaryIntegers::None, EluAttrs>(
+    OpDef d = make_unary_op<kFloatTypes, UnaryIntegers::None, EluAttrs>(
         "Elu", 1,
         [](const EluAttrs& a, auto x) {
             using C = typename decltype(x)::Scalar;
@@ -70,6 +80,11 @@ OpDef make_elu_op() {
             return max_nan(x, C(0)) + static_cast<C>(a.alpha) * min_nan(x, C(0)).expm1();
         },
         parse_elu);
+    d.as_activation = [](const InferContext& ctx) {
+        return std::optional<Activation>(
+            Activation{ActivationKind::Elu, static_cast<float>(ctx.attrs<EluAttrs>().alpha), 0});
+    };
+    return d;
 }
 
 OpDef make_softsign_op() {
@@ -80,25 +95,30 @@ OpDef make_softsign_op() {
 }
 
 OpDef make_hswish_op() {
-    return make_unary_op<kFloatTypes>("HSwish", 4, isa_loop([](const NoAttrs&, auto x) {
-        using C = typename decltype(x)::Scalar;
-        return x * min_nan(max_nan(x + C(3), C(0)), C(6)) / C(6);
-    }));
+    return fusable(make_unary_op<kFloatTypes>("HSwish", 4, isa_loop([](const NoAttrs&, auto x) {
+                       using C = typename decltype(x)::Scalar;
+                       return x * min_nan(max_nan(x + C(3), C(0)), C(6)) / C(6);
+                   })),
+                   ActivationKind::HSwish);
 }
 
 OpDef make_hsigmoid_op() {
-    return make_unary_op<kFloatTypes>("HSigmoid", 5, isa_loop([](const NoAttrs&, auto x) {
-        using C = typename decltype(x)::Scalar;
-        return min_nan(max_nan(x + C(3), C(0)), C(6)) / C(6);
-    }));
+    return fusable(make_unary_op<kFloatTypes>("HSigmoid", 5, isa_loop([](const NoAttrs&, auto x) {
+                       using C = typename decltype(x)::Scalar;
+                       return min_nan(max_nan(x + C(3), C(0)), C(6)) / C(6);
+                   })),
+                   ActivationKind::HSigmoid);
 }
 
 OpDef make_softplus_op() {
-    return make_unary_op<kFloatTypes>("SoftPlus", 4, [](const NoAttrs&, auto x) { return softplus(x); });
+    return fusable(make_unary_op<kFloatTypes>("SoftPlus", 4, [](const NoAttrs&, auto x) { return softplus(x); }),
+                   ActivationKind::SoftPlus);
 }
 
 OpDef make_mish_op() {
-    return make_unary_op<kFloatTypes>("Mish", 4, [](const NoAttrs&, auto x) { return x * softplus(x).tanh(); });
+    return fusable(
+        make_unary_op<kFloatTypes>("Mish", 4, [](const NoAttrs&, auto x) { return x * softplus(x).tanh(); }),
+        ActivationKind::Mish);
 }
 
 }  // namespace irlite

@@ -48,13 +48,20 @@ C to_bound(double v, bool up) {
 }  // namespace
 
 OpDef make_clamp_op() {
-    return make_unary_op<kArithmeticTypes, UnaryIntegers::Native, ClampAttrs>(
+    OpDef d = make_unary_op<kArithmeticTypes, UnaryIntegers::Native, ClampAttrs>(
         "Clamp", 1,
         isa_loop([](const ClampAttrs& a, auto x) {
             using C = typename decltype(x)::Scalar;
             return min_nan(max_nan(x, to_bound<C>(a.min, true)), to_bound<C>(a.max, false));
         }),
         parse_clamp);
+    // Graph fusion: the f32 bounds (fusion applies only to f32 values).
+    d.as_activation = [](const InferContext& ctx) {
+        const auto& a = ctx.attrs<ClampAttrs>();
+        return std::optional<Activation>(
+            Activation{ActivationKind::Clamp, to_bound<float>(a.min, true), to_bound<float>(a.max, false)});
+    };
+    return d;
 }
 
 }  // namespace irlite

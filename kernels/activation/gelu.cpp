@@ -36,6 +36,7 @@ auto gelu_tanh(const X& x) {
 OpDef make_gelu_2_op() {
     OpDef d = make_unary_op<kFloatTypes>("Gelu", 2, [](const NoAttrs&, auto x) { return gelu_erf(x); });
     d.last_opset = 6;
+    d.as_activation = [](const InferContext&) { return std::optional<Activation>(Activation{ActivationKind::GeluErf, 0, 0}); };
     return d;
 }
 
@@ -53,6 +54,10 @@ OpDef make_gelu_7_op() {
             run_unary<kFloatTypes, UnaryIntegers::None>(ctx, attrs, [](const GeluAttrs&, auto x) { return gelu_tanh(x); });
         else
             run_unary<kFloatTypes, UnaryIntegers::None>(ctx, attrs, [](const GeluAttrs&, auto x) { return gelu_erf(x); });
+    };
+    d.as_activation = [](const InferContext& ctx) {
+        return std::optional<Activation>(Activation{
+            ctx.attrs<GeluAttrs>().tanh_approximation ? ActivationKind::GeluTanh : ActivationKind::GeluErf, 0, 0});
     };
     return d;
 }

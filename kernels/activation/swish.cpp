@@ -59,6 +59,16 @@ OpDef make_swish_op() {
     d.min_inputs = 1;
     d.infer = infer;
     d.compute = compute;
+    // Graph fusion: only with beta known at compile time.
+    d.as_activation = [](const InferContext& ctx) -> std::optional<Activation> {
+        float beta = 1.0f;
+        if (ctx.num_inputs() > 1) {
+            const Tensor* b = ctx.value(1);
+            if (!b || b->num_elements() != 1) return std::nullopt;
+            beta = static_cast<float>(b->value_as_double(0));
+        }
+        return Activation{ActivationKind::Swish, beta, 0};
+    };
     return d;
 }
 

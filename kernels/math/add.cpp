@@ -6,7 +6,9 @@
 namespace irlite {
 
 OpDef make_add_op() {
-    return detail::make_binary_op<detail::kArithmeticTypes>("Add", 1, detail::isa_loop([](auto a, auto b) { return a + b; }));
+    OpDef d = detail::make_binary_op<detail::kArithmeticTypes>("Add", 1, detail::isa_loop([](auto a, auto b) { return a + b; }));
+    d.is_add = true;  // graph fusion: a bias or a residual connection after a convolution or MatMul
+    return d;
 }
 
 }  // namespace irlite

@@ -5,6 +5,7 @@
 // Attributes: transpose_a, transpose_b (default false).
 // Output: broadcast(A batch, B batch) + [M, N].
 // Types: f32 and f64 through Eigen's GEMM, f16/bf16 computed in f32, every integer type (sums wrap).
+#include "kernels/detail/epilogue.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/nn_gemm.hpp"
 #include "kernels/detail/parallel.hpp"
@@ -15,6 +16,8 @@ namespace {
 
 struct MatMulAttrs : OpAttrs {
     bool transpose_a = false, transpose_b = false;
+    // f32 only: bias (along the last output axis), residual (input 2) and activation fused after.
+    std::shared_ptr<const Epilogue> epilogue;
 };
 
 std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
@@ -139,6 +142,10 @@ struct MatMulOpPlan : OpPlan {
     std::vector<float> packed_b;  // B packed for `tall`, when B is constant and shared
     nn::GemmPlan tall;            // all batches of A stacked as rows, times packed_b
     nn::GemmPlan per_batch;       // one batch's product, both operands as they are
+    // The fused epilogue (f32), its bias along the output's last axis: applied tile by tile when
+    // epilogue_in_kernel (the GEMM's columns are that axis), else over the whole output.
+    nn::FusedEpilogue epilogue;
+    bool epilogue_in_kernel = false;
 };
 
 // Tiles of a GEMM are independent and their results do not depend on the tiling; this many
@@ -212,6 +219,11 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     if (!computes_in_f32(ctx.type(0))) return plan;
     plan->sgemm = true;
     plan->method = "sgemm";
+    if (ctx.type(0) == ElementType::f32) {
+        plan->epilogue = nn::FusedEpilogue::from(ctx.attrs<MatMulAttrs>().epilogue.get(),
+                                                 p.out_shape.empty() ? 1 : p.out_shape.back());
+        plan->epilogue_in_kernel = !p.b_vector;
+    }
     int64_t batches_a = 1;
     bool b_shared = true;
     for (size_t i = 0; i < p.batch_out.size(); ++i) {
@@ -233,15 +245,25 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     return plan;
 }
 
-void run_sgemm(const MatMulOpPlan& plan, const float* a, const float* b, float* c, const KernelContext& ctx) {
+void run_sgemm(const MatMulOpPlan& plan, const float* a, const float* b, float* c, const float* res,
+               const KernelContext& ctx) {
     const MatMulPlan& p = plan.dims;
     const int64_t lda = p.trans_a ? p.m : p.k, ldb = p.trans_b ? p.k : p.n;
+    const nn::FusedEpilogue& fe = plan.epilogue;
+    const nn::GemmEpilogue epi =
+        plan.epilogue_in_kernel ? fe.gemm(nn::GemmEpilogue::BiasAxis::Column, 0) : nn::GemmEpilogue{};
     if (!plan.packed_b.empty()) {
         const nn::GemmPlan& g = plan.tall;
         detail::for_chunks(ctx.pool(), g.tiles(), 1, [&](int64_t begin, int64_t end) {
-            for (int64_t t = begin; t < end; ++t)
+            for (int64_t t = begin; t < end; ++t) {
                 nn::run_gemm_tile(g, t, nn::GemmOperand::plain(a, lda), nn::GemmOperand::prepacked(plan.packed_b.data()),
-                                  c, p.n, {}, ctx.scratch());
+                                  c, p.n, epi, ctx.scratch());
+                if (plan.epilogue_in_kernel && fe.has_rest()) {  // the rest while the tile is in cache
+                    const int64_t i0 = t / g.tiles_n * g.mc, j0 = t % g.tiles_n * g.nc;
+                    const int64_t rows = std::min(g.mc, g.m - i0), cols = std::min(g.nc, g.n - j0);
+                    nn::apply_rest(fe, c + i0 * p.n + j0, p.n, rows, cols, res ? res + i0 * p.n + j0 : nullptr, p.n);
+                }
+            }
         });
         return;
     }
@@ -260,8 +282,10 @@ void run_sgemm(const MatMulOpPlan& plan, const float* a, const float* b, float* 
                 rest /= count;
             }
             nn::run_gemm(plan.per_batch, nn::GemmOperand::plain(a + off_a * a_size, lda, p.trans_a),
-                         nn::GemmOperand::plain(b + off_b * b_size, ldb, p.trans_b), c + batch * c_size, p.n, {},
+                         nn::GemmOperand::plain(b + off_b * b_size, ldb, p.trans_b), c + batch * c_size, p.n, epi,
                          ctx.scratch());
+            if (plan.epilogue_in_kernel)
+                nn::apply_rest(fe, c + batch * c_size, p.n, p.m, p.n, res ? res + batch * c_size : nullptr, p.n);
         }
     });
 }
@@ -275,11 +299,20 @@ void compute(KernelContext& ctx) {
         nn::ComputeOut<C> c(ctx.output(0));
         if constexpr (std::is_same_v<C, float>) {
             if (p.sgemm) {
+                // A fused residual is the last input (f32, the output's shape).
+                const float* res = p.epilogue.residual ? ctx.input(ctx.num_inputs() - 1).data<float>() : nullptr;
                 if (!p.packed_b.empty()) {
-                    run_sgemm(p, a.data(), nullptr, c.data(), ctx);  // B is packed in the plan
+                    run_sgemm(p, a.data(), nullptr, c.data(), res, ctx);  // B is packed in the plan
                 } else {
                     const nn::ComputeIn<C> b(ctx.input(1));
-                    run_sgemm(p, a.data(), b.data(), c.data(), ctx);
+                    run_sgemm(p, a.data(), b.data(), c.data(), res, ctx);
+                }
+                if (p.epilogue.active && !p.epilogue_in_kernel) {
+                    // The output as [elements / channels, channels]: a column bias.
+                    const int64_t channels = p.dims.out_shape.empty() ? 1 : p.dims.out_shape.back();
+                    const int64_t rows = channels ? ctx.output(0).num_elements() / channels : 0;
+                    nn::apply_block(c.data(), channels, rows, channels, nullptr, p.epilogue.bias_at(0), res, channels,
+                                    p.epilogue.act);
                 }
                 c.commit();
                 return;
@@ -303,6 +336,12 @@ OpDef make_mat_mul_op() {
     d.infer = infer;
     d.prepare = prepare;
     d.compute = compute;
+    d.with_epilogue = [](const OpAttrs& a, std::shared_ptr<const Epilogue> e) -> std::unique_ptr<OpAttrs> {
+        auto fused = std::make_unique<MatMulAttrs>(static_cast<const MatMulAttrs&>(a));
+        fused->epilogue = std::move(e);
+        return fused;
+    };
+    d.epilogue_channel_axis = -1;
     return d;
 }
 

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "kernels/detail/cpu_isa.hpp"
+#include "kernels/detail/epilogue.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/nn_gemm.hpp"
 #include "kernels/detail/parallel.hpp"
@@ -40,6 +41,8 @@ bool is_backprop(ConvKind k) { return k == ConvKind::Backprop || k == ConvKind::
 struct ConvAttrs : OpAttrs {
     nn::WindowSpec window;
     std::vector<int64_t> output_padding;  // backprop only; empty = zeros
+    // Forward f32 only: bias, residual (input 2) and activation fused after the convolution.
+    std::shared_ptr<const Epilogue> epilogue;
 };
 
 std::unique_ptr<OpAttrs> parse(const AttrReader& r, ConvKind kind) {
@@ -140,7 +143,7 @@ std::vector<OutputInfo> infer(const InferContext& ctx, ConvKind kind) {
     nn::require_float(ctx, 0);
     nn::require_same_type(ctx, 1, 0);
     nn::require_rank(ctx, 0, 3, 5, "[N, C, spatial...]");
-    const bool has_output_shape = ctx.num_inputs() > 2;
+    const bool has_output_shape = is_backprop(kind) && ctx.num_inputs() > 2;
     if (has_output_shape) nn::require_integer(ctx, 2);
     if (!ctx.shape(0).rank_known()) return {{ctx.type(0), PartialShape::dynamic_rank()}};
     const size_t spatial = ctx.shape(0).rank() - 2;
@@ -602,6 +605,10 @@ struct ConvPlan : OpPlan {
     bool transposed = false;
     size_t ct_bytes = 0;
     DwLayout padded;       // Direct: the zero-padded data plane, in each thread's scratch
+    // The fused epilogue (f32): applied by the kernel where it writes each block when
+    // epilogue_in_kernel, else over the whole output at the end.
+    nn::FusedEpilogue epilogue;
+    bool epilogue_in_kernel = false;
 };
 
 template <class T>
@@ -696,10 +703,12 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
     const PartialShape& data = ctx.shape(0);
     std::optional<std::vector<int64_t>> output_shape;
-    if (ctx.num_inputs() > 2) output_shape = read_output_shape(ctx, ctx.value(2), ctx.shape(2), data.rank() - 2);
+    if (is_backprop(kind) && ctx.num_inputs() > 2) output_shape = read_output_shape(ctx, ctx.value(2), ctx.shape(2), data.rank() - 2);
     auto plan = std::make_unique<ConvPlan>();
     ConvProblem& p = plan->problem;
     p = analyze(ctx, kind, ctx.attrs<ConvAttrs>(), data.dims(), ctx.shape(1).dims(), output_shape ? &*output_shape : nullptr);
+    if (!is_backprop(kind) && ctx.type(0) == ElementType::f32)
+        plan->epilogue = nn::FusedEpilogue::from(ctx.attrs<ConvAttrs>().epilogue.get(), p.groups * p.out_per_group);
     if (!is_backprop(kind) && p.axes.size() == 2) {
         const int64_t rows = p.in_per_group * p.kernel_size();
         if (p.in_per_group == 1 && p.out_per_group <= 4) {
@@ -719,6 +728,7 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
         plan->method = method_name(plan->algorithm);
         if (plan->algorithm != ConvMethod::Direct && ctx.type(0) != ElementType::f64 && ctx.value(1))
             pack_filters(ctx, *plan, rows);
+        plan->epilogue_in_kernel = plan->algorithm == ConvMethod::Direct || !plan->packed.empty();
         return plan;
     }
     plan->method = method_name(plan->algorithm);
@@ -727,8 +737,25 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
 
 // Work is cut so that no result depends on the thread count: depthwise by output plane, GEMM
 // paths by fixed column blocks (each block's im2col lives in its thread's scratch).
+// The part of a fused epilogue that runs on `rows` output channels from `channel` on, over `cols`
+// positions at y (row stride ld; res likewise, or null): everything but what the GEMM did.
 template <class T>
-void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const KernelContext& ctx) {
+void finish_block(const ConvPlan& plan, bool after_gemm, int64_t channel, T* y, const T* res, int64_t ld,
+                  int64_t rows, int64_t cols) {
+    if constexpr (std::is_same_v<T, float>) {
+        const nn::FusedEpilogue& e = plan.epilogue;
+        if (!e.active) return;
+        if (after_gemm) {
+            nn::apply_rest(e, y, ld, rows, cols, res, ld);
+        } else {
+            nn::apply_block(y, ld, rows, cols, e.bias_at(channel), nullptr,
+                            e.residual ? res : nullptr, ld, e.act);
+        }
+    }
+}
+
+template <class T>
+void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res, const KernelContext& ctx) {
     const ConvProblem& p = plan.problem;
     const int64_t cin = p.in_per_group, cout = p.out_per_group, rows = cin * p.kernel_size();
     const int64_t in_spatial = p.in_spatial(), out_spatial = p.out_spatial();
@@ -747,6 +774,8 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const Kernel
                     if (plane == begin || j == 0)  // the image's outputs share its padded plane
                         dw_pad_plane(plan.padded, p.axes[0].in, p.axes[1].in, x + image * cin * in_spatial, padded);
                     direct_2d(p, plan.padded, padded, w + (g * cout + j) * p.kernel_size(), y + plane * out_spatial);
+                    finish_block(plan, false, g * cout + j, y + plane * out_spatial,
+                                 res ? res + plane * out_spatial : nullptr, out_spatial, 1, out_spatial);
                 }
             });
         });
@@ -767,15 +796,20 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const Kernel
                     b = reinterpret_cast<const T*>(mine);
                 }
                 const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
+                // C^T's columns are the output channels: a column bias.
+                const nn::GemmEpilogue epi =
+                    plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Column, g * cout);
                 detail::for_chunks(ctx.pool(), plan.full.tiles(), 1, [&](int64_t first, int64_t last) {
                     auto* gemm_scratch = static_cast<std::byte*>(ctx.scratch()) + plan.col_bytes + plan.ct_bytes;
                     for (int64_t t = first; t < last; ++t)
                         nn::run_gemm_tile(plan.full, t, nn::GemmOperand::plain(b, out_spatial, true),
-                                          nn::GemmOperand::prepacked(packed), ct, cout, {}, gemm_scratch);
+                                          nn::GemmOperand::prepacked(packed), ct, cout, epi, gemm_scratch);
                 });
                 T* yg = y + image * cout * out_spatial;
                 for (int64_t co = 0; co < cout; ++co)
                     for (int64_t px = 0; px < out_spatial; ++px) yg[co * out_spatial + px] = ct[px * cout + co];
+                finish_block(plan, true, g * cout, yg, res ? res + image * cout * out_spatial : nullptr, out_spatial,
+                             cout, out_spatial);
             }
             return;
         }
@@ -802,7 +836,11 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const Kernel
                 if (!plan.packed.empty()) {
                     const nn::GemmPlan& g_plan = first + len == out_spatial && len != plan.chunk ? plan.tail : plan.full;
                     nn::run_gemm(g_plan, nn::GemmOperand::prepacked(plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats),
-                                 nn::GemmOperand::plain(b, ldb), yg + first, out_spatial, {}, scratch + plan.col_bytes);
+                                 nn::GemmOperand::plain(b, ldb), yg + first, out_spatial,
+                                 plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Row, g * cout),
+                                 scratch + plan.col_bytes);
+                    finish_block(plan, true, g * cout, yg + first,
+                                 res ? res + image * cout * out_spatial + first : nullptr, out_spatial, cout, len);
                     continue;
                 }
             }
@@ -819,9 +857,21 @@ void compute(KernelContext& ctx, ConvKind kind) {
         using T = decltype(tag);
         const nn::ComputeIn<T> x(data), w(ctx.input(1));
         nn::ComputeOut<T> y(ctx.output(0));
+        // A fused residual is the last input (f32, the output's shape).
+        const T* res = nullptr;
+        if constexpr (std::is_same_v<T, float>)
+            if (plan.epilogue.residual) res = ctx.input(ctx.num_inputs() - 1).template data<float>();
         if (is_backprop(kind)) backprop(plan.problem, x.data(), w.data(), y.data());
         else if (plan.algorithm == ConvMethod::Generic) forward(plan.problem, x.data(), w.data(), y.data());
-        else forward_2d(plan, x.data(), w.data(), y.data(), ctx);
+        else forward_2d(plan, x.data(), w.data(), y.data(), res, ctx);
+        if (!plan.epilogue_in_kernel) {
+            // Paths without a fused epilogue of their own: over the whole output, image by image.
+            const ConvProblem& p = plan.problem;
+            const int64_t channels = p.groups * p.out_per_group, spatial = p.out_spatial();
+            for (int64_t n = 0; n < p.batch; ++n)
+                finish_block(plan, false, 0, y.data() + n * channels * spatial,
+                             res ? res + n * channels * spatial : nullptr, spatial, channels, spatial);
+        }
         y.commit();
     });
 }
@@ -840,6 +890,14 @@ OpDef make_conv_def(const char* type, ConvKind kind) {
     d.infer = [kind](const InferContext& ctx) { return infer(ctx, kind); };
     d.prepare = [kind](const InferContext& ctx) { return prepare(ctx, kind); };
     d.compute = [kind](KernelContext& ctx) { compute(ctx, kind); };
+    if (!is_backprop(kind)) {
+        d.with_epilogue = [](const OpAttrs& a, std::shared_ptr<const Epilogue> e) -> std::unique_ptr<OpAttrs> {
+            auto fused = std::make_unique<ConvAttrs>(static_cast<const ConvAttrs&>(a));
+            fused->epilogue = std::move(e);
+            return fused;
+        };
+        d.epilogue_channel_axis = 1;
+    }
     return d;
 }
 
