@@ -364,45 +364,6 @@ bool is_pointwise(const ConvProblem& p) {
 
 // ---- 2-D fast paths (NCHW): no allocation, geometry precomputed in the plan ------------------
 
-// im2col of output positions [begin, begin + len) of one group's [C, H, W] data into
-// col[(c * KH + kh) * KW + kw][len]; taps that fall into the padding read 0.
-template <class T>
-void im2col_2d(const ConvProblem& p, const T* x, int64_t begin, int64_t len, T* col) {
-    const nn::AxisWindow& ah = p.axes[0];
-    const nn::AxisWindow& aw = p.axes[1];
-    const int64_t end = begin + len;
-    T* dst = col;
-    for (int64_t c = 0; c < p.in_per_group; ++c) {
-        const T* xc = x + c * ah.in * aw.in;
-        for (int64_t kh = 0; kh < ah.kernel; ++kh) {
-            for (int64_t kw = 0; kw < aw.kernel; ++kw, dst += len) {
-                const int64_t shift_w = kw * aw.dilation - aw.pad_begin;
-                const auto [lo, hi] = nn::affine_range(aw.out, aw.stride, shift_w, aw.in);
-                T* out = dst;
-                for (int64_t pos = begin; pos < end;) {
-                    const int64_t oh = pos / aw.out, ow0 = pos % aw.out;
-                    const int64_t ow1 = std::min(aw.out, ow0 + (end - pos));
-                    const int64_t ih = oh * ah.stride - ah.pad_begin + kh * ah.dilation;
-                    if (ih < 0 || ih >= ah.in) {
-                        std::fill(out, out + (ow1 - ow0), T(0));
-                    } else {
-                        const T* row = xc + ih * aw.in;
-                        const int64_t a = std::clamp(lo, ow0, ow1), b = std::clamp(hi, ow0, ow1);
-                        std::fill(out, out + (a - ow0), T(0));
-                        if (aw.stride == 1) {
-                            std::memcpy(out + (a - ow0), row + a + shift_w, static_cast<size_t>(b - a) * sizeof(T));
-                        } else {
-                            for (int64_t ow = a; ow < b; ++ow) out[ow - ow0] = row[ow * aw.stride + shift_w];
-                        }
-                        std::fill(out + (b - ow0), out + (ow1 - ow0), T(0));
-                    }
-                    out += ow1 - ow0;
-                    pos += ow1 - ow0;
-                }
-            }
-        }
-    }
-}
 
 // ---- depthwise (a group with one input channel), 2-D ------------------------------------------
 // The data plane is first copied into scratch with its padding written as zeros (DwLayout), so that
@@ -563,6 +524,71 @@ void dw_rows_scalar(const ConvProblem& p, const DwLayout& l, const T* xp, const 
         }
         for (int i = 0; i < lanes; ++i) y[first + i] = acc[i];
     }
+}
+
+// im2col of output positions [begin, begin + len) of one group's [C, H, W] data into
+// col[(c * KH + kh) * KW + kw][len]; taps that fall into the padding read 0.
+template <class T>
+void im2col_2d_rows(const ConvProblem& p, const T* x, int64_t begin, int64_t len, T* col) {
+    const nn::AxisWindow& ah = p.axes[0];
+    const nn::AxisWindow& aw = p.axes[1];
+    const int64_t end = begin + len;
+    const int64_t oh_first = begin / aw.out, oh_last = (end - 1) / aw.out;
+    const int64_t ow_first = begin % aw.out, ow_end_last = (end - 1) % aw.out + 1;
+    const int64_t sw = aw.stride;
+    T* dst = col;
+    for (int64_t c = 0; c < p.in_per_group; ++c) {
+        const T* xc = x + c * ah.in * aw.in;
+        for (int64_t kh = 0; kh < ah.kernel; ++kh) {
+            for (int64_t kw = 0; kw < aw.kernel; ++kw, dst += len) {
+                const int64_t shift_w = kw * aw.dilation - aw.pad_begin;
+                // Output columns [lo, hi) read inside the row; the others are padding.
+                const auto [lo, hi] = nn::affine_range(aw.out, sw, shift_w, aw.in);
+                T* out = dst;
+                for (int64_t oh = oh_first; oh <= oh_last; ++oh) {
+                    const int64_t ow0 = oh == oh_first ? ow_first : 0;
+                    const int64_t ow1 = oh == oh_last ? ow_end_last : aw.out;
+                    const int64_t ih = oh * ah.stride - ah.pad_begin + kh * ah.dilation;
+                    if (ih < 0 || ih >= ah.in) {
+                        for (int64_t ow = ow0; ow < ow1; ++ow) out[ow - ow0] = T(0);
+                    } else {
+                        const T* row = xc + ih * aw.in + shift_w;
+                        const int64_t a = std::clamp(lo, ow0, ow1), e = std::clamp(hi, ow0, ow1);
+                        T* o = out - ow0;
+                        for (int64_t ow = ow0; ow < a; ++ow) o[ow] = T(0);
+                        if (sw == 1) {
+                            for (int64_t ow = a; ow < e; ++ow) o[ow] = row[ow];
+                        } else {
+                            int64_t ow = a;
+                            if constexpr (std::is_same_v<T, float>) {
+                                // Stride 2 (ResNet's stems and downsampling): 8 outputs from 16
+                                // loaded elements. The last one loaded, row[2 * ow + 15], is
+                                // row[2 * (e - 1)] or before it: inside the row.
+                                if (sw == 2)
+                                    for (; ow + 9 <= e; ow += 8) {
+                                        const auto v = dw_load<float, 8, 2>(row + 2 * ow, 2);
+                                        std::memcpy(o + ow, &v, sizeof v);
+                                    }
+                            }
+                            for (; ow < e; ++ow) o[ow] = row[ow * sw];
+                        }
+                        for (int64_t ow = e; ow < ow1; ++ow) o[ow] = T(0);
+                    }
+                    out += ow1 - ow0;
+                }
+            }
+        }
+    }
+}
+
+// Columns [begin, begin + len) of the im2col matrix of a 2-D convolution, one row per (c, kh, kw).
+// Rows are short in CNNs (a 16-pixel-wide plane, 4 pixels in the deep layers), so the element
+// loops are inlined and compiled for the CPU's level (cpu_isa.hpp) instead of calling memcpy and
+// memset per row segment.
+template <class T>
+void im2col_2d(const ConvProblem& p, const T* x, int64_t begin, int64_t len, T* col) {
+    if (len <= 0) return;
+    cpu::run([&] { im2col_2d_rows(p, x, begin, len, col); });
 }
 
 // One output plane of a depthwise convolution from the padded data plane `xp` (dw_pad_plane).
