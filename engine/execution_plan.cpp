@@ -85,6 +85,9 @@ private:
             const Node& r = g_.nodes[static_cast<size_t>(ni)];
             if (!r.inputs.empty()) value(value_of(r.inputs[0])).last_use = kForever;
         }
+        for (ExecStep& step : plan_->steps)
+            for (int o = 0; o < std::min(step.num_outputs, 64); ++o)
+                if (value(step.first_output + o).last_use < 0) step.unused_outputs |= uint64_t{1} << o;
     }
 
     bool is_static(int v) const {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,9 @@ struct ExecStep {
     std::vector<int> inputs;  // value ids
     int first_output = 0;     // value ids first_output .. first_output + num_outputs - 1
     int num_outputs = 0;
+    // Bit o set: output o is read by no step and is no model output (MaxPool's indices of a CNN
+    // exported from PyTorch); the kernel may leave it unwritten (KernelContext::output_needed).
+    uint64_t unused_outputs = 0;
     std::shared_ptr<const OpPlan> plan;  // Kernel steps of ops that prepare
 };
 

@@ -180,6 +180,10 @@ public:
     const Tensor& input(size_t i) const { return input_ptrs_ ? *input_ptrs_[i] : dense_inputs_[i]; }
     size_t num_outputs() const { return num_outputs_; }
     Tensor& output(size_t i) { return outputs_[i]; }
+    // False when nothing reads output i (no consumer, no model output): a kernel may skip work
+    // that only that output needs. Always true outside the executor (folding, tests).
+    bool output_needed(size_t i) const { return i >= 64 || !((unused_outputs_ >> i) & 1u); }
+    void set_unused_outputs(uint64_t mask) { unused_outputs_ = mask; }
     template <class A>
     const A& attrs() const {
         return static_cast<const A&>(attrs_);
@@ -212,6 +216,7 @@ private:
     size_t num_inputs_ = 0;
     Tensor* outputs_ = nullptr;
     size_t num_outputs_ = 0;
+    uint64_t unused_outputs_ = 0;
     VariableStore* variables_ = nullptr;
     const Tensor* bound_input_ = nullptr;
     mutable const OpPlan* plan_ = nullptr;

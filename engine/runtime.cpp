@@ -400,6 +400,7 @@ void InferRequest::infer() {
                 KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), &s.values[static_cast<size_t>(step.first_output)],
                                   static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch.data, s.scratch_stride,
                                   m.pool.get());
+                ctx.set_unused_outputs(step.unused_outputs);
                 node.def->compute(ctx);
                 continue;
             }

@@ -204,5 +204,46 @@ TEST(Runtime, ViewOfAnInputViewBeforeBinding) {
     EXPECT_EQ(req.output(0).data<float>()[5], 8.0f);
 }
 
+// MaxPool-8's indices: computed when a Result reads them, skipped when nothing does (the step's
+// unused-output bit); the pooled values are the same either way.
+IrBuilder max_pool_model(bool indices_are_output) {
+    IrBuilder b;
+    b.parameter(0, "x", "f32", {1, 2, 4, 4});
+    b.layer(1, "pool", "MaxPool", "opset8",
+            "strides=\"2,2\" dilations=\"1,1\" pads_begin=\"0,0\" pads_end=\"0,0\" kernel=\"2,2\" "
+            "rounding_type=\"floor\" auto_pad=\"explicit\" index_element_type=\"i64\" axis=\"0\"",
+            {{0, "FP32", {1, 2, 4, 4}, ""}}, {{1, "FP32", {1, 2, 2, 2}, "y"}, {2, "I64", {1, 2, 2, 2}, "idx"}});
+    b.result(2, "y/sink_port_0", "f32", {1, 2, 2, 2});
+    b.edge(0, 0, 1, 0).edge(1, 1, 2, 0);
+    if (indices_are_output) {
+        b.result(3, "idx/sink_port_0", "i64", {1, 2, 2, 2});
+        b.edge(1, 2, 3, 0);
+    }
+    return b;
+}
+
+TEST(Runtime, UnreadOutputsAreSkippedReadOnesComputed) {
+    std::vector<float> x(32);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7) % 32);
+    std::vector<float> pooled[2];
+    for (int with_indices = 0; with_indices < 2; ++with_indices) {
+        const CompiledModel compiled(load(max_pool_model(with_indices == 1)));
+        InferRequest req = compiled.create_infer_request();
+        req.set_input(0, Tensor::wrap(ElementType::f32, {1, 2, 4, 4}, x.data()));
+        req.infer();
+        const Tensor& y = req.output("y");
+        pooled[with_indices].assign(y.data<float>(), y.data<float>() + 8);
+        if (with_indices == 0) continue;
+        const Tensor& idx = req.output("idx");
+        for (int64_t i = 0; i < 8; ++i) {
+            const int64_t at = idx.data<int64_t>()[i];
+            ASSERT_GE(at, 0);
+            ASSERT_LT(at, 32);
+            EXPECT_EQ(x[static_cast<size_t>(at)], y.data<float>()[i]) << i;
+        }
+    }
+    EXPECT_EQ(pooled[0], pooled[1]);
+}
+
 }  // namespace
 }  // namespace irlite

@@ -421,7 +421,8 @@ void compute(KernelContext& ctx) {
     const Tensor& data = ctx.input(0);
     const PoolPlan& plan = ctx.plan<PoolPlan>();
     if (ctx.output(0).num_elements() == 0) return;
-    Tensor* indices = a.with_indices ? &ctx.output(1) : nullptr;
+    // The indices cost a branchy tap search per element: only when something reads them.
+    Tensor* indices = a.with_indices && ctx.output_needed(1) ? &ctx.output(1) : nullptr;
     nn::dispatch_compute(data.type(), [&](auto tag) {
         using C = decltype(tag);
         const nn::ComputeIn<C> x(data);
