@@ -286,11 +286,13 @@ void max_row(const Pool2d& q, const C* src, int64_t nh, int64_t lo, int64_t hi, 
             }
         }
     } else {
+        // Output and data never overlap: restrict lets the compiler vectorise the strided max.
+        C* __restrict dst = out;
         for (int64_t t = 1; t < taps; ++t) {
-            const C* in = src + q.tap_offset[static_cast<size_t>(t)];
+            const C* __restrict in = src + q.tap_offset[static_cast<size_t>(t)];
             for (int64_t o = lo; o < hi; ++o) {
                 const C v = in[o * s];
-                out[o] = v > out[o] ? v : out[o];
+                dst[o] = v > dst[o] ? v : dst[o];
             }
         }
     }
