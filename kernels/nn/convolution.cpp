@@ -16,10 +16,6 @@
 #include <algorithm>
 #include <cstring>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
 #include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/epilogue.hpp"
 #include "kernels/detail/nn_common.hpp"
@@ -595,102 +591,61 @@ void im2col_2d(const ConvProblem& p, const T* x, int64_t begin, int64_t len, T* 
     cpu::run([&] { im2col_2d_rows(p, x, begin, len, col); });
 }
 
-// Where im2col reads, for small planes (the deep layers of a CNN, 2x2 to 16x16 pixels): row
-// segments there are a few elements long and the row walk above costs more than the copy. The
-// table holds, per tap (kh, kw) and output position, the offset of the element read within one
-// channel plane, or -1 for padding; it is the same for every channel.
-inline constexpr int64_t kGatherTableMax = 16384;  // entries (64 KiB)
+// im2col for small planes (the deep layers of a CNN, 2x2 to 16x16 pixels), where rows are a few
+// elements long and the bounds work of the row walk above costs more than the copy: the group's
+// planes are first copied into scratch with their padding written as zeros (dw_pad_plane's layout,
+// `l`), after which each (c, kh, kw) row is a plain strided copy with no bounds checks. `padded`
+// has room for every plane plus kPadSlack elements (the stride-2 vector load reads past a row).
+inline constexpr int64_t kSmallPlanePixels = 1024;  // output pixels of a "small" plane
+inline constexpr int64_t kPadSlack = 16;
 
-std::vector<int32_t> im2col_gather_table(const ConvProblem& p) {
+template <class T>
+void im2col_padded_rows(const ConvProblem& p, const DwLayout& l, const T* x, int64_t begin, int64_t len, T* col,
+                        T* padded) {
     const nn::AxisWindow& ah = p.axes[0];
     const nn::AxisWindow& aw = p.axes[1];
-    std::vector<int32_t> table;
-    table.reserve(static_cast<size_t>(ah.kernel * aw.kernel * ah.out * aw.out));
-    for (int64_t kh = 0; kh < ah.kernel; ++kh)
-        for (int64_t kw = 0; kw < aw.kernel; ++kw)
-            for (int64_t oh = 0; oh < ah.out; ++oh)
-                for (int64_t ow = 0; ow < aw.out; ++ow) {
-                    const int64_t ih = oh * ah.stride - ah.pad_begin + kh * ah.dilation;
-                    const int64_t iw = ow * aw.stride - aw.pad_begin + kw * aw.dilation;
-                    const bool inside = ih >= 0 && ih < ah.in && iw >= 0 && iw < aw.in;
-                    table.push_back(inside ? static_cast<int32_t>(ih * aw.in + iw) : -1);
+    const int64_t plane = l.rows * l.width, in_plane = ah.in * aw.in;
+    for (int64_t c = 0; c < p.in_per_group; ++c) dw_pad_plane(l, ah.in, aw.in, x + c * in_plane, padded + c * plane);
+    const int64_t end = begin + len, out_w = aw.out, sw = aw.stride;
+    const int64_t oh_first = begin / out_w, oh_last = (end - 1) / out_w;
+    const int64_t ow_first = begin % out_w, ow_end_last = (end - 1) % out_w + 1;
+    const int64_t row_step = ah.stride * l.width;
+    T* dst = col;
+    for (int64_t c = 0; c < p.in_per_group; ++c) {
+        for (int64_t kh = 0; kh < ah.kernel; ++kh) {
+            for (int64_t kw = 0; kw < aw.kernel; ++kw) {
+                // Padded element (oh * sh + kh * dh, ow * sw + kw * dw) is tap (kh, kw) of output (oh, ow).
+                const T* base = padded + c * plane + kh * ah.dilation * l.width + kw * aw.dilation;
+                for (int64_t oh = oh_first; oh <= oh_last; ++oh) {
+                    const int64_t ow0 = oh == oh_first ? ow_first : 0;
+                    const int64_t ow1 = oh == oh_last ? ow_end_last : out_w;
+                    const T* __restrict src = base + oh * row_step;
+                    T* __restrict out = dst - ow0;
+                    int64_t ow = ow0;
+                    if (sw == 1) {
+                        for (; ow < ow1; ++ow) out[ow] = src[ow];
+                    } else {
+                        if constexpr (std::is_same_v<T, float>) {
+                            if (sw == 2)
+                                for (; ow + 8 <= ow1; ow += 8) {
+                                    const auto v = dw_load<float, 8, 2>(src + 2 * ow, 2);
+                                    std::memcpy(out + ow, &v, sizeof v);
+                                }
+                        }
+                        for (; ow < ow1; ++ow) out[ow] = src[ow * sw];
+                    }
+                    dst += ow1 - ow0;
                 }
-    return table;
-}
-
-// im2col through the table. Padding reads element 0 of the plane, which always exists, and
-// writes 0 in its place, branch-free (padding is scattered, a branch would mispredict): an
-// all-ones mask for i >= 0 selects the index and then the value's bits. Sizes come by value, so
-// that no store through `col` can be taken to change them (they would be reloaded every element).
-template <class T>
-void im2col_table_rows(const int32_t* table, const T* x, T* col, int64_t channels, int64_t taps, int64_t plane,
-                       int64_t out_spatial, int64_t begin, int64_t len) {
-    using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
-    static_assert(sizeof(T) == sizeof(Bits));
-    for (int64_t c = 0; c < channels; ++c) {
-        const T* __restrict xc = x + c * plane;
-        for (int64_t t = 0; t < taps; ++t) {
-            const int32_t* __restrict at = table + t * out_spatial + begin;
-            T* __restrict dst = col + (c * taps + t) * len;
-            for (int64_t j = 0; j < len; ++j) {
-                const int32_t i = at[j];
-                const int32_t keep = ~(i >> 31);  // -1 for i >= 0, 0 for padding
-                Bits v;
-                std::memcpy(&v, xc + (i & keep), sizeof v);
-                v &= static_cast<Bits>(static_cast<std::make_signed_t<Bits>>(keep));
-                std::memcpy(dst + j, &v, sizeof v);
             }
         }
     }
 }
 
-#if IRLITE_ISA_X86
-// The same for f32 with the vector gathers of AVX-512 and AVX2 (masked: padding lanes load nothing
-// and stay 0).
-IRLITE_TARGET_AVX512 void gather_row_avx512(const int32_t* at, const float* xc, float* dst, int64_t len) {
-    const __m512i zero = _mm512_setzero_si512();
-    int64_t j = 0;
-    for (; j + 16 <= len; j += 16) {
-        const __m512i idx = _mm512_loadu_si512(at + j);
-        const __mmask16 inside = _mm512_cmpge_epi32_mask(idx, zero);
-        _mm512_storeu_ps(dst + j, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), inside, idx, xc, 4));
-    }
-    if (j < len) {
-        const auto tail = static_cast<__mmask16>((1u << (len - j)) - 1);
-        const __m512i idx = _mm512_maskz_loadu_epi32(tail, at + j);
-        const __mmask16 inside = _mm512_mask_cmpge_epi32_mask(tail, idx, zero);
-        _mm512_mask_storeu_ps(dst + j, tail, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), inside, idx, xc, 4));
-    }
-}
-
-IRLITE_TARGET_AVX2 void gather_row_avx2(const int32_t* at, const float* xc, float* dst, int64_t len) {
-    const __m256i minus_one = _mm256_set1_epi32(-1);
-    int64_t j = 0;
-    for (; j + 8 <= len; j += 8) {
-        const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + j));
-        const __m256 inside = _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, minus_one));
-        _mm256_storeu_ps(dst + j, _mm256_mask_i32gather_ps(_mm256_setzero_ps(), xc, idx, inside, 4));
-    }
-    for (; j < len; ++j) dst[j] = at[j] < 0 ? 0.0f : xc[at[j]];
-}
-#endif
-
 template <class T>
-void im2col_2d_table(const ConvProblem& p, const int32_t* table, const T* x, int64_t begin, int64_t len, T* col) {
-    const int64_t channels = p.in_per_group, taps = p.kernel_size(), plane = p.in_spatial(), out = p.out_spatial();
-#if IRLITE_ISA_X86
-    if constexpr (std::is_same_v<T, float>) {
-        const cpu::Isa isa = cpu::active_isa();
-        if (isa != cpu::Isa::Sse) {
-            const auto row = isa == cpu::Isa::Avx512 ? gather_row_avx512 : gather_row_avx2;
-            for (int64_t c = 0; c < channels; ++c)
-                for (int64_t t = 0; t < taps; ++t)
-                    row(table + t * out + begin, x + c * plane, col + (c * taps + t) * len, len);
-            return;
-        }
-    }
-#endif
-    cpu::run([=] { im2col_table_rows(table, x, col, channels, taps, plane, out, begin, len); });
+void im2col_2d_padded(const ConvProblem& p, const DwLayout& l, const T* x, int64_t begin, int64_t len, T* col,
+                      T* padded) {
+    if (len <= 0) return;
+    cpu::run([&] { im2col_padded_rows(p, l, x, begin, len, col, padded); });
 }
 
 // One output plane of a depthwise convolution from the padded data plane `xp` (dw_pad_plane).
@@ -733,7 +688,10 @@ struct ConvPlan : OpPlan {
     bool transposed = false;
     size_t ct_bytes = 0;
     DwLayout padded;       // Direct: the zero-padded data plane, in each thread's scratch
-    std::vector<int32_t> gather;  // Im2col on a small plane: im2col_gather_table (else empty)
+    // Im2col on a small plane: the padded planes' layout and where they start in scratch (after
+    // the im2col block); pad_offset 0 = the row walk instead.
+    DwLayout small_plane;
+    size_t pad_offset = 0;
     // The fused epilogue (f32): applied by the kernel where it writes each block when
     // epilogue_in_kernel, else over the whole output at the end.
     nn::FusedEpilogue epilogue;
@@ -852,9 +810,13 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
             plan->chunk = chunk_columns(rows, p.out_spatial());
             const size_t elem = ctx.type(0) == ElementType::f64 ? sizeof(double) : sizeof(float);
             plan->col_bytes = (static_cast<size_t>(rows * plan->chunk) * elem + 63) / 64 * 64;
+            if (p.out_spatial() <= kSmallPlanePixels) {
+                plan->small_plane = dw_layout(p);
+                plan->pad_offset = plan->col_bytes;
+                const auto padded = static_cast<size_t>(p.in_per_group * plan->small_plane.rows * plan->small_plane.width + kPadSlack);
+                plan->col_bytes += (padded * elem + 63) / 64 * 64;
+            }
             plan->scratch_bytes = plan->col_bytes;
-            if (p.kernel_size() * p.out_spatial() <= kGatherTableMax && p.in_spatial() <= INT32_MAX)
-                plan->gather = im2col_gather_table(p);
         }
         plan->method = method_name(plan->algorithm);
         if (plan->algorithm != ConvMethod::Direct && ctx.type(0) != ElementType::f64 && ctx.value(1))
@@ -923,8 +885,9 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
                 const T* xg = x + image * cin * in_spatial;
                 const T* b = xg;  // pointwise: the data itself
                 if (plan.algorithm == ConvMethod::Im2col) {
-                    if (!plan.gather.empty())
-                        im2col_2d_table(p, plan.gather.data(), xg, 0, out_spatial, reinterpret_cast<T*>(mine));
+                    if (plan.pad_offset)
+                        im2col_2d_padded(p, plan.small_plane, xg, 0, out_spatial, reinterpret_cast<T*>(mine),
+                                         reinterpret_cast<T*>(mine + plan.pad_offset));
                     else
                         im2col_2d(p, xg, 0, out_spatial, reinterpret_cast<T*>(mine));
                     b = reinterpret_cast<const T*>(mine);
@@ -962,8 +925,10 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
             int64_t ldb = in_spatial;
             if (plan.algorithm == ConvMethod::Im2col) {
                 T* col = reinterpret_cast<T*>(scratch);
-                if (!plan.gather.empty()) im2col_2d_table(p, plan.gather.data(), xg, first, len, col);
-                else im2col_2d(p, xg, first, len, col);
+                if (plan.pad_offset)
+                    im2col_2d_padded(p, plan.small_plane, xg, first, len, col, reinterpret_cast<T*>(scratch + plan.pad_offset));
+                else
+                    im2col_2d(p, xg, first, len, col);
                 b = col;
                 ldb = len;
             }

@@ -138,12 +138,16 @@ const ConvRow kRows[] = {
      {1, 3, 3, 3}, {0, 0}},
     {"chunked_im2col", "Convolution", {1, 64, 40, 40}, {8, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
      {1, 8, 40, 40}, {1, 1}},
-    // planes too large for the im2col gather table (kernel x output pixels > 16384): the row walk,
-    // stride 1 and stride 2 (8 outputs per vector), asymmetric pads
+    // im2col's two ways: the row walk on planes of more than 1024 output pixels, zero-padded copies
+    // of the planes below that; stride 1 and stride 2 (8 outputs per vector), asymmetric pads
     {"im2col_rows_large_plane", "Convolution", {1, 2, 48, 50}, {3, 2, 3, 3}, {{1, 1}, {1, 1}, {1, 0}, {1, 2}}, {},
      {1, 3, 48, 50}, {1, 0}},
-    {"im2col_rows_stride2_7x7", "Convolution", {1, 3, 64, 61}, {4, 3, 7, 7}, {{2, 2}, {1, 1}, {3, 3}, {3, 2}}, {},
-     {1, 4, 32, 30}, {3, 3}},
+    {"im2col_rows_stride2_7x7", "Convolution", {1, 3, 70, 61}, {4, 3, 7, 7}, {{2, 2}, {1, 1}, {3, 3}, {3, 2}}, {},
+     {1, 4, 35, 30}, {3, 3}},
+    {"im2col_padded_stride2", "Convolution", {1, 3, 20, 37}, {4, 3, 3, 3}, {{2, 2}, {1, 1}, {1, 0}, {1, 2}}, {},
+     {1, 4, 10, 19}, {1, 0}},
+    {"im2col_padded_dilated", "Convolution", {1, 2, 12, 13}, {3, 2, 3, 2}, {{1, 1}, {2, 3}, {2, 1}, {0, 2}}, {},
+     {1, 3, 10, 13}, {2, 1}},
     {"one_input_channel_gemm", "Convolution", {1, 1, 8, 8}, {6, 1, 5, 5}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, {},
      {1, 6, 4, 4}, {0, 0}},
     {"one_input_channel_direct", "Convolution", {2, 1, 8, 8}, {3, 1, 5, 5}, {{1, 2}, {1, 1}, {2, 0}, {0, 1}}, {},
