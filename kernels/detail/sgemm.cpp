@@ -533,7 +533,9 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
     ke.act = ep.act;
     ke.lo = ep.lo;
     ke.hi = ep.hi;
-    alignas(64) float tmp_c[kMaxMr * kMaxNr] = {};
+    // The right edge's full-width buffer: not zeroed per call (1.5 KiB per tile on small GEMMs);
+    // when the kernel accumulates into it, the columns past the edge are zeroed there.
+    alignas(64) float tmp_c[kMaxMr * kMaxNr];
     alignas(64) float tmp_bias[kMaxNr];
 
     for (int64_t p0 = 0; p0 < plan.k; p0 += l.kc) {
@@ -598,7 +600,10 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
                     fn(kcb, ap, bp, bstride, 0, cp, ldc, ke);
                 } else {  // right edge: through a full-width buffer
                     if (ke.accumulate)
-                        for (int r = 0; r < h; ++r) std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
+                        for (int r = 0; r < h; ++r) {
+                            std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
+                            std::fill(tmp_c + r * nr + w, tmp_c + (r + 1) * nr, 0.0f);
+                        }
                     fn(kcb, ap, bp, bstride, 0, tmp_c, nr, ke);
                     for (int r = 0; r < h; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
                 }
