@@ -3,6 +3,7 @@
 #include <Eigen/Core>
 #include <unsupported/Eigen/SpecialFunctions>
 
+#include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/unary.hpp"
 
 namespace irlite::nn {
@@ -75,8 +76,89 @@ void apply_activation(const Activation& act, float* p, int64_t n) {
     }
 }
 
+namespace {
+
+// Bias, residual and ReLU / Clamp in one pass over each row, compiled for the CPU's level
+// (cpu_isa.hpp). Each element gets the same operations as the separate passes below (adds only
+// where a term is present, so -0 stays -0; max/min with MaxNanOp/MinNanOp's rule), so results do
+// not depend on which path or level ran. The terms present are template arguments, so that the
+// inner loop has no branch and vectorises.
+enum class Act { None, Relu, Clamp };
+
+template <bool kRowBias, bool kColBias, bool kRes, Act kAct>
+void block_one_pass(float* c, int64_t ldc, int64_t rows, int64_t cols, const float* row_bias, const float* col_bias,
+                    const float* res, int64_t ldr, float lo, float hi) {
+    const detail::MaxNanOp<float> max_op;
+    const detail::MinNanOp<float> min_op;
+    for (int64_t r = 0; r < rows; ++r) {
+        float* __restrict row = c + r * ldc;
+        const float* __restrict rr = kRes ? res + r * ldr : nullptr;
+        const float* __restrict cb = col_bias;
+        const float b = kRowBias ? row_bias[r] : 0.0f;
+        for (int64_t j = 0; j < cols; ++j) {
+            float v = row[j];
+            if constexpr (kRowBias) v = v + b;
+            if constexpr (kColBias) v = v + cb[j];
+            if constexpr (kRes) v = v + rr[j];
+            if constexpr (kAct == Act::Relu) v = max_op(v, 0.0f);
+            if constexpr (kAct == Act::Clamp) v = min_op(max_op(v, lo), hi);
+            row[j] = v;
+        }
+    }
+}
+
+struct BlockArgs {
+    float* c;
+    int64_t ldc, rows, cols;
+    const float *row_bias, *col_bias, *res;
+    int64_t ldr;
+    float lo, hi;
+};
+
+// Direct calls all the way down (no function pointers), so that cpu::run's flatten compiles every
+// instantiation into the clone of each level.
+template <bool kRowBias, bool kColBias, bool kRes>
+void run_act(const BlockArgs& a, Act act) {
+    if (act == Act::Relu)
+        block_one_pass<kRowBias, kColBias, kRes, Act::Relu>(a.c, a.ldc, a.rows, a.cols, a.row_bias, a.col_bias, a.res,
+                                                            a.ldr, a.lo, a.hi);
+    else if (act == Act::Clamp)
+        block_one_pass<kRowBias, kColBias, kRes, Act::Clamp>(a.c, a.ldc, a.rows, a.cols, a.row_bias, a.col_bias, a.res,
+                                                             a.ldr, a.lo, a.hi);
+    else
+        block_one_pass<kRowBias, kColBias, kRes, Act::None>(a.c, a.ldc, a.rows, a.cols, a.row_bias, a.col_bias, a.res,
+                                                            a.ldr, a.lo, a.hi);
+}
+
+template <bool kRowBias, bool kColBias>
+void run_res(const BlockArgs& a, Act act) {
+    if (a.res) run_act<kRowBias, kColBias, true>(a, act);
+    else run_act<kRowBias, kColBias, false>(a, act);
+}
+
+template <bool kRowBias>
+void run_col(const BlockArgs& a, Act act) {
+    if (a.col_bias) run_res<kRowBias, true>(a, act);
+    else run_res<kRowBias, false>(a, act);
+}
+
+void run_block(const BlockArgs& a, Act act) {
+    if (a.row_bias) run_col<true>(a, act);
+    else run_col<false>(a, act);
+}
+
+}  // namespace
+
 void apply_block(float* c, int64_t ldc, int64_t rows, int64_t cols, const float* row_bias, const float* col_bias,
                  const float* res, int64_t ldr, const Activation& act) {
+    if (act.kind == ActivationKind::None || act.kind == ActivationKind::Relu || act.kind == ActivationKind::Clamp) {
+        const Act kind = act.kind == ActivationKind::Relu ? Act::Relu
+                         : act.kind == ActivationKind::Clamp ? Act::Clamp
+                                                             : Act::None;
+        const BlockArgs args{c, ldc, rows, cols, row_bias, col_bias, res, ldr, act.alpha, act.beta};
+        cpu::run([&] { run_block(args, kind); });
+        return;
+    }
     for (int64_t r = 0; r < rows; ++r) {
         float* row = c + r * ldc;
         if (row_bias) {
