@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/diagnostic.hpp"
@@ -51,6 +52,13 @@ public:
     Model(std::shared_ptr<const IrDocument> doc, const OpRegistry& registry)
         : document_(std::move(doc)), registry_(&registry) {}
 
+    // New dims for Parameters before compiling, as OpenVINO's Model::reshape: each entry names a
+    // Parameter (its layer name or one of its tensor names) and gives its dims (kDynamic: left
+    // dynamic). Every layer downstream is inferred and checked against them when the model is
+    // compiled. Models compiled earlier keep the old shapes. Throws Error(Input,
+    // "reshape-unknown-input") listing the Parameters when a name matches none.
+    void reshape(const std::vector<std::pair<std::string, PartialShape>>& shapes);
+
     const IrDocument& document() const { return *document_; }
     std::shared_ptr<const IrDocument> document_ptr() const { return document_; }
     const OpRegistry& registry() const { return *registry_; }
@@ -59,6 +67,10 @@ private:
     std::shared_ptr<const IrDocument> document_;
     const OpRegistry* registry_;
 };
+
+// Model::reshape on an IR document: rewrites the named Parameters' `shape` attribute and output
+// dims (what `irlite check --shape` does before checking).
+void reshape_parameters(IrDocument& doc, const std::vector<std::pair<std::string, PartialShape>>& shapes);
 
 // A model input or output as the user sees it.
 struct PortInfo {

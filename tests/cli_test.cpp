@@ -252,6 +252,31 @@ TEST(Cli, CheckWithAShapeOverride) {
     EXPECT_EQ(unknown.exit_code, 2) << unknown.out << unknown.err;
 }
 
+TEST(Cli, RunAndBenchWithAShapeOverride) {
+    // A Parameter with a dynamic dim: --fill cannot choose it, --shape does (Model::reshape).
+    TempDir dir;
+    const std::string xml = dir.file("dyn.xml");
+    std::ofstream(xml) << R"(<?xml version="1.0"?>
+<net name="dyn" version="11"><layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="?,2" element_type="f32"/>
+<output><port id="0" precision="FP32" names="x"><dim>-1</dim><dim>2</dim></port></output></layer>
+<layer id="1" name="r" type="ReLU" version="opset1"><input><port id="0"><dim>-1</dim><dim>2</dim></port></input>
+<output><port id="1" precision="FP32" names="y"><dim>-1</dim><dim>2</dim></port></output></layer>
+<layer id="2" name="y/sink_port_0" type="Result" version="opset1"><input><port id="0"><dim>-1</dim><dim>2</dim></port></input></layer>
+</layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/><edge from-layer="1" from-port="1" to-layer="2" to-port="0"/></edges></net>
+)";
+    const CliResult without = irlite({"run", xml, "--fill", "ones"});
+    EXPECT_EQ(without.exit_code, 1) << without.out << without.err;
+    const CliResult run = irlite({"run", xml, "--fill", "ones", "--shape", "x=[3,2]", "-o", dir.file("out")});
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_NE(slurp(dir.file("out") + "/y.npy").find("(3, 2)"), std::string::npos);
+    const CliResult bench = irlite({"bench", xml, "--shape", "x=[3,2]", "-n", "2"});
+    EXPECT_EQ(bench.exit_code, 0) << bench.out << bench.err;
+    const CliResult unknown = irlite({"run", xml, "--fill", "ones", "--shape", "nope=[3,2]"});
+    EXPECT_EQ(unknown.exit_code, 2) << unknown.out << unknown.err;
+    EXPECT_NE(unknown.err.find("no Parameter named 'nope'"), std::string::npos) << unknown.err;
+}
+
 TEST(Cli, CheckOfAFileThatIsNotXml) {
     TempDir dir;
     const std::string path = dir.file("junk.xml");

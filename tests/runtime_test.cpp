@@ -245,5 +245,39 @@ TEST(Runtime, UnreadOutputsAreSkippedReadOnesComputed) {
     EXPECT_EQ(pooled[0], pooled[1]);
 }
 
+// Model::reshape: a static Parameter given another batch; the other layers' declared dims (for the
+// old batch) no longer bind; models compiled before keep the old shape; unknown names are errors.
+TEST(Runtime, ReshapeBeforeCompile) {
+    IrBuilder b;
+    b.parameter(0, "x", "f32", {1, 3});
+    b.layer(1, "twice", "Add", "opset1", "", {{0, "FP32", {1, 3}, ""}, {1, "FP32", {1, 3}, ""}}, {{2, "FP32", {1, 3}, "y"}});
+    b.result(2, "y/sink_port_0", "f32", {1, 3});
+    b.edge(0, 0, 1, 0).edge(0, 0, 1, 1).edge(1, 2, 2, 0);
+    Model model = load(b);
+    const CompiledModel before(model);
+    model.reshape({{"x", PartialShape({4, 3})}});
+    const CompiledModel after(model);
+    EXPECT_EQ(before.inputs()[0].shape, PartialShape({1, 3}));
+    EXPECT_EQ(after.inputs()[0].shape, PartialShape({4, 3}));
+    EXPECT_EQ(after.outputs()[0].shape, PartialShape({4, 3}));
+    std::vector<float> x(12);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+    InferRequest req = after.create_infer_request();
+    req.set_input(0, Tensor::wrap(ElementType::f32, {4, 3}, x.data()));
+    req.infer();
+    ASSERT_EQ(req.output(0).shape(), Shape({4, 3}));
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(req.output(0).data<float>()[i], 2.0f * x[i]);
+    // A dim may stay dynamic; a tensor name works as well as the layer name.
+    model.reshape({{"x", PartialShape({kDynamic, 3})}});
+    EXPECT_EQ(CompiledModel(model).inputs()[0].shape, PartialShape({kDynamic, 3}));
+    try {
+        model.reshape({{"nope", PartialShape({2, 3})}});
+        FAIL() << "no error for an unknown input";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), "reshape-unknown-input");
+        EXPECT_NE(e.message().find("'x'"), std::string::npos) << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace irlite

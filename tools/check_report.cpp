@@ -17,14 +17,6 @@ std::string trim(const std::string& s) {
     return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
-std::string dims_attribute(const std::vector<int64_t>& dims) {
-    std::string s;
-    for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
-    return s;
-}
-
-bool is_parameter(const IrLayer& l) { return canonical_op_type(l.type) == "parameter"; }
-
 // Diagnostics carry port positions; users read port ids in the XML.
 void port_positions_to_ids(const IrDocument& doc, std::vector<Diagnostic>& findings) {
     for (Diagnostic& d : findings) {
@@ -87,34 +79,26 @@ ShapeOverride parse_shape_override(const std::string& spec) {
 }
 
 void apply_shape_overrides(IrDocument& doc, const std::vector<ShapeOverride>& overrides) {
-    for (const ShapeOverride& o : overrides) {
-        IrLayer* target = nullptr;
-        for (IrLayer& l : doc.layers) {
-            const bool named = l.name == o.name ||
-                               (!l.outputs.empty() && std::count(l.outputs[0].names.begin(), l.outputs[0].names.end(), o.name));
-            if (named && is_parameter(l)) target = &l;
-            if (target) break;
-        }
-        if (!target) {
-            std::string params;
-            for (const IrLayer& l : doc.layers)
-                if (is_parameter(l)) params += (params.empty() ? "'" : ", '") + l.name + "'";
-            std::string other;
-            for (const IrLayer& l : doc.layers)
-                if (l.name == o.name) other = " ('" + o.name + "' is a " + l.type + " layer)";
-            throw UsageError("--shape: the model has no Parameter named '" + o.name + "'" + other + "; its Parameters are " +
-                             (params.empty() ? std::string("none") : params));
-        }
-        bool has_shape = false;
-        for (IrAttribute& a : target->attributes)
-            if (a.name == "shape") a.value = dims_attribute(o.dims), has_shape = true;
-        if (!has_shape) target->attributes.push_back({"shape", dims_attribute(o.dims)});
-        if (!target->outputs.empty()) {
-            target->outputs[0].dims = o.dims;
-            target->outputs[0].dims_valid = true;
-            target->outputs[0].dims_error.clear();
-        }
+    try {
+        reshape_parameters(doc, to_partial_shapes(overrides));
+    } catch (const Error& e) {
+        throw UsageError("--shape: " + e.message());
     }
+}
+
+void reshape_for_cli(Model& model, const std::vector<ShapeOverride>& overrides) {
+    try {
+        model.reshape(to_partial_shapes(overrides));
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Input) throw;
+        throw UsageError("--shape: " + e.message());
+    }
+}
+
+std::vector<std::pair<std::string, PartialShape>> to_partial_shapes(const std::vector<ShapeOverride>& overrides) {
+    std::vector<std::pair<std::string, PartialShape>> shapes;
+    for (const ShapeOverride& o : overrides) shapes.emplace_back(o.name, PartialShape(o.dims));  // -1 = kDynamic
+    return shapes;
 }
 
 namespace {

@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/diagnostic.hpp"
 #include "engine/graph.hpp"
 #include "engine/ir_document.hpp"
+#include "engine/irlite.hpp"
 
 namespace irlite::cli {
 
@@ -27,6 +29,11 @@ ShapeOverride parse_shape_override(const std::string& spec);
 // the Parameter's layer name or one of its output tensor names. Throws UsageError when no
 // Parameter has that name (listing the Parameters).
 void apply_shape_overrides(IrDocument& doc, const std::vector<ShapeOverride>& overrides);
+// run and bench: Model::reshape with the --shape overrides (a no-op without any); an unknown name
+// is a usage error (exit 2), as for check.
+void reshape_for_cli(Model& model, const std::vector<ShapeOverride>& overrides);
+// The overrides as Model::reshape takes them.
+std::vector<std::pair<std::string, PartialShape>> to_partial_shapes(const std::vector<ShapeOverride>& overrides);
 
 struct CheckReport {
     std::string file;

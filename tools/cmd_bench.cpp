@@ -14,6 +14,7 @@
 
 #include "engine/irlite.hpp"
 #include "parser/npy.hpp"
+#include "tools/check_report.hpp"
 #include "tools/cli.hpp"
 #include "tools/json.hpp"
 #include "tools/model_inputs.hpp"
@@ -24,7 +25,8 @@ namespace {
 const char* kBenchHelp =
     "usage: irlite bench MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [--fill MODE [--seed N]]\n"
     "                    [-n RUNS] [--warmup N]\n"
-    "                    [--time SECONDS] [-t THREADS] [--profile] [--load-runs N] [--no-fusion]\n"
+    "                    [--shape NAME=[dims]]... [--time SECONDS] [-t THREADS] [--profile]\n"
+    "                    [--load-runs N] [--no-fusion]\n"
     "                    [--json]\n"
     "\n"
     "Times reading + compiling the model, then RUNS inferences (default 20) after N warm-up runs\n"
@@ -34,6 +36,8 @@ const char* kBenchHelp =
     "\n"
     "  --fill MODE       random (default: floats in [0,1), integers in [0,10)), zeros or ones\n"
     "  --seed N          the random fill's seed (default 0)\n"
+    "  --shape NAME=[d0,d1,...]\n"
+    "                    fixes a Parameter's dims before compiling (a dynamic batch, say)\n"
     "  -t, --threads N   intra-op threads (default: IRLITE_NUM_THREADS, else every core available)\n"
     "  --time SECONDS    run for at least this long (and at least RUNS inferences)\n"
     "  --profile         per-layer table (name, type, method, ms, share of the total), slowest\n"
@@ -98,6 +102,7 @@ int bench_command(const std::vector<std::string>& args) {
     ArgCursor cur(args);
     std::string model_path, bin_path, value;
     std::vector<std::string> specs;
+    std::vector<ShapeOverride> shapes;
     long runs = 20, warmup = 2, load_runs = 1;
     FillMode fill = FillMode::Random;
     uint64_t seed = 0;
@@ -145,6 +150,10 @@ int bench_command(const std::vector<std::string>& args) {
                 throw UsageError("--time expects a number of seconds from 0 to 86400, got '" + value + "'");
             continue;
         }
+        if (cur.take_option({"--shape"}, value)) {
+            shapes.push_back(parse_shape_override(value));
+            continue;
+        }
         if (cur.take_flag({"--profile"})) {
             profile = true;
             continue;
@@ -170,6 +179,7 @@ int bench_command(const std::vector<std::string>& args) {
         model.reset();
         auto t0 = Clock::now();
         model.emplace(Model::read(model_path, bin_path));
+        reshape_for_cli(*model, shapes);
         read_times.push_back(ms_since(t0));
         t0 = Clock::now();
         compiled_model.emplace(*model, options);

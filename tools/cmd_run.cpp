@@ -9,6 +9,7 @@
 
 #include "engine/irlite.hpp"
 #include "parser/npy.hpp"
+#include "tools/check_report.hpp"
 #include "tools/cli.hpp"
 #include "tools/model_inputs.hpp"
 
@@ -17,8 +18,7 @@ namespace {
 
 const char* kRunHelp =
     "usage: irlite run MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [--fill MODE [--seed N]]\n"
-    "                  [-o OUTDIR] [-t THREADS] [-q]\n"
-    "                  [--no-fusion]\n"
+    "                  [--shape NAME=[dims]]... [-o OUTDIR] [-t THREADS] [-q] [--no-fusion]\n"
     "\n"
     "Runs the model once and writes every output as OUTDIR/<name>.npy (OUTDIR is created if\n"
     "needed; each file is written atomically). Without -o, prints every input and output.\n"
@@ -32,6 +32,9 @@ const char* kRunHelp =
     "                       integers in [0,10), booleans 0/1), zeros or ones; such an input needs\n"
     "                       a static shape\n"
     "  --seed N             the random fill's seed (default 0): the same values on every machine\n"
+    "  --shape NAME=[d0,d1,...]\n"
+    "                       fixes a Parameter's dims before the model is compiled (Model::reshape):\n"
+    "                       a dynamic batch or image size, or another fixed one\n"
     "  -o, --output DIR     where to write the outputs\n"
     "  -t, --threads N      intra-op threads (default: IRLITE_NUM_THREADS, else every core\n"
     "                       available); results are the same for every count\n"
@@ -73,6 +76,7 @@ int run_command(const std::vector<std::string>& args) {
     std::string model_path, bin_path, out_dir, value;
     CompileOptions options;
     std::vector<std::string> input_specs;
+    std::vector<ShapeOverride> shapes;
     FillMode fill = FillMode::None;
     uint64_t seed = 0;
     bool quiet = false;
@@ -103,6 +107,10 @@ int run_command(const std::vector<std::string>& args) {
             options.threads = static_cast<int>(n);
             continue;
         }
+        if (cur.take_option({"--shape"}, value)) {
+            shapes.push_back(parse_shape_override(value));
+            continue;
+        }
         if (cur.take_flag({"-q", "--quiet"})) {
             quiet = true;
             continue;
@@ -116,7 +124,8 @@ int run_command(const std::vector<std::string>& args) {
     }
     if (model_path.empty()) throw UsageError("run: no model given");
 
-    const Model model = Model::read(model_path, bin_path);
+    Model model = Model::read(model_path, bin_path);
+    reshape_for_cli(model, shapes);
     const CompiledModel compiled(model, options);
     InferRequest request = compiled.create_infer_request();
     const std::vector<BoundInput> bound = load_inputs(compiled, input_specs, fill, seed);
