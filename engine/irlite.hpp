@@ -82,6 +82,12 @@ struct PortInfo {
 
 class InferRequest;
 
+// How much irlite logs (engine/log.hpp): what compile decided, warnings, re-planning; to stderr
+// through spdlog. Default: the process default (set_log_level, else IRLITE_LOG_LEVEL, else Off).
+enum class LogLevel { Trace, Debug, Info, Warning, Error, Off, Default };
+// The process default for compiles whose CompileOptions::log_level is Default (the CLI's -v/-vv).
+void set_log_level(LogLevel level);
+
 // How a model is compiled.
 struct CompileOptions {
     // Intra-op threads for each infer request: 0 means IRLITE_NUM_THREADS when set, else the cores
@@ -92,6 +98,8 @@ struct CompileOptions {
     // Graph fusion (engine/fusion.hpp): an op and the bias, residual Add and activation after it
     // run as one node. Off is for debugging and for checking that results match.
     bool fusion = true;
+    // What compile logs (fusions, each node's kernel method, memory, threads): see LogLevel.
+    LogLevel log_level = LogLevel::Default;
 };
 
 // One executed node of a profiled inference.

@@ -18,6 +18,7 @@
 #include "engine/graph.hpp"
 #include "engine/thread_pool.hpp"
 #include "engine/irlite.hpp"
+#include "engine/log.hpp"
 
 namespace irlite {
 
@@ -130,6 +131,36 @@ struct AlignedBuffer {
     std::byte* bytes_at(size_t offset) const { return static_cast<std::byte*>(data) + offset; }
 };
 
+const char* step_method(const ExecStep& step) {
+    return step.mode == ExecStep::Mode::Skip      ? "view"
+           : step.mode == ExecStep::Mode::Dynamic ? "dynamic"
+           : step.plan && *step.plan->method      ? step.plan->method
+                                                  : "kernel";
+}
+
+std::string kib(size_t bytes) { return str((bytes + 1023) / 1024, " KiB"); }
+
+// What compile decided, for the log: one info line, and at debug one line per step.
+void log_plan(const detail::Log& log, const ExecutionPlan& plan, const std::string& what) {
+    log.lazy(LogLevel::Info, [&] {
+        size_t fused = 0, views = 0, dynamic = 0;
+        for (const ExecStep& step : plan.steps) {
+            fused += plan.graph->nodes[static_cast<size_t>(step.node)].fused.empty() ? 0 : 1;
+            views += step.mode == ExecStep::Mode::Skip ? 1 : 0;
+            dynamic += step.mode == ExecStep::Mode::Dynamic ? 1 : 0;
+        }
+        return str(what, ": ", plan.steps.size(), " steps (", fused, " fused, ", views, " views, ", dynamic,
+                   " planned at run time), arena ", kib(plan.arena_bytes), ", scratch ", kib(plan.scratch_bytes),
+                   " per thread");
+    });
+    if (!log.enabled(LogLevel::Debug)) return;
+    for (const ExecStep& step : plan.steps) {
+        const Node& n = plan.graph->nodes[static_cast<size_t>(step.node)];
+        log.write(LogLevel::Debug, str("  '", node_display_name(n), "' ", node_type_name(n), ": ", step_method(step),
+                                       step.plan && step.plan->scratch_bytes ? str(", scratch ", kib(step.plan->scratch_bytes)) : ""));
+    }
+}
+
 }  // namespace
 
 std::shared_ptr<const ExecutionPlan> CompiledModel::Impl::plan_for(const std::vector<Shape>& shapes) const {
@@ -146,6 +177,7 @@ std::shared_ptr<const ExecutionPlan> CompiledModel::Impl::plan_for(const std::ve
     std::shared_ptr<const Graph> built = build_graph(graph->document, *registry, build).graph;
     if (options.fusion) built = fuse_graph(std::move(built));
     auto specialised_plan = make_execution_plan(std::move(built), file);
+    log_plan(detail::Log(options.log_level), *specialised_plan, str("re-planned '", file, "' for new input shapes"));
     // A model fed ever new shapes keeps a bounded number of plans.
     constexpr size_t kMaxPlans = 16;
     if (specialised.size() >= kMaxPlans) specialised.clear();
@@ -160,7 +192,11 @@ CompiledModel::CompiledModel(const Model& model, const CompileOptions& options) 
     if (threads > 1) impl->pool = std::make_unique<ThreadPool>(threads);
     impl->file = model.document().xml_path;
     impl->registry = &model.registry();
-    impl->graph = build_graph(model.document_ptr(), *impl->registry).graph;
+    const detail::Log log(options.log_level);
+    BuildResult built = build_graph(model.document_ptr(), *impl->registry);
+    for (const Diagnostic& d : built.diagnostics)
+        if (d.severity == Severity::Warning) log.lazy(LogLevel::Warning, [&] { return d.format(); });
+    impl->graph = std::move(built.graph);
     if (options.fusion) impl->graph = fuse_graph(impl->graph);
     const Graph& g = *impl->graph;
     for (int ni : g.parameters) {
@@ -184,6 +220,9 @@ CompiledModel::CompiledModel(const Model& model, const CompileOptions& options) 
         impl->outputs.push_back(std::move(p));
     }
     impl->plan = make_execution_plan(impl->graph, impl->file);
+    log_plan(log, *impl->plan,
+             str("compiled '", impl->file, "' (", g.nodes.size(), " nodes, fusion ", options.fusion ? "on" : "off", ", ",
+                 threads, threads == 1 ? " thread" : " threads", ")"));
     impl_ = std::move(impl);
 }
 
@@ -220,10 +259,7 @@ struct InferRequest::State {
             ProfileEntry e;
             e.name = node_display_name(n);
             e.type = node_type_name(n);
-            e.method = step.mode == ExecStep::Mode::Skip      ? "view"
-                       : step.mode == ExecStep::Mode::Dynamic ? "dynamic"
-                       : step.plan && *step.plan->method      ? step.plan->method
-                                                              : "kernel";
+            e.method = step_method(step);
             profile.push_back(std::move(e));
         }
     }

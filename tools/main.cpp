@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "engine/error.hpp"
+#include "engine/irlite.hpp"
 #include "tools/cli.hpp"
 
 namespace {
@@ -27,6 +28,11 @@ const char* kUsage =
     "  ops    [--markdown]\n"
     "         list the ops irlite runs, with their opsets\n"
     "\n"
+    "options of every command:\n"
+    "  -v, -vv  log what compiling decided to stderr (-v: fusions, memory, threads, warnings;\n"
+    "           -vv: also each node's kernel method). IRLITE_LOG_LEVEL=off|error|warning|info|\n"
+    "           debug|trace does the same for any program using irlite.\n"
+    "\n"
     "'irlite <command> --help' describes a command. Exit codes: 0 success, 1 error in the model,\n"
     "an input or at run time (message on stderr), 2 usage error.\n";
 
@@ -35,6 +41,19 @@ const char* kUsage =
 int main(int argc, char** argv) {
     using namespace irlite::cli;
     std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::cerr << kUsage;
+        return kExitUsage;
+    }
+    // -v / -vv anywhere: the log level of every model this command compiles.
+    for (auto it = args.begin(); it != args.end();) {
+        if (*it == "-v" || *it == "--verbose" || *it == "-vv") {
+            irlite::set_log_level(*it == "-vv" ? irlite::LogLevel::Debug : irlite::LogLevel::Info);
+            it = args.erase(it);
+        } else {
+            ++it;
+        }
+    }
     if (args.empty()) {
         std::cerr << kUsage;
         return kExitUsage;
