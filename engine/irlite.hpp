@@ -35,6 +35,26 @@ namespace irlite {
 struct Graph;
 class OpRegistry;
 
+// irlite's version, "major.minor.patch".
+const char* version();
+
+// One op irlite runs: its type, its version, and the opsets that contain that version.
+struct SupportedOp {
+    std::string type;
+    int version = 1;
+    int first_opset = 1, last_opset = 1;
+};
+// Every op version irlite runs, by type and version.
+std::vector<SupportedOp> supported_ops();
+
+// A Parameter or Result as the file declares it, before compiling.
+struct PortInfoDeclared {
+    std::string name;                // the layer's name (a Result: the name its output gets)
+    std::vector<std::string> names;  // tensor names
+    std::string element_type;        // as written ("f32"; "" when not declared)
+    PartialShape shape;              // as declared (kDynamic for -1 / ?)
+};
+
 // A model as read from IR, not yet checked.
 class Model {
 public:
@@ -59,6 +79,13 @@ public:
     // "reshape-unknown-input") listing the Parameters when a name matches none.
     void reshape(const std::vector<std::pair<std::string, PartialShape>>& shapes);
 
+    // Before compiling: the Parameters and Results as the file declares them (names, types,
+    // dims; compile infers and checks them), and the op types with their versions, as "Type-N"
+    // (the opset number for versions written as "opsetN"), each once, in file order.
+    std::vector<PortInfoDeclared> inputs() const;
+    std::vector<PortInfoDeclared> outputs() const;
+    std::vector<std::string> ops() const;
+
     const IrDocument& document() const { return *document_; }
     std::shared_ptr<const IrDocument> document_ptr() const { return document_; }
     const OpRegistry& registry() const { return *registry_; }
@@ -81,6 +108,7 @@ struct PortInfo {
 };
 
 class InferRequest;
+class VariableState;
 
 // How much irlite logs (engine/log.hpp): what compile decided, warnings, re-planning; to stderr
 // through spdlog. Default: the process default (set_log_level, else IRLITE_LOG_LEVEL, else Off).
@@ -126,6 +154,26 @@ private:
     std::shared_ptr<const Impl> impl_;
 };
 
+// One variable of a stateful model (ReadValue/Assign) in one infer request.
+class VariableState {
+public:
+    const std::string& name() const { return name_; }  // the variable_id
+    // Its value after the last infer() (a copy), or an empty Tensor() while the variable has none
+    // (the next ReadValue then gives its initial value).
+    Tensor state() const;
+    // The value the next ReadValue reads (copied).
+    void set_state(const Tensor& value);
+    // Back to no value: the next ReadValue gives its initial value.
+    void reset();
+
+private:
+    friend class InferRequest;
+    VariableState(std::shared_ptr<void> request_state, std::string name)
+        : request_(std::move(request_state)), name_(std::move(name)) {}
+    std::shared_ptr<void> request_;
+    std::string name_;
+};
+
 class InferRequest {
 public:
     // Binds an input by Parameter name or any of its tensor names, or by position. The tensor is
@@ -147,11 +195,22 @@ public:
     void set_profiling(bool on);
     // Forgets the values of stateful variables (ReadValue/Assign), as if no inference had run.
     void reset_state();
+    // The model's variables (one per ReadValue/Assign variable_id), to read, set or reset one by
+    // one, as OpenVINO's VariableState. Valid as long as the request.
+    std::vector<VariableState> query_state();
+
+    // infer() on a thread of the request's own (started on first use), returning at once; wait()
+    // blocks until it is done and rethrows its error. Inputs must stay alive and unchanged, and
+    // outputs must not be read, until wait() returns. One run at a time per request.
+    void start_async();
+    void wait();
 
 private:
     friend class CompiledModel;
+    friend class VariableState;
     struct State;
     explicit InferRequest(std::shared_ptr<const CompiledModel::Impl> model);
+    static void run(const CompiledModel::Impl& model, State& state);
     std::shared_ptr<const CompiledModel::Impl> model_;
     std::shared_ptr<State> state_;
 };

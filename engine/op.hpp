@@ -118,6 +118,7 @@ public:
     const Tensor* find(const std::string& id) const;
     void set(const std::string& id, Tensor value) { values_[id] = std::move(value); }
     void reset() { values_.clear(); }
+    void erase(const std::string& id) { values_.erase(id); }
     size_t size() const { return values_.size(); }
 
 private:

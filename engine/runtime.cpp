@@ -10,7 +10,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <condition_variable>
+#include <exception>
 #include <mutex>
+#include <thread>
 #include <new>
 
 #include "engine/execution_plan.hpp"
@@ -76,6 +79,8 @@ struct CompiledModel::Impl {
     }
 
     std::shared_ptr<const ExecutionPlan> plan_for(const std::vector<Shape>& shapes) const;
+
+    std::vector<std::string> variables;  // variable_id of every ReadValue/Assign, once, graph order
 };
 
 namespace {
@@ -219,6 +224,15 @@ CompiledModel::CompiledModel(const Model& model, const CompileOptions& options) 
         p.shape = producer.outputs[src.output].shape;
         impl->outputs.push_back(std::move(p));
     }
+    for (const Node& n : g.nodes) {
+        if (!n.live || !n.layer) continue;
+        const std::string type = canonical_op_type(n.layer->type);
+        if (type != "readvalue" && type != "assign") continue;
+        for (const IrAttribute& a : n.layer->attributes)
+            if (a.name == "variable_id" &&
+                std::find(impl->variables.begin(), impl->variables.end(), a.value) == impl->variables.end())
+                impl->variables.push_back(a.value);
+    }
     impl->plan = make_execution_plan(impl->graph, impl->file);
     log_plan(log, *impl->plan,
              str("compiled '", impl->file, "' (", g.nodes.size(), " nodes, fusion ", options.fusion ? "on" : "off", ", ",
@@ -235,6 +249,58 @@ InferRequest CompiledModel::create_infer_request() const { return InferRequest(i
 // What a request owns: its bound inputs, the tensors of every value of its current plan (arena
 // views made once per plan), the arena, scratch memory and the stateful variables.
 struct InferRequest::State {
+    // start_async's worker: a thread of the request's own, started on first use, running one job
+    // at a time. It holds no reference to the State (which joins it when destroyed), and the
+    // model only while a job runs.
+    struct Async {
+        std::thread thread;
+        std::mutex mutex;
+        std::condition_variable changed;
+        bool pending = false, stop = false;
+        std::shared_ptr<const CompiledModel::Impl> model;  // of the pending job
+        std::exception_ptr error;                          // of the last job
+    };
+    std::unique_ptr<Async> async;
+
+    State() = default;
+    State(const State&) = delete;
+    State& operator=(const State&) = delete;
+    ~State() {
+        if (!async) return;
+        {
+            std::lock_guard<std::mutex> lock(async->mutex);
+            async->stop = true;
+        }
+        async->changed.notify_all();
+        async->thread.join();
+    }
+    bool busy() const {
+        if (!async) return false;
+        std::lock_guard<std::mutex> lock(async->mutex);
+        return async->pending;
+    }
+    void work() {
+        Async& a = *async;
+        std::unique_lock<std::mutex> lock(a.mutex);
+        while (true) {
+            a.changed.wait(lock, [&] { return a.pending || a.stop; });
+            if (!a.pending) return;  // stopping
+            const std::shared_ptr<const CompiledModel::Impl> model = a.model;
+            lock.unlock();
+            std::exception_ptr error;
+            try {
+                InferRequest::run(*model, *this);
+            } catch (...) {
+                error = std::current_exception();
+            }
+            lock.lock();
+            a.error = error;
+            a.model.reset();
+            a.pending = false;
+            a.changed.notify_all();
+        }
+    }
+
     std::shared_ptr<const ExecutionPlan> plan;  // the plan the tensors below were made for
     std::vector<Tensor> bound;         // per model input
     std::vector<Tensor> caller_outputs;  // per model output: memory given with set_output
@@ -400,8 +466,12 @@ void validate_inputs(const ExecutionPlan& plan, const std::vector<Tensor>& bound
 }  // namespace
 
 void InferRequest::infer() {
-    const CompiledModel::Impl& m = *model_;
-    State& s = *state_;
+    if (state_->busy())
+        throw Error(ErrorKind::Usage, "request-busy", "infer() while start_async() runs: call wait() first");
+    run(*model_, *state_);
+}
+
+void InferRequest::run(const CompiledModel::Impl& m, State& s) {
     if (!inputs_match_plan(m, *s.plan, s.bound)) {
         validate_inputs(*m.plan, s.bound);
         std::vector<Shape> shapes;
@@ -495,5 +565,56 @@ void InferRequest::set_profiling(bool on) {
 }
 
 void InferRequest::reset_state() { state_->variables.reset(); }
+
+void InferRequest::start_async() {
+    State& s = *state_;
+    if (!s.async) {
+        s.async = std::make_unique<State::Async>();
+        s.async->thread = std::thread([&s] { s.work(); });
+    }
+    {
+        std::lock_guard<std::mutex> lock(s.async->mutex);
+        if (s.async->pending)
+            throw Error(ErrorKind::Usage, "request-busy", "start_async() while the last one runs: call wait() first");
+        s.async->pending = true;
+        s.async->model = model_;
+        s.async->error = nullptr;
+    }
+    s.async->changed.notify_all();
+}
+
+void InferRequest::wait() {
+    State& s = *state_;
+    if (!s.async) return;
+    std::exception_ptr error;
+    {
+        std::unique_lock<std::mutex> lock(s.async->mutex);
+        s.async->changed.wait(lock, [&] { return !s.async->pending; });
+        std::swap(error, s.async->error);
+    }
+    if (error) std::rethrow_exception(error);
+}
+
+std::vector<VariableState> InferRequest::query_state() {
+    std::vector<VariableState> states;
+    for (const std::string& id : model_->variables) states.push_back(VariableState(state_, id));
+    return states;
+}
+
+Tensor VariableState::state() const {
+    const auto& s = *std::static_pointer_cast<InferRequest::State>(request_);
+    const Tensor* value = s.variables.find(name_);
+    return value ? value->clone() : Tensor();
+}
+
+void VariableState::set_state(const Tensor& value) {
+    auto& s = *std::static_pointer_cast<InferRequest::State>(request_);
+    s.variables.set(name_, value.clone());
+}
+
+void VariableState::reset() {
+    auto& s = *std::static_pointer_cast<InferRequest::State>(request_);
+    s.variables.erase(name_);
+}
 
 }  // namespace irlite

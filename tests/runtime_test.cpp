@@ -2,6 +2,7 @@
 // errors that say what the model expects, dynamic dims resolved at run time.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "engine/irlite.hpp"
@@ -277,6 +278,29 @@ TEST(Runtime, ReshapeBeforeCompile) {
         EXPECT_EQ(e.code(), "reshape-unknown-input");
         EXPECT_NE(e.message().find("'x'"), std::string::npos) << e.what();
     }
+}
+
+// Before compiling: the declared inputs, outputs and ops; irlite's version and op list.
+TEST(Runtime, ModelIntrospectionAndVersion) {
+    const Model model = load(scale_model());
+    const std::vector<PortInfoDeclared> in = model.inputs();
+    ASSERT_EQ(in.size(), 1u);
+    EXPECT_EQ(in[0].name, "x");
+    EXPECT_EQ(in[0].element_type, "f32");
+    EXPECT_EQ(in[0].shape, PartialShape({kDynamic, 3}));
+    const std::vector<PortInfoDeclared> out = model.outputs();
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].name, "y");
+    EXPECT_EQ(out[0].names, (std::vector<std::string>{"y", "y:0"}));
+    EXPECT_EQ(out[0].shape, PartialShape({kDynamic, 3}));
+    EXPECT_EQ(model.ops(), (std::vector<std::string>{"Parameter-1", "Const-1", "Multiply-1", "Add-1", "Result-1"}));
+    EXPECT_STREQ(version(), "0.1.0");
+    const std::vector<SupportedOp> ops = supported_ops();
+    EXPECT_GT(ops.size(), 150u);
+    const auto slice = std::find_if(ops.begin(), ops.end(), [](const SupportedOp& o) { return o.type == "Slice"; });
+    ASSERT_NE(slice, ops.end());
+    EXPECT_EQ(slice->version, 8);
+    EXPECT_EQ(slice->first_opset, 8);
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
             return kExitOk;
         }
         if (command == "--version") {
-            std::cout << "irlite 0.1.0\n";
+            std::cout << "irlite " << irlite::version() << "\n";
             return kExitOk;
         }
         if (command == "run") return run_command(args);

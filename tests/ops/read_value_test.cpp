@@ -126,5 +126,58 @@ TEST(ReadValue, Version3KeepsStateToo) {
     EXPECT_EQ(OpTester("ReadValue", 5, {{"variable_id", "v"}}).def().min_inputs, 1);
 }
 
+// InferRequest::query_state: each variable by name, to read, set and reset (OpenVINO's VariableState).
+TEST(ReadValue, QueryStateReadsSetsAndResets) {
+    const IrBuilder b = accumulator();
+    const CompiledModel model(Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size()));
+    InferRequest req = model.create_infer_request();
+    std::vector<VariableState> states = req.query_state();
+    ASSERT_EQ(states.size(), 1u);
+    EXPECT_EQ(states[0].name(), "acc");
+    EXPECT_FALSE(states[0].state().valid());  // nothing yet: ReadValue gives its init
+    std::vector<float> x = {1.0f, 2.0f};
+    req.set_input("x", Tensor::wrap(ElementType::f32, {2}, x.data()));
+    req.infer();
+    EXPECT_EQ(values_of<float>(states[0].state()), (std::vector<float>{11, 22}));
+    std::vector<float> mine = {100.0f, 200.0f};
+    states[0].set_state(Tensor::wrap(ElementType::f32, {2}, mine.data()));
+    mine = {0.0f, 0.0f};  // set_state copied it
+    req.infer();
+    EXPECT_EQ(values_of<float>(req.output(0)), (std::vector<float>{101, 202}));
+    states[0].reset();
+    req.infer();
+    EXPECT_EQ(values_of<float>(req.output(0)), (std::vector<float>{11, 22}));
+}
+
+// start_async / wait: the same results as infer(), errors rethrown by wait(), one run at a time.
+TEST(ReadValue, AsyncRunsGiveTheSameResults) {
+    const IrBuilder b = accumulator();
+    const CompiledModel model(Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size()));
+    InferRequest req = model.create_infer_request();
+    std::vector<float> x = {1.0f, 2.0f};
+    req.set_input("x", Tensor::wrap(ElementType::f32, {2}, x.data()));
+    for (int i = 1; i <= 3; ++i) {
+        req.start_async();
+        req.wait();
+        EXPECT_EQ(values_of<float>(req.output(0)), (std::vector<float>{10.0f + i, 20.0f + 2.0f * i}));
+    }
+    std::vector<float> wrong(3);
+    req.set_input("x", Tensor::wrap(ElementType::f32, {3}, wrong.data()));
+    // A mismatching input is caught by set_input or by the run; either way wait() reports it.
+    bool threw = false;
+    try {
+        req.start_async();
+        req.wait();
+    } catch (const Error&) {
+        threw = true;
+    }
+    EXPECT_TRUE(threw);
+    req.wait();  // nothing pending: returns at once
+    // A request destroyed with a run in flight joins it.
+    InferRequest other = model.create_infer_request();
+    other.set_input("x", Tensor::wrap(ElementType::f32, {2}, x.data()));
+    other.start_async();
+}
+
 }  // namespace
 }  // namespace irlite
