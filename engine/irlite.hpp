@@ -107,6 +107,29 @@ struct PortInfo {
     PartialShape shape;
 };
 
+// How irlite::check reads a model.
+struct CheckOptions {
+    std::string weights;    // the .bin; default: the xml's stem + ".bin" when that file exists
+    bool no_weights = false;  // check without the .bin: Const values unknown, dims taken as declared
+    // Check as if these Parameters had these dims (`irlite check --shape`); the dims the file
+    // declares downstream are then checked against them.
+    std::vector<std::pair<std::string, PartialShape>> shapes;
+};
+
+// What irlite::check found: every problem, sorted by line. A finding's `where` names the file,
+// line, layer (id, name, type, opset) and port (the port's id in the XML) where that applies.
+struct CheckResult {
+    std::vector<Diagnostic> findings;
+    size_t errors = 0, warnings = 0;
+    bool valid() const { return errors == 0; }
+};
+
+// Validates a model file without running it and reports every problem found, as `irlite check`
+// does (its text and JSON are printed from this). Problems of the file itself (unreadable, not
+// XML, no <net>) are findings too. Throws only for an unknown name in options.shapes
+// (Error(Input, "reshape-unknown-input")).
+CheckResult check(const std::string& xml_path, const CheckOptions& options = {});
+
 class InferRequest;
 class VariableState;
 
