@@ -13,3 +13,12 @@ cmake --build "$scratch/consumer" >/dev/null
 out=$("$scratch/consumer/consumer" "$source/models/demo/model.xml")
 echo "$out"
 [ "$out" = "$(printf 'head [1,3]\nreversed [3,3]\npatched [3,3]\nscaled [4,6]')" ]
+# The Python package, when built: installed as Debian lays it out, importable from there alone.
+if [ -d "$build/python/irlite" ]; then
+  site="$scratch/prefix/lib/python3/dist-packages"
+  [ -f "$site/irlite/__init__.py" ] && ls "$site"/irlite/_irlite*.so >/dev/null
+  PYTHONPATH="$site" /usr/bin/python3 -c "
+import irlite, numpy as np
+c = irlite.compile_model('$source/models/demo/model.xml')
+print('python', sorted(v.shape for v in c({'x': np.ones((4, 6), np.float32)}).values()))"
+fi

@@ -1,0 +1,93 @@
+"""irlite: a small, fast engine for OpenVINO IR (model.xml + model.bin), shaped like OpenVINO's API.
+
+    import irlite, numpy as np
+    compiled = irlite.compile_model("model.xml")
+    outputs = compiled({"input": np.zeros((1, 3, 224, 224), np.float32)})   # {name: ndarray}
+
+Inputs are read in place when they are C-contiguous arrays of the input's exact dtype, and refused
+otherwise (irlite never casts silently); outputs are arrays that own their data. Failures raise
+irlite.Error with .code, .message, .file, .line, .layer_id, .layer_name, .layer_type and .port.
+"""
+import os
+import queue
+import threading
+
+from ._irlite import (CompiledModel, Error, InferRequest, Model, Port, VariableState,  # noqa: F401
+                      __version__)
+from . import _irlite
+
+__all__ = ["read_model", "compile_model", "check", "AsyncInferQueue", "Model", "CompiledModel",
+           "InferRequest", "VariableState", "Port", "Error", "__version__"]
+
+
+def read_model(path, weights=None):
+    """Reads model.xml (and its .bin: `weights`, else the xml's stem + .bin when it exists)."""
+    return _irlite._read_model(os.fspath(path), os.fspath(weights) if weights else "")
+
+
+def compile_model(model, threads=None, profiling=False, fusion=True):
+    """Compiles a Model, or the model at a path, for this machine's CPU.
+
+    threads: intra-op threads per infer request (None: IRLITE_NUM_THREADS, else every core)."""
+    if not isinstance(model, Model):
+        model = read_model(model)
+    return _irlite._compile(model, threads, profiling, fusion)
+
+
+def check(path, no_weights=False, weights=None):
+    """Every problem `irlite check` finds in a model file, as objects with .code, .severity
+    ("error" or "warning"), .message, .file, .line, .layer_id, .layer_name, .layer_type, .port,
+    .declared and .inferred (the fields of `irlite check --json`)."""
+    return _irlite._check(os.fspath(path), no_weights, os.fspath(weights) if weights else "")
+
+
+class AsyncInferQueue:
+    """A pool of infer requests for throughput, as OpenVINO's AsyncInferQueue: start_async() hands
+    inputs to the next idle request and returns; the callback, when set, receives (request,
+    userdata) once that run is done (on a worker thread); wait_all() waits for every run."""
+
+    def __init__(self, compiled, jobs=0):
+        jobs = jobs or os.cpu_count() or 1
+        self._idle = queue.Queue()
+        self._requests = [compiled.create_infer_request() for _ in range(jobs)]
+        for r in self._requests:
+            self._idle.put(r)
+        self._callback = None
+        self._pending = 0
+        self._errors = []
+        self._done = threading.Condition()
+
+    def __len__(self):
+        return len(self._requests)
+
+    def __getitem__(self, i):
+        return self._requests[i]
+
+    def set_callback(self, callback):
+        self._callback = callback
+
+    def start_async(self, inputs=None, userdata=None):
+        request = self._idle.get()
+        with self._done:
+            self._pending += 1
+        threading.Thread(target=self._run, args=(request, inputs, userdata), daemon=True).start()
+
+    def _run(self, request, inputs, userdata):
+        try:
+            request.infer(inputs)  # the GIL is released while the model runs
+            if self._callback:
+                self._callback(request, userdata)
+        except Exception as e:  # reported by wait_all
+            self._errors.append(e)
+        finally:
+            self._idle.put(request)
+            with self._done:
+                self._pending -= 1
+                self._done.notify_all()
+
+    def wait_all(self):
+        with self._done:
+            self._done.wait_for(lambda: self._pending == 0)
+        if self._errors:
+            errors, self._errors = self._errors, []
+            raise errors[0]

@@ -1,0 +1,311 @@
+// The compiled half of the Python package `irlite` (python/irlite/__init__.py is the other): the
+// library's Model, CompiledModel, InferRequest, VariableState and check, with numpy arrays for
+// tensors. Inputs are read in place (C-contiguous arrays of the exact dtype; anything else is an
+// error, never a silent cast); outputs are copies the caller owns. The GIL is released while a
+// model runs.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/irlite.hpp"
+
+namespace py = pybind11;
+using namespace irlite;
+
+namespace {
+
+py::object g_error_type;  // irlite.Error, made in PYBIND11_MODULE
+
+const char* severity_name(Severity s) { return s == Severity::Error ? "error" : "warning"; }
+
+// The fields of `check --json`, on an irlite.Error or a finding.
+void set_location(py::object& target, const Location& where) {
+    target.attr("file") = where.file.empty() ? py::none() : py::cast(where.file);
+    target.attr("line") = where.line > 0 ? py::cast(where.line) : py::none();
+    target.attr("layer_id") = where.layer_id ? py::cast(*where.layer_id) : py::none();
+    target.attr("layer_name") = where.layer_name.empty() ? py::none() : py::cast(where.layer_name);
+    target.attr("layer_type") = where.layer_type.empty() ? py::none() : py::cast(where.layer_type);
+    target.attr("port") = where.port >= 0 ? py::cast(where.port) : py::none();
+}
+
+std::vector<int64_t> dims_of(const PartialShape& shape) {
+    std::vector<int64_t> dims;
+    if (!shape.rank_known()) return dims;
+    for (size_t i = 0; i < shape.rank(); ++i) dims.push_back(shape[i]);
+    return dims;
+}
+
+py::dtype dtype_of(ElementType t) {
+    if (t == ElementType::bf16) return py::dtype("<f4");  // numpy has no bfloat16: f32, as the CLI does
+    return py::dtype(traits(t).npy_descr);
+}
+
+// A numpy array as a tensor over its own memory; the caller keeps `array` alive while it is used.
+Tensor wrap_array(const py::array& array, const PortInfo& port) {
+    const ElementType want = port.type == ElementType::bf16 ? ElementType::f32 : port.type;
+    if (port.type == ElementType::bf16)
+        throw Error(ErrorKind::Input, "input-type",
+                    "input '" + port.name + "' is bf16, which numpy cannot hold: irlite's Python API does not take it");
+    const py::dtype expected = dtype_of(want);
+    if (!array.dtype().is(expected) && array.dtype().attr("str").cast<std::string>() != traits(want).npy_descr)
+        throw Error(ErrorKind::Input, "input-type",
+                    "input '" + port.name + "' is " + to_string(port.type) + " (numpy " +
+                        expected.attr("name").cast<std::string>() + "), got an array of " +
+                        array.dtype().attr("name").cast<std::string>() + ": convert it first (irlite never casts silently)");
+    if (!(array.flags() & py::array::c_style))
+        throw Error(ErrorKind::Input, "input-layout",
+                    "input '" + port.name + "' must be a C-contiguous array (np.ascontiguousarray)");
+    Shape shape;
+    for (py::ssize_t i = 0; i < array.ndim(); ++i) shape.push_back(static_cast<int64_t>(array.shape(i)));
+    return Tensor::wrap(want, shape, const_cast<void*>(array.data()));
+}
+
+py::array to_array(const Tensor& t) {
+    if (!t.valid()) return py::none();
+    std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+    if (t.type() == ElementType::bf16) {  // widened to f32
+        py::array_t<float> out(shape);
+        const auto* src = static_cast<const uint16_t*>(t.data());
+        float* dst = out.mutable_data();
+        for (int64_t i = 0; i < t.num_elements(); ++i) {
+            const uint32_t bits = static_cast<uint32_t>(src[i]) << 16;
+            std::memcpy(dst + i, &bits, 4);
+        }
+        return std::move(out);
+    }
+    py::array out(dtype_of(t.type()), shape);
+    std::memcpy(out.mutable_data(), t.data(), t.byte_size());
+    return out;
+}
+
+// A port as Python sees it (OpenVINO's ports have get_any_name(), names, element type and shape).
+struct Port {
+    std::string name;
+    std::vector<std::string> names;
+    std::string element_type;
+    std::vector<int64_t> shape;  // -1 for a dynamic dim; empty for a scalar or an unknown rank
+    bool rank_known = true;
+};
+
+Port port_of(const PortInfo& p) { return {p.name, p.names, to_string(p.type), dims_of(p.shape), p.shape.rank_known()}; }
+Port port_of(const PortInfoDeclared& p) {
+    return {p.name, p.names, p.element_type, dims_of(p.shape), p.shape.rank_known()};
+}
+
+// An infer request with the arrays it reads kept alive until the next run.
+class PyRequest {
+public:
+    explicit PyRequest(const CompiledModel& compiled)
+        : compiled_(compiled), request_(compiled.create_infer_request()) {}
+
+    void bind(const py::object& inputs) {
+        bound_.clear();
+        if (inputs.is_none()) return;
+        const auto& ports = compiled_.inputs();
+        if (py::isinstance<py::dict>(inputs)) {
+            for (const auto& [key, value] : inputs.cast<py::dict>()) {
+                const py::array array = py::reinterpret_borrow<py::array>(value);
+                bind_one(key.cast<std::string>(), array);
+            }
+            return;
+        }
+        // A list or tuple: by position; a single array: the only input.
+        std::vector<py::object> items;
+        if (py::isinstance<py::list>(inputs) || py::isinstance<py::tuple>(inputs))
+            for (const auto& v : inputs) items.push_back(py::reinterpret_borrow<py::object>(v));
+        else
+            items.push_back(inputs);
+        if (items.size() > ports.size())
+            throw Error(ErrorKind::Input, "input-count",
+                        "got " + std::to_string(items.size()) + " inputs, the model has " + std::to_string(ports.size()));
+        for (size_t i = 0; i < items.size(); ++i) bind_one(ports[i].name, py::array(items[i]));
+    }
+
+    py::dict infer(const py::object& inputs) {
+        bind(inputs);
+        {
+            py::gil_scoped_release release;
+            request_.infer();
+        }
+        return results();
+    }
+
+    void start_async(const py::object& inputs) {
+        bind(inputs);
+        request_.start_async();
+    }
+
+    void wait() {
+        py::gil_scoped_release release;
+        request_.wait();
+    }
+
+    py::dict results() const {
+        py::dict out;
+        const auto& ports = compiled_.outputs();
+        for (size_t i = 0; i < ports.size(); ++i) out[py::str(ports[i].name)] = to_array(request_.output(i));
+        return out;
+    }
+
+    InferRequest& request() { return request_; }
+
+private:
+    void bind_one(const std::string& name, const py::array& array) {
+        const auto& ports = compiled_.inputs();
+        const PortInfo* port = nullptr;
+        for (const PortInfo& p : ports) {
+            if (p.name == name) port = &p;
+            for (const std::string& n : p.names)
+                if (n == name && !port) port = &p;
+        }
+        if (!port) {
+            request_.set_input(name, Tensor());  // the library's error lists the inputs
+            return;
+        }
+        bound_.push_back(array);
+        request_.set_input(name, wrap_array(array, *port));
+    }
+
+    CompiledModel compiled_;
+    InferRequest request_;
+    std::vector<py::array> bound_;  // the arrays the request reads, alive until the next bind
+};
+
+CompiledModel compile(const Model& model, std::optional<int> threads, bool profiling, bool fusion) {
+    CompileOptions options;
+    options.threads = threads.value_or(0);
+    options.profiling = profiling;
+    options.fusion = fusion;
+    py::gil_scoped_release release;
+    return CompiledModel(model, options);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_irlite, m) {
+    m.doc() = "irlite: a small, fast engine for OpenVINO IR (model.xml + model.bin)";
+    m.attr("__version__") = version();
+
+    static py::exception<Error> error_type(m, "Error", PyExc_RuntimeError);
+    g_error_type = error_type;
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const Error& e) {
+            py::object instance = g_error_type(e.what());
+            instance.attr("code") = e.code();
+            instance.attr("kind") = to_string(e.kind());
+            instance.attr("message") = e.message();
+            instance.attr("severity") = "error";
+            set_location(instance, e.location());
+            PyErr_SetObject(g_error_type.ptr(), instance.ptr());
+        }
+    });
+
+    py::class_<Port>(m, "Port")
+        .def_readonly("name", &Port::name)
+        .def_readonly("names", &Port::names)
+        .def_readonly("element_type", &Port::element_type)
+        .def_property_readonly("shape", [](const Port& p) -> py::object {
+            if (!p.rank_known) return py::none();
+            return py::cast(p.shape);
+        })
+        .def("get_any_name", [](const Port& p) { return p.names.empty() ? p.name : p.names.front(); })
+        .def("__repr__", [](const Port& p) { return "<Port '" + p.name + "' " + p.element_type + ">"; });
+
+    py::class_<Model>(m, "Model")
+        .def_property_readonly("inputs", [](const Model& model) {
+            std::vector<Port> ports;
+            for (const auto& p : model.inputs()) ports.push_back(port_of(p));
+            return ports;
+        })
+        .def_property_readonly("outputs", [](const Model& model) {
+            std::vector<Port> ports;
+            for (const auto& p : model.outputs()) ports.push_back(port_of(p));
+            return ports;
+        })
+        .def("ops", &Model::ops)
+        .def("reshape", [](Model& model, const std::map<std::string, std::vector<int64_t>>& shapes) {
+            std::vector<std::pair<std::string, PartialShape>> list;
+            for (const auto& [name, dims] : shapes) list.emplace_back(name, PartialShape(dims));
+            model.reshape(list);
+        });
+
+    m.def("_read_model", [](const std::string& path, const std::string& weights) {
+        py::gil_scoped_release release;
+        return Model::read(path, weights);
+    });
+    m.def("_compile", &compile);
+
+    py::class_<CompiledModel>(m, "CompiledModel")
+        .def_property_readonly("inputs", [](const CompiledModel& c) {
+            std::vector<Port> ports;
+            for (const auto& p : c.inputs()) ports.push_back(port_of(p));
+            return ports;
+        })
+        .def_property_readonly("outputs", [](const CompiledModel& c) {
+            std::vector<Port> ports;
+            for (const auto& p : c.outputs()) ports.push_back(port_of(p));
+            return ports;
+        })
+        .def("create_infer_request", [](const CompiledModel& c) { return PyRequest(c); })
+        .def("__call__", [](const CompiledModel& c, const py::object& inputs) { return PyRequest(c).infer(inputs); },
+             py::arg("inputs") = py::none());
+
+    py::class_<VariableState>(m, "VariableState")
+        .def_property_readonly("name", &VariableState::name)
+        .def_property_readonly("state", [](const VariableState& v) { return to_array(v.state()); })
+        .def("set_state", [](VariableState& v, const py::array& value) {
+            const py::array dense = py::array::ensure(value, py::array::c_style);
+            PortInfo port;
+            port.name = v.name();
+            port.type = ElementType::f32;
+            bool known = false;
+            for (int t = 0; t < kNumElementTypes && !known; ++t)
+                if (traits(static_cast<ElementType>(t)).npy_descr == dense.dtype().attr("str").cast<std::string>()) {
+                    port.type = static_cast<ElementType>(t);
+                    known = true;
+                }
+            if (!known) throw Error(ErrorKind::Input, "input-type", "set_state: an array of an unsupported dtype");
+            v.set_state(wrap_array(dense, port));  // copied by the library
+        })
+        .def("reset", &VariableState::reset);
+
+    py::class_<PyRequest>(m, "InferRequest")
+        .def("infer", &PyRequest::infer, py::arg("inputs") = py::none())
+        .def("start_async", &PyRequest::start_async, py::arg("inputs") = py::none())
+        .def("wait", &PyRequest::wait)
+        .def_property_readonly("results", &PyRequest::results)
+        .def("query_state", [](PyRequest& r) { return r.request().query_state(); })
+        .def("reset_state", [](PyRequest& r) { r.request().reset_state(); });
+
+    m.def("_check", [](const std::string& path, bool no_weights, const std::string& weights) {
+        CheckOptions options;
+        options.no_weights = no_weights;
+        options.weights = weights;
+        CheckResult result;
+        {
+            py::gil_scoped_release release;
+            result = check(path, options);
+        }
+        py::list findings;
+        py::object finding_type = py::module_::import("types").attr("SimpleNamespace");
+        for (const Diagnostic& d : result.findings) {
+            py::object f = finding_type();
+            f.attr("code") = d.code;
+            f.attr("severity") = severity_name(d.severity);
+            f.attr("message") = d.message;
+            set_location(f, d.where);
+            f.attr("declared") = d.declared.empty() ? py::none() : py::cast(d.declared);
+            f.attr("inferred") = d.inferred.empty() ? py::none() : py::cast(d.inferred);
+            findings.append(f);
+        }
+        return findings;
+    });
+}
