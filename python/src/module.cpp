@@ -98,6 +98,13 @@ Port port_of(const PortInfoDeclared& p) {
     return {p.name, p.names, p.element_type, dims_of(p.shape), p.shape.rank_known()};
 }
 
+template <class Info>
+std::vector<Port> ports_of(const std::vector<Info>& infos) {
+    std::vector<Port> ports;
+    for (const Info& p : infos) ports.push_back(port_of(p));
+    return ports;
+}
+
 // An infer request with the arrays it reads kept alive until the next run.
 class PyRequest {
 public:
@@ -220,16 +227,8 @@ PYBIND11_MODULE(_irlite, m) {
         .def("__repr__", [](const Port& p) { return "<Port '" + p.name + "' " + p.element_type + ">"; });
 
     py::class_<Model>(m, "Model")
-        .def_property_readonly("inputs", [](const Model& model) {
-            std::vector<Port> ports;
-            for (const auto& p : model.inputs()) ports.push_back(port_of(p));
-            return ports;
-        })
-        .def_property_readonly("outputs", [](const Model& model) {
-            std::vector<Port> ports;
-            for (const auto& p : model.outputs()) ports.push_back(port_of(p));
-            return ports;
-        })
+        .def_property_readonly("inputs", [](const Model& model) { return ports_of(model.inputs()); })
+        .def_property_readonly("outputs", [](const Model& model) { return ports_of(model.outputs()); })
         .def("ops", &Model::ops)
         .def("reshape", [](Model& model, const std::map<std::string, std::vector<int64_t>>& shapes) {
             std::vector<std::pair<std::string, PartialShape>> list;
@@ -244,16 +243,8 @@ PYBIND11_MODULE(_irlite, m) {
     m.def("_compile", &compile);
 
     py::class_<CompiledModel>(m, "CompiledModel")
-        .def_property_readonly("inputs", [](const CompiledModel& c) {
-            std::vector<Port> ports;
-            for (const auto& p : c.inputs()) ports.push_back(port_of(p));
-            return ports;
-        })
-        .def_property_readonly("outputs", [](const CompiledModel& c) {
-            std::vector<Port> ports;
-            for (const auto& p : c.outputs()) ports.push_back(port_of(p));
-            return ports;
-        })
+        .def_property_readonly("inputs", [](const CompiledModel& c) { return ports_of(c.inputs()); })
+        .def_property_readonly("outputs", [](const CompiledModel& c) { return ports_of(c.outputs()); })
         .def("create_infer_request", [](const CompiledModel& c) { return PyRequest(c); })
         .def("__call__", [](const CompiledModel& c, const py::object& inputs) { return PyRequest(c).infer(inputs); },
              py::arg("inputs") = py::none());
