@@ -91,11 +91,15 @@ struct Port {
     std::string element_type;
     std::vector<int64_t> shape;  // -1 for a dynamic dim; empty for a scalar or an unknown rank
     bool rank_known = true;
+    std::string numpy;  // the numpy dtype of its arrays ("<f4"); "" when there is none
 };
 
-Port port_of(const PortInfo& p) { return {p.name, p.names, to_string(p.type), dims_of(p.shape), p.shape.rank_known()}; }
+Port port_of(const PortInfo& p) {
+    const std::string numpy = is_storable(p.type) ? dtype_of(p.type).attr("str").cast<std::string>() : "";
+    return {p.name, p.names, to_string(p.type), dims_of(p.shape), p.shape.rank_known(), numpy};
+}
 Port port_of(const PortInfoDeclared& p) {
-    return {p.name, p.names, p.element_type, dims_of(p.shape), p.shape.rank_known()};
+    return {p.name, p.names, p.element_type, dims_of(p.shape), p.shape.rank_known(), ""};
 }
 
 template <class Info>
@@ -222,6 +226,10 @@ PYBIND11_MODULE(_irlite, m) {
         .def_property_readonly("shape", [](const Port& p) -> py::object {
             if (!p.rank_known) return py::none();
             return py::cast(p.shape);
+        })
+        .def_property_readonly("dtype", [](const Port& p) -> py::object {
+            if (p.numpy.empty()) return py::none();
+            return py::dtype(p.numpy);
         })
         .def("get_any_name", [](const Port& p) { return p.names.empty() ? p.name : p.names.front(); })
         .def("__repr__", [](const Port& p) { return "<Port '" + p.name + "' " + p.element_type + ">"; });

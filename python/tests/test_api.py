@@ -29,6 +29,7 @@ def test_read_compile_infer_demo():
     compiled = irlite.compile_model(model, threads=1)
     assert compiled.inputs[0].element_type == "f32"
     assert compiled.inputs[0].shape == [4, 6]
+    assert compiled.inputs[0].dtype == np.float32
     outputs = compiled(demo_inputs())
     assert set(outputs) == {p.name for p in compiled.outputs}
     request = compiled.create_infer_request()

@@ -7,7 +7,7 @@
 
 int main(int argc, char** argv) {
     if (argc != 2) {
-        std::cerr << "usage: consumer MODEL.xml\n";
+        std::cerr << "usage: run_model MODEL.xml\n";
         return 2;
     }
     try {
