@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "api/check_report.hpp"
+#include "api/model_reshape.hpp"
 #include "engine/op.hpp"
 #include "kernels/all_ops.hpp"
 #include "parser/ir_reader.hpp"

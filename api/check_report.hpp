@@ -1,6 +1,6 @@
 // irlite::check as the command line uses it: the findings plus the document and the graph they
 // were found in (`irlite info` and `dot` draw from them). Internal: the public API is
-// irlite::check (engine/irlite.hpp).
+// irlite::check (include/irlite/irlite.hpp).
 #pragma once
 
 #include <memory>
@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "engine/diagnostic.hpp"
+#include "irlite/diagnostic.hpp"
 #include "engine/graph.hpp"
 #include "engine/ir_document.hpp"
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 
 namespace irlite::detail {
 

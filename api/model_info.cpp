@@ -2,7 +2,7 @@
 // declares them, the ops a model uses, the ops irlite runs, and irlite's version.
 #include <algorithm>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "engine/op.hpp"
 #include "kernels/all_ops.hpp"
 

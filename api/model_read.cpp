@@ -1,6 +1,6 @@
 // Model::read and Model::read_from_memory: the thin layer that joins the parser (XML and .bin)
 // to the engine, with irlite's own op set. engine/ itself knows no XML and no kernels.
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "engine/op.hpp"
 #include "parser/ir_reader.hpp"
 #include "parser/weights.hpp"

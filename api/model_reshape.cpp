@@ -4,7 +4,8 @@
 // that the graph builder infers every layer downstream from the new dims.
 #include <algorithm>
 
-#include "engine/irlite.hpp"
+#include "api/model_reshape.hpp"
+#include "irlite/irlite.hpp"
 #include "engine/op.hpp"
 
 namespace irlite {

@@ -1,4 +1,4 @@
-#include "engine/diagnostic.hpp"
+#include "irlite/diagnostic.hpp"
 
 namespace irlite {
 

@@ -1,10 +1,10 @@
-#include "engine/element_type.hpp"
+#include "irlite/element_type.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 
 namespace irlite {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 
 namespace irlite {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/diagnostic.hpp"
+#include "irlite/diagnostic.hpp"
 #include "engine/ir_document.hpp"
 #include "engine/op.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 
 namespace irlite::detail {
 

@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "engine/epilogue.hpp"
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 #include "engine/ir_document.hpp"
-#include "engine/shape.hpp"
-#include "engine/tensor.hpp"
+#include "irlite/shape.hpp"
+#include "irlite/tensor.hpp"
 
 namespace irlite {
 

@@ -2,7 +2,7 @@
 // (see the header); keep them sorted by type, then version.
 #include "engine/opset_catalog.hpp"
 
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 #include "engine/op.hpp"
 
 namespace irlite {

@@ -20,7 +20,7 @@
 #include "engine/fusion.hpp"
 #include "engine/graph.hpp"
 #include "engine/thread_pool.hpp"
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "engine/log.hpp"
 
 namespace irlite {

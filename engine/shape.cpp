@@ -1,8 +1,8 @@
-#include "engine/shape.hpp"
+#include "irlite/shape.hpp"
 
 #include <limits>
 
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 
 namespace irlite {
 

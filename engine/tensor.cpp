@@ -1,4 +1,4 @@
-#include "engine/tensor.hpp"
+#include "irlite/tensor.hpp"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <new>
 
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 
 namespace irlite {
 namespace {

@@ -29,7 +29,7 @@
 #include <system_error>
 #include <thread>
 
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 
 namespace irlite {
 

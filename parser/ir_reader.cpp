@@ -14,7 +14,7 @@
 #include <limits>
 #include <pugixml.hpp>
 
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 #include "parser/weights.hpp"
 
 namespace irlite {

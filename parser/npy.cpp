@@ -12,7 +12,7 @@
 #include <limits>
 #include <string_view>
 
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 
 namespace irlite {
 namespace {

@@ -22,7 +22,7 @@
 #include <cstddef>
 #include <string>
 
-#include "engine/tensor.hpp"
+#include "irlite/tensor.hpp"
 
 namespace irlite {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 
 namespace irlite {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "engine/element_type.hpp"
-#include "engine/error.hpp"
+#include "irlite/element_type.hpp"
+#include "irlite/error.hpp"
 
 namespace irlite {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/fusion.hpp"
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 
 namespace irlite {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "fuzz/targets.hpp"
 #include "ir_builder.hpp"
 #include "op_tester.hpp"

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "engine/graph.hpp"
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "parser/ir_reader.hpp"
 #include "kernels/all_ops.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 #include "parser/ir_reader.hpp"
 #include "temp_dir.hpp"
 #include "parser/weights.hpp"

@@ -3,7 +3,9 @@
 
 usage: layering.py SOURCE_DIR
 
-    engine/   includes engine/ only: it knows no XML and no kernel
+    include/irlite/  the public API (irlite/...): includes irlite/ only, so that it installs alone
+    engine/   engine/ and irlite/: it knows no XML and no kernel
+    (every layer below may include irlite/)
     parser/   engine/, parser/
     kernels/  engine/, kernels/: kernels see typed attributes and tensors, never XML
     api/      engine/, parser/, kernels/, api/: the thin layer that joins them
@@ -11,14 +13,16 @@ usage: layering.py SOURCE_DIR
 """
 import pathlib, re, sys
 
+# directory -> the include prefixes its files may use
 ALLOWED = {
-    "engine": {"engine"},
-    "parser": {"engine", "parser"},
-    "kernels": {"engine", "kernels"},
-    "api": {"engine", "parser", "kernels", "api"},
-    "tools": {"engine", "parser", "kernels", "api", "tools"},
+    "include/irlite": {"irlite"},
+    "engine": {"irlite", "engine"},
+    "parser": {"irlite", "engine", "parser"},
+    "kernels": {"irlite", "engine", "kernels"},
+    "api": {"irlite", "engine", "parser", "kernels", "api"},
+    "tools": {"irlite", "engine", "parser", "kernels", "api", "tools"},
 }
-LAYERS = set(ALLOWED) | {"tests"}
+LAYERS = {"irlite", "engine", "parser", "kernels", "api", "tools", "tests"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/')
 
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "op_tester.hpp"
 #include "parser/npy.hpp"

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "engine/log.hpp"
 #include "ir_builder.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 #include "parser/npy.hpp"
 #include "temp_dir.hpp"
 

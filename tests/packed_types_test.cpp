@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/graph.hpp"
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "kernels/all_ops.hpp"
 #include "op_tester.hpp"

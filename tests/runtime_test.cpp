@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 
 namespace irlite {

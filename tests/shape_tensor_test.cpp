@@ -3,9 +3,9 @@
 #include <cstring>
 #include <limits>
 
-#include "engine/error.hpp"
-#include "engine/shape.hpp"
-#include "engine/tensor.hpp"
+#include "irlite/error.hpp"
+#include "irlite/shape.hpp"
+#include "irlite/tensor.hpp"
 
 namespace irlite {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 
 namespace irlite {
 namespace {

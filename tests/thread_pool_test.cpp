@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 
 namespace irlite {
 namespace {

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 
 namespace irlite {

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "engine/graph.hpp"
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "op_tester.hpp"
 #include "parser/ir_reader.hpp"

@@ -8,11 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "engine/diagnostic.hpp"
+#include "irlite/diagnostic.hpp"
 #include "engine/graph.hpp"
 #include "engine/ir_document.hpp"
 #include "api/check_report.hpp"
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 
 namespace irlite::cli {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/tensor.hpp"
+#include "irlite/tensor.hpp"
 
 namespace irlite::cli {
 
@@ -27,21 +27,8 @@ int dot_command(const std::vector<std::string>& args);
 int bench_command(const std::vector<std::string>& args);
 int ops_command(const std::vector<std::string>& args);
 
-// Option parsing helper: `--opt VALUE`, `--opt=VALUE` or `-o VALUE`.
-class ArgCursor {
-public:
-    explicit ArgCursor(const std::vector<std::string>& args) : args_(args) {}
-    bool done() const { return i_ >= args_.size(); }
-    const std::string& peek() const { return args_[i_]; }
-    // True when the current word is one of the given option names (or "--name=..."); consumes it.
-    bool take_flag(std::initializer_list<const char*> names);
-    bool take_option(std::initializer_list<const char*> names, std::string& value);
-    std::string take_positional();
-
-private:
-    const std::vector<std::string>& args_;
-    size_t i_ = 0;
-};
+// The whole number `value` given to `option`, checked to lie in [lo, hi] (UsageError otherwise).
+long parse_count(const std::string& value, const char* option, long lo, long hi);
 
 // Renders a tensor for people: dtype, shape and values (numpy-like, summarised when large).
 std::string format_tensor(const Tensor& t, size_t max_items = 200);

@@ -4,43 +4,18 @@
 
 #include "tools/cli.hpp"
 
+#include <cstdlib>
+
+#include "irlite/error.hpp"
+
 namespace irlite::cli {
 
-bool ArgCursor::take_flag(std::initializer_list<const char*> names) {
-    if (done()) return false;
-    for (const char* n : names)
-        if (args_[i_] == n) {
-            ++i_;
-            return true;
-        }
-    return false;
-}
-
-bool ArgCursor::take_option(std::initializer_list<const char*> names, std::string& value) {
-    if (done()) return false;
-    const std::string& a = args_[i_];
-    for (const char* n : names) {
-        const size_t len = std::strlen(n);
-        if (a == n) {
-            if (i_ + 1 >= args_.size()) throw UsageError(std::string("option ") + n + " needs a value");
-            value = args_[i_ + 1];
-            i_ += 2;
-            return true;
-        }
-        if (len > 2 && a.size() > len && a.compare(0, len, n) == 0 && a[len] == '=') {
-            value = a.substr(len + 1);
-            ++i_;
-            return true;
-        }
-    }
-    return false;
-}
-
-std::string ArgCursor::take_positional() {
-    const std::string& a = args_[i_];
-    if (a.size() > 1 && a[0] == '-') throw UsageError("unknown option '" + a + "'");
-    ++i_;
-    return a;
+long parse_count(const std::string& value, const char* option, long lo, long hi) {
+    char* end = nullptr;
+    const long v = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end || v < lo || v > hi)
+        throw UsageError(str(option, " expects a whole number from ", lo, " to ", hi, ", got '", value, "'"));
+    return v;
 }
 
 std::string safe_file_name(const std::string& name) {

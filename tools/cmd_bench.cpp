@@ -12,10 +12,11 @@
 #include <optional>
 #include <sstream>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "parser/npy.hpp"
 #include "tools/check_report.hpp"
 #include "tools/cli.hpp"
+#include "tools/command_line.hpp"
 #include "tools/json.hpp"
 #include "tools/model_inputs.hpp"
 
@@ -51,14 +52,6 @@ const char* kBenchHelp =
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-long parse_count(const std::string& value, const char* option, long lo, long hi) {
-    char* end = nullptr;
-    const long v = std::strtol(value.c_str(), &end, 10);
-    if (value.empty() || *end || v < lo || v > hi)
-        throw UsageError(str(option, " expects a whole number from ", lo, " to ", hi, ", got '", value, "'"));
-    return v;
-}
 
 double peak_rss_mb() {
     rusage usage{};
@@ -99,77 +92,43 @@ std::string fixed(double v, int digits) {
 }  // namespace
 
 int bench_command(const std::vector<std::string>& args) {
-    ArgCursor cur(args);
-    std::string model_path, bin_path, value;
-    std::vector<std::string> specs;
-    std::vector<ShapeOverride> shapes;
-    long runs = 20, warmup = 2, load_runs = 1;
-    FillMode fill = FillMode::Random;
-    uint64_t seed = 0;
-    double min_seconds = 0;
-    bool profile = false, json = false;
+    std::string model_path, bin_path, runs_text, fill_text, seed_text, load_runs_text, warmup_text, threads_text,
+        time_text;
+    std::vector<std::string> specs, shape_specs;
+    bool profile = false, json = false, no_fusion = false;
+    CommandLine line("bench", kBenchHelp);
+    line.add_model(model_path);
+    line.app().add_option("-w,--weights", bin_path);
+    line.add_repeated("-i,--input", specs, "NAME=FILE.npy");
+    line.app().add_option("-n,--runs", runs_text);
+    line.app().add_option("--fill", fill_text);
+    line.app().add_option("--seed", seed_text);
+    line.app().add_option("--load-runs", load_runs_text);
+    line.app().add_option("--warmup", warmup_text);
+    line.app().add_option("-t,--threads", threads_text);
+    line.app().add_option("--time", time_text);
+    line.add_repeated("--shape", shape_specs, "NAME=[dims]");
+    line.app().add_flag("--profile", profile);
+    line.app().add_flag("--no-fusion", no_fusion);
+    line.app().add_flag("--json", json);
+    if (!line.parse(args)) return kExitOk;
+    const long runs = runs_text.empty() ? 20 : parse_count(runs_text, "-n", 1, 1000000);
+    const long warmup = warmup_text.empty() ? 2 : parse_count(warmup_text, "--warmup", 0, 1000);
+    const long load_runs = load_runs_text.empty() ? 1 : parse_count(load_runs_text, "--load-runs", 1, 1000);
+    const FillMode fill = fill_text.empty() ? FillMode::Random : parse_fill_mode(fill_text);
+    const uint64_t seed = seed_text.empty() ? 0 : parse_seed(seed_text);
     CompileOptions options;
-    while (!cur.done()) {
-        if (cur.take_flag({"-h", "--help"})) {
-            std::cout << kBenchHelp;
-            return kExitOk;
-        }
-        if (cur.take_option({"-w", "--weights"}, bin_path)) continue;
-        if (cur.take_option({"-i", "--input"}, value)) {
-            specs.push_back(value);
-            continue;
-        }
-        if (cur.take_option({"-n", "--runs"}, value)) {
-            runs = parse_count(value, "-n", 1, 1000000);
-            continue;
-        }
-        if (cur.take_option({"--fill"}, value)) {
-            fill = parse_fill_mode(value);
-            continue;
-        }
-        if (cur.take_option({"--seed"}, value)) {
-            seed = parse_seed(value);
-            continue;
-        }
-        if (cur.take_option({"--load-runs"}, value)) {
-            load_runs = parse_count(value, "--load-runs", 1, 1000);
-            continue;
-        }
-        if (cur.take_option({"--warmup"}, value)) {
-            warmup = parse_count(value, "--warmup", 0, 1000);
-            continue;
-        }
-        if (cur.take_option({"-t", "--threads"}, value)) {
-            options.threads = static_cast<int>(parse_count(value, "-t", 1, 1024));
-            continue;
-        }
-        if (cur.take_option({"--time"}, value)) {
-            char* end = nullptr;
-            min_seconds = std::strtod(value.c_str(), &end);
-            if (value.empty() || *end || !(min_seconds >= 0 && min_seconds <= 86400))
-                throw UsageError("--time expects a number of seconds from 0 to 86400, got '" + value + "'");
-            continue;
-        }
-        if (cur.take_option({"--shape"}, value)) {
-            shapes.push_back(parse_shape_override(value));
-            continue;
-        }
-        if (cur.take_flag({"--profile"})) {
-            profile = true;
-            continue;
-        }
-        if (cur.take_flag({"--no-fusion"})) {
-            options.fusion = false;
-            continue;
-        }
-        if (cur.take_flag({"--json"})) {
-            json = true;
-            continue;
-        }
-        if (!model_path.empty()) throw UsageError("more than one model given");
-        model_path = cur.take_positional();
+    options.fusion = !no_fusion;
+    if (!threads_text.empty()) options.threads = static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
+    double min_seconds = 0;
+    if (!time_text.empty()) {
+        char* end = nullptr;
+        min_seconds = std::strtod(time_text.c_str(), &end);
+        if (*end || !(min_seconds >= 0 && min_seconds <= 86400))
+            throw UsageError("--time expects a number of seconds from 0 to 86400, got '" + time_text + "'");
     }
-    if (model_path.empty()) throw UsageError("bench: no model given");
+    std::vector<ShapeOverride> shapes;
+    for (const std::string& spec : shape_specs) shapes.push_back(parse_shape_override(spec));
     // Read and compile load_runs times; the last model and compiled model are the ones run.
     std::vector<double> read_times, compile_times;
     std::optional<Model> model;
@@ -233,38 +192,27 @@ int bench_command(const std::vector<std::string>& args) {
     const auto share = [&](double ms) { return layers_total > 0 ? 100.0 * ms / layers_total : 0.0; };
 
     if (json) {
-        JsonWriter j;
-        j.begin_object();
-        j.field("model", model_path);
-        if (!fill_note.empty()) j.field("inputs_filled", fill_note);
-        j.field("threads", static_cast<int64_t>(options.threads));
-        j.field("read_ms", read_ms).field("compile_ms", compile_ms).field("load_runs", static_cast<int64_t>(load_runs));
-        j.field("first_ms", first_ms);
-        j.key("infer_ms").begin_object();
-        j.field("min", min).field("median", med).field("mean", mean).field("runs", static_cast<int64_t>(times.size()));
-        j.end_object();
-        j.field("throughput_per_s", throughput);
-        j.field("peak_rss_mb", peak_rss_mb());
+        Json document = {{"model", model_path}};
+        if (!fill_note.empty()) document["inputs_filled"] = fill_note;
+        document["threads"] = options.threads;
+        document["read_ms"] = read_ms;
+        document["compile_ms"] = compile_ms;
+        document["load_runs"] = load_runs;
+        document["first_ms"] = first_ms;
+        document["infer_ms"] = {{"min", min}, {"median", med}, {"mean", mean}, {"runs", times.size()}};
+        document["throughput_per_s"] = throughput;
+        document["peak_rss_mb"] = peak_rss_mb();
         if (profile) {
-            j.key("layers").begin_array();
-            for (const LayerTime& l : layers) {
-                j.begin_object();
-                j.field("name", l.name).field("type", l.type).field("method", l.method).field("ms", l.ms);
-                j.field("share", share(l.ms) / 100.0);
-                j.end_object();
-            }
-            j.end_array();
-            j.key("types").begin_array();
-            for (const auto& [type, ms] : types) {
-                j.begin_object();
-                j.field("type", type).field("count", static_cast<int64_t>(type_count[type])).field("ms", ms);
-                j.field("share", share(ms) / 100.0);
-                j.end_object();
-            }
-            j.end_array();
+            Json rows = Json::array(), type_rows = Json::array();
+            for (const LayerTime& l : layers)
+                rows.push_back({{"name", l.name}, {"type", l.type}, {"method", l.method}, {"ms", l.ms},
+                                {"share", share(l.ms) / 100.0}});
+            for (const auto& [type, ms] : types)
+                type_rows.push_back({{"type", type}, {"count", type_count[type]}, {"ms", ms}, {"share", share(ms) / 100.0}});
+            document["layers"] = std::move(rows);
+            document["types"] = std::move(type_rows);
         }
-        j.end_object();
-        std::cout << j.str() << "\n";
+        std::cout << dump_json(document) << "\n";
         return kExitOk;
     }
     std::cout << "model    " << model_path << "\n";

@@ -3,6 +3,7 @@
 
 #include "tools/check_report.hpp"
 #include "tools/cli.hpp"
+#include "tools/command_line.hpp"
 #include "tools/json.hpp"
 
 namespace irlite::cli {
@@ -38,82 +39,43 @@ void print_text(const CheckReport& report) {
 }
 
 std::string print_json(const CheckReport& report) {
-    JsonWriter j;
-    j.begin_object();
-    j.field("file", report.file);
-    j.key("ir_version");
-    if (report.document) j.value(report.document->ir_version);
-    else j.null();
-    j.field("valid", report.valid());
-    j.key("errors").begin_array();
+    Json errors = Json::array();
     for (const Diagnostic& d : report.findings) {
         const Location& w = d.where;
-        j.begin_object();
-        j.field("code", d.code);
-        j.field("severity", to_string(d.severity));
-        j.key("line");
-        if (w.line > 0) j.value(w.line);
-        else j.null();
-        j.key("layer_id");
-        if (w.layer_id) j.value(*w.layer_id);
-        else j.null();
-        j.key("layer_name");
-        if (w.has_layer()) j.value(w.layer_name);
-        else j.null();
-        j.key("layer_type");
-        if (w.has_layer()) j.value(w.layer_type);
-        else j.null();
-        j.key("port");
-        if (w.port >= 0) j.value(w.port);
-        else j.null();
-        j.field("message", d.message);
-        j.key("declared");
-        if (!d.declared.empty()) j.value(d.declared);
-        else j.null();
-        j.key("inferred");
-        if (!d.inferred.empty()) j.value(d.inferred);
-        else j.null();
-        j.end_object();
+        errors.push_back({{"code", d.code},
+                          {"severity", to_string(d.severity)},
+                          {"line", value_or_null(w.line > 0, w.line)},
+                          {"layer_id", value_or_null(w.layer_id)},
+                          {"layer_name", value_or_null(w.has_layer(), w.layer_name)},
+                          {"layer_type", value_or_null(w.has_layer(), w.layer_type)},
+                          {"port", value_or_null(w.port >= 0, w.port)},
+                          {"message", d.message},
+                          {"declared", value_or_null(!d.declared.empty(), d.declared)},
+                          {"inferred", value_or_null(!d.inferred.empty(), d.inferred)}});
     }
-    j.end_array();
-    j.key("summary").begin_object();
-    j.field("errors", static_cast<uint64_t>(report.errors));
-    j.field("warnings", static_cast<uint64_t>(report.warnings));
-    j.end_object();
-    j.end_object();
-    return j.str();
+    Json document = {{"file", report.file},
+                     {"ir_version", report.document ? Json(report.document->ir_version) : Json(nullptr)},
+                     {"valid", report.valid()},
+                     {"errors", std::move(errors)},
+                     {"summary", {{"errors", report.errors}, {"warnings", report.warnings}}}};
+    return dump_json(document);
 }
 
 }  // namespace
 
 int check_command(const std::vector<std::string>& args) {
-    ArgCursor cur(args);
-    std::string model_path, bin_path, value;
-    std::vector<ShapeOverride> overrides;
+    std::string model_path, bin_path;
+    std::vector<std::string> shape_specs;
     bool json = false, no_weights = false;
-    while (!cur.done()) {
-        if (cur.take_flag({"-h", "--help"})) {
-            std::cout << kCheckHelp;
-            return kExitOk;
-        }
-        if (cur.take_flag({"--json"})) {
-            json = true;
-            continue;
-        }
-        if (cur.take_flag({"--no-weights"})) {
-            no_weights = true;
-            continue;
-        }
-        if (cur.take_option({"-w", "--weights"}, bin_path)) continue;
-        if (cur.take_option({"--shape"}, value)) {
-            overrides.push_back(parse_shape_override(value));
-            continue;
-        }
-        if (!model_path.empty())
-            throw UsageError("check: more than one model given ('" + model_path + "', '" + cur.peek() + "')");
-        model_path = cur.take_positional();
-    }
-    if (model_path.empty()) throw UsageError("check: no model given");
+    CommandLine line("check", kCheckHelp);
+    line.add_model(model_path);
+    line.app().add_option("-w,--weights", bin_path);
+    line.app().add_flag("--json", json);
+    line.app().add_flag("--no-weights", no_weights);
+    line.add_repeated("--shape", shape_specs, "NAME=[dims]");
+    if (!line.parse(args)) return kExitOk;
+    std::vector<ShapeOverride> overrides;
+    for (const std::string& spec : shape_specs) overrides.push_back(parse_shape_override(spec));
     if (no_weights && !bin_path.empty()) throw UsageError("check: --no-weights and -w/--weights exclude each other");
 
     const CheckReport report = run_check(model_path, bin_path, overrides, no_weights);

@@ -9,6 +9,7 @@
 #include "engine/op.hpp"
 #include "tools/check_report.hpp"
 #include "tools/cli.hpp"
+#include "tools/command_line.hpp"
 
 namespace irlite::cli {
 namespace {
@@ -26,7 +27,7 @@ const char* kDotHelp =
     "  -o, --output FILE    where to write the graph\n";
 
 // A DOT double-quoted string: quotes and backslashes escaped, line breaks as DOT's \n.
-std::string quoted(const std::string& s) {
+std::string dot_quoted(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
         if (c == '"' || c == '\\') out += '\\', out += c;
@@ -82,14 +83,14 @@ std::string to_dot(const CheckReport& report) {
     for (size_t li = 0; li < doc.layers.size(); ++li)
         if (doc.layers[li].id) layer_of_id.emplace(*doc.layers[li].id, static_cast<int>(li));
 
-    std::string out = "digraph " + quoted(doc.name.empty() ? std::string("model") : doc.name) + " {\n";
-    out += "  graph [rankdir=TB, fontname=\"Helvetica\", tooltip=" + quoted(report.file) + "];\n";
+    std::string out = "digraph " + dot_quoted(doc.name.empty() ? std::string("model") : doc.name) + " {\n";
+    out += "  graph [rankdir=TB, fontname=\"Helvetica\", tooltip=" + dot_quoted(report.file) + "];\n";
     out += "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", fontname=\"Helvetica\", fontsize=10];\n";
     out += "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#555555\"];\n";
     for (size_t i = 0; i < doc.layers.size(); ++i) {
         const IrLayer& l = doc.layers[i];
         const std::string type = canonical_op_type(l.type);
-        std::string attrs = "label=" + quoted(l.name + "\n" + l.type + "-" + (l.version.empty() ? "?" : l.version));
+        std::string attrs = "label=" + dot_quoted(l.name + "\n" + l.type + "-" + (l.version.empty() ? "?" : l.version));
         if (type == "const") {
             attrs += ", fontsize=7, height=0.2, width=0.3, margin=\"0.04,0.02\", fillcolor=\"#eeeeee\"";
         } else if (type == "parameter") {
@@ -99,9 +100,9 @@ std::string to_dot(const CheckReport& report) {
         }
         const auto f = layer_findings.find(static_cast<int>(i));
         if (f != layer_findings.end()) {
-            attrs += ", color=red, fontcolor=red, penwidth=2, tooltip=" + quoted(f->second);
+            attrs += ", color=red, fontcolor=red, penwidth=2, tooltip=" + dot_quoted(f->second);
         } else {
-            attrs += ", tooltip=" + quoted(str(l.type, " id=", l.id_text, " (line ", l.line, ")"));
+            attrs += ", tooltip=" + dot_quoted(str(l.type, " id=", l.id_text, " (line ", l.line, ")"));
         }
         out += "  L" + std::to_string(i) + " [" + attrs + "];\n";
     }
@@ -122,9 +123,9 @@ std::string to_dot(const CheckReport& report) {
                                    from.outputs[static_cast<size_t>(out_pos)].dims);
             }
         }
-        std::string attrs = "label=" + quoted(label);
+        std::string attrs = "label=" + dot_quoted(label);
         const auto pf = port_findings.find({dst->second, static_cast<int>(*e.to_port)});
-        if (pf != port_findings.end()) attrs += ", color=red, fontcolor=red, penwidth=2, tooltip=" + quoted(pf->second);
+        if (pf != port_findings.end()) attrs += ", color=red, fontcolor=red, penwidth=2, tooltip=" + dot_quoted(pf->second);
         out += "  L" + std::to_string(src->second) + " -> L" + std::to_string(dst->second) + " [" + attrs + "];\n";
     }
     return out + "}\n";
@@ -133,20 +134,12 @@ std::string to_dot(const CheckReport& report) {
 }  // namespace
 
 int dot_command(const std::vector<std::string>& args) {
-    ArgCursor cur(args);
     std::string model_path, bin_path, out_path;
-    while (!cur.done()) {
-        if (cur.take_flag({"-h", "--help"})) {
-            std::cout << kDotHelp;
-            return kExitOk;
-        }
-        if (cur.take_option({"-w", "--weights"}, bin_path)) continue;
-        if (cur.take_option({"-o", "--output"}, out_path)) continue;
-        if (!model_path.empty())
-            throw UsageError("dot: more than one model given ('" + model_path + "', '" + cur.peek() + "')");
-        model_path = cur.take_positional();
-    }
-    if (model_path.empty()) throw UsageError("dot: no model given");
+    CommandLine line("dot", kDotHelp);
+    line.add_model(model_path);
+    line.app().add_option("-w,--weights", bin_path);
+    line.app().add_option("-o,--output", out_path);
+    if (!line.parse(args)) return kExitOk;
 
     const CheckReport report = run_check(model_path, bin_path);
     if (!report.document) {

@@ -10,6 +10,7 @@
 #include "engine/opset_catalog.hpp"
 #include "tools/check_report.hpp"
 #include "tools/cli.hpp"
+#include "tools/command_line.hpp"
 #include "tools/json.hpp"
 #include "kernels/all_ops.hpp"
 
@@ -198,97 +199,55 @@ void print_text(const CheckReport& report, const ModelInfo& info) {
               << (report.findings.empty() ? "" : " (see 'irlite check')") << "\n";
 }
 
-void write_boundaries(JsonWriter& j, const char* key, const std::vector<BoundaryInfo>& list) {
-    j.key(key).begin_array();
-    for (const BoundaryInfo& b : list) {
-        j.begin_object();
-        j.field("name", b.name);
-        j.field_string_list("names", b.names);
-        j.field("element_type", to_string(b.type));
-        if (b.shape.rank_known()) j.field_int_list("shape", b.shape.dims());
-        else j.key("shape").null();
-        j.end_object();
-    }
-    j.end_array();
+Json boundaries(const std::vector<BoundaryInfo>& list) {
+    Json out = Json::array();
+    for (const BoundaryInfo& b : list)
+        out.push_back({{"name", b.name},
+                       {"names", b.names},
+                       {"element_type", to_string(b.type)},
+                       {"shape", value_or_null(b.shape.rank_known(), b.shape.dims())}});
+    return out;
 }
 
 std::string to_json(const CheckReport& report, const ModelInfo& info) {
     const IrDocument& doc = *report.document;
-    JsonWriter j;
-    j.begin_object();
-    j.field("file", report.file);
-    j.field("name", doc.name);
-    j.field("ir_version", doc.ir_version);
-    j.field("layers", static_cast<uint64_t>(doc.layers.size()));
-    j.field("edges", static_cast<uint64_t>(doc.edges.size()));
-    j.field("const_bytes", info.const_bytes);
-    write_boundaries(j, "inputs", info.inputs);
-    write_boundaries(j, "outputs", info.outputs);
-    j.key("ops").begin_array();
+    Json ops = Json::array(), cannot_run = Json::array(), fused = Json::array();
     for (const OpUse& use : info.ops) {
         std::vector<std::string> opsets;
         for (int o : use.opsets) opsets.push_back(str("opset", o));
         for (const std::string& v : use.other_versions) opsets.push_back(v);
-        j.begin_object();
-        j.field("type", use.type);
-        j.field("count", use.count);
-        j.field_string_list("opsets", opsets);
-        j.field("runs", use.cannot_run.empty());
-        j.end_object();
+        ops.push_back({{"type", use.type}, {"count", use.count}, {"opsets", opsets}, {"runs", use.cannot_run.empty()}});
+        for (int o : use.cannot_run)
+            cannot_run.push_back({{"type", use.type}, {"opset", value_or_null(o > 0, str("opset", o))}});
     }
-    j.end_array();
-    j.key("cannot_run").begin_array();
-    for (const OpUse& use : info.ops)
-        for (int o : use.cannot_run) {
-            j.begin_object();
-            j.field("type", use.type);
-            j.key("opset");
-            if (o > 0) j.value(str("opset", o));
-            else j.null();
-            j.end_object();
-        }
-    j.end_array();
-    j.key("fused").begin_array();
-    for (const auto& [type, count] : info.fused) {
-        j.begin_object();
-        j.field("type", type);
-        j.field("count", count);
-        j.end_object();
-    }
-    j.end_array();
-    j.key("check").begin_object();
-    j.field("errors", static_cast<uint64_t>(report.errors));
-    j.field("warnings", static_cast<uint64_t>(report.warnings));
-    j.end_object();
-    j.end_object();
-    return j.str();
+    for (const auto& [type, count] : info.fused) fused.push_back({{"type", type}, {"count", count}});
+    Json document = {{"file", report.file},
+                     {"name", doc.name},
+                     {"ir_version", doc.ir_version},
+                     {"layers", doc.layers.size()},
+                     {"edges", doc.edges.size()},
+                     {"const_bytes", info.const_bytes},
+                     {"inputs", boundaries(info.inputs)},
+                     {"outputs", boundaries(info.outputs)},
+                     {"ops", std::move(ops)},
+                     {"cannot_run", std::move(cannot_run)},
+                     {"fused", std::move(fused)},
+                     {"check", {{"errors", report.errors}, {"warnings", report.warnings}}}};
+    return dump_json(document);
 }
 
 }  // namespace
 
 int info_command(const std::vector<std::string>& args) {
-    ArgCursor cur(args);
     std::string model_path, bin_path;
-    bool json = false, fusion = true;
-    while (!cur.done()) {
-        if (cur.take_flag({"-h", "--help"})) {
-            std::cout << kInfoHelp;
-            return kExitOk;
-        }
-        if (cur.take_flag({"--json"})) {
-            json = true;
-            continue;
-        }
-        if (cur.take_flag({"--no-fusion"})) {
-            fusion = false;
-            continue;
-        }
-        if (cur.take_option({"-w", "--weights"}, bin_path)) continue;
-        if (!model_path.empty())
-            throw UsageError("info: more than one model given ('" + model_path + "', '" + cur.peek() + "')");
-        model_path = cur.take_positional();
-    }
-    if (model_path.empty()) throw UsageError("info: no model given");
+    bool json = false, no_fusion = false;
+    CommandLine line("info", kInfoHelp);
+    line.add_model(model_path);
+    line.app().add_option("-w,--weights", bin_path);
+    line.app().add_flag("--json", json);
+    line.app().add_flag("--no-fusion", no_fusion);
+    if (!line.parse(args)) return kExitOk;
+    const bool fusion = !no_fusion;
 
     const CheckReport report = run_check(model_path, bin_path);
     if (!report.document) {

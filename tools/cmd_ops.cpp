@@ -4,20 +4,16 @@
 
 #include "engine/op.hpp"
 #include "tools/cli.hpp"
+#include "tools/command_line.hpp"
 #include "kernels/all_ops.hpp"
 
 namespace irlite::cli {
 
 int ops_command(const std::vector<std::string>& args) {
     bool markdown = false;
-    for (const std::string& a : args) {
-        if (a == "-h" || a == "--help") {
-            std::cout << "usage: irlite ops [--markdown]\n\nLists every op irlite runs: IR type, op version, opsets, inputs.\n";
-            return kExitOk;
-        }
-        if (a == "--markdown") markdown = true;
-        else throw UsageError("ops: unknown option '" + a + "'");
-    }
+    CommandLine line("ops", "usage: irlite ops [--markdown]\n\nLists every op irlite runs: IR type, op version, opsets, inputs.\n");
+    line.app().add_flag("--markdown", markdown);
+    if (!line.parse(args)) return kExitOk;
     std::vector<const OpDef*> defs;
     for (const OpDef& d : builtin_ops().all()) defs.push_back(&d);
     std::sort(defs.begin(), defs.end(), [](const OpDef* a, const OpDef* b) {

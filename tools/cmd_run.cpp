@@ -7,10 +7,11 @@
 #include <map>
 #include <set>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "parser/npy.hpp"
 #include "tools/check_report.hpp"
 #include "tools/cli.hpp"
+#include "tools/command_line.hpp"
 #include "tools/model_inputs.hpp"
 
 namespace irlite::cli {
@@ -72,57 +73,28 @@ bool same_file(const std::string& a, const std::string& b) {
 }  // namespace
 
 int run_command(const std::vector<std::string>& args) {
-    ArgCursor cur(args);
-    std::string model_path, bin_path, out_dir, value;
+    std::string model_path, bin_path, out_dir, fill_text, seed_text, threads_text;
+    std::vector<std::string> input_specs, shape_specs;
+    bool quiet = false, no_fusion = false;
+    CommandLine line("run", kRunHelp);
+    line.add_model(model_path);
+    line.app().add_option("-w,--weights", bin_path);
+    line.add_repeated("-i,--input", input_specs, "NAME=FILE.npy");
+    line.app().add_option("-o,--output", out_dir);
+    line.app().add_option("--fill", fill_text);
+    line.app().add_option("--seed", seed_text);
+    line.app().add_option("-t,--threads", threads_text);
+    line.add_repeated("--shape", shape_specs, "NAME=[dims]");
+    line.app().add_flag("-q,--quiet", quiet);
+    line.app().add_flag("--no-fusion", no_fusion);
+    if (!line.parse(args)) return kExitOk;
     CompileOptions options;
-    std::vector<std::string> input_specs;
+    options.fusion = !no_fusion;
+    if (!threads_text.empty()) options.threads = static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
+    const FillMode fill = fill_text.empty() ? FillMode::None : parse_fill_mode(fill_text);
+    const uint64_t seed = seed_text.empty() ? 0 : parse_seed(seed_text);
     std::vector<ShapeOverride> shapes;
-    FillMode fill = FillMode::None;
-    uint64_t seed = 0;
-    bool quiet = false;
-    while (!cur.done()) {
-        if (cur.take_flag({"-h", "--help"})) {
-            std::cout << kRunHelp;
-            return kExitOk;
-        }
-        if (cur.take_option({"-w", "--weights"}, bin_path)) continue;
-        if (cur.take_option({"-i", "--input"}, value)) {
-            input_specs.push_back(value);
-            continue;
-        }
-        if (cur.take_option({"-o", "--output"}, out_dir)) continue;
-        if (cur.take_option({"--fill"}, value)) {
-            fill = parse_fill_mode(value);
-            continue;
-        }
-        if (cur.take_option({"--seed"}, value)) {
-            seed = parse_seed(value);
-            continue;
-        }
-        if (cur.take_option({"-t", "--threads"}, value)) {
-            char* end = nullptr;
-            const long n = std::strtol(value.c_str(), &end, 10);
-            if (value.empty() || *end || n < 1 || n > 1024)
-                throw UsageError("-t expects a number of threads from 1 to 1024, got '" + value + "'");
-            options.threads = static_cast<int>(n);
-            continue;
-        }
-        if (cur.take_option({"--shape"}, value)) {
-            shapes.push_back(parse_shape_override(value));
-            continue;
-        }
-        if (cur.take_flag({"-q", "--quiet"})) {
-            quiet = true;
-            continue;
-        }
-        if (cur.take_flag({"--no-fusion"})) {
-            options.fusion = false;
-            continue;
-        }
-        if (!model_path.empty()) throw UsageError("more than one model given ('" + model_path + "', '" + cur.peek() + "')");
-        model_path = cur.take_positional();
-    }
-    if (model_path.empty()) throw UsageError("run: no model given");
+    for (const std::string& spec : shape_specs) shapes.push_back(parse_shape_override(spec));
 
     Model model = Model::read(model_path, bin_path);
     reshape_for_cli(model, shapes);

@@ -1,60 +1,31 @@
-// A tiny JSON writer for the CLI's --json outputs: string escaping and a streaming object/array
-// builder. Strings are emitted as valid UTF-8 (invalid bytes from a damaged file become U+FFFD).
+// The CLI's --json documents, built with nlohmann::json (Debian's nlohmann-json3-dev). Keys keep
+// the order they are written in (ordered_json), so each command's output reads in the order the
+// README's schema lists. Strings from a damaged file that are not valid UTF-8 come out with U+FFFD
+// in place of the bad bytes; NaN and infinities come out as null.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
-#include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace irlite::cli {
 
-// `text` as a quoted JSON string.
-std::string json_string(std::string_view text);
+using Json = nlohmann::ordered_json;
 
-// Builds one JSON document. Keys and values are appended in order; the writer inserts the commas.
-//   JsonWriter j; j.begin_object(); j.key("a"); j.value(1); j.end_object(); j.str() == "{\"a\": 1}"
-class JsonWriter {
-public:
-    JsonWriter& begin_object();
-    JsonWriter& end_object();
-    JsonWriter& begin_array();
-    JsonWriter& end_array();
-    JsonWriter& key(std::string_view k);
-    JsonWriter& value(std::string_view s);
-    JsonWriter& value(const char* s) { return value(std::string_view(s)); }
-    JsonWriter& value(const std::string& s) { return value(std::string_view(s)); }
-    JsonWriter& value(int64_t v);
-    JsonWriter& value(uint64_t v);
-    JsonWriter& value(int v) { return value(static_cast<int64_t>(v)); }
-    JsonWriter& value(bool v);
-    JsonWriter& value(double v);  // shortest round-trip form; NaN and infinities become null
-    JsonWriter& null();
-    // Shorthands: key + value; a null when the optional is empty.
-    template <class T>
-    JsonWriter& field(std::string_view k, const T& v) {
-        key(k);
-        return value(v);
-    }
-    template <class T>
-    JsonWriter& field(std::string_view k, const std::optional<T>& v) {
-        key(k);
-        return v ? value(*v) : null();
-    }
-    JsonWriter& field_int_list(std::string_view k, const std::vector<int64_t>& v);
-    JsonWriter& field_string_list(std::string_view k, const std::vector<std::string>& v);
+// `value` when `present`, else null.
+template <class T>
+Json value_or_null(bool present, const T& value) {
+    return present ? Json(value) : Json(nullptr);
+}
+template <class T>
+Json value_or_null(const std::optional<T>& value) {
+    return value ? Json(*value) : Json(nullptr);
+}
 
-    const std::string& str() const { return out_; }
-
-private:
-    void before_value();
-    void newline();
-    JsonWriter& end_container(char close);
-
-    std::string out_;
-    std::vector<bool> first_;  // per open container: nothing written in it yet
-    bool after_key_ = false;
-};
+// The document as printed: two-space indentation, invalid UTF-8 replaced.
+inline std::string dump_json(const Json& document) {
+    return document.dump(2, ' ', false, Json::error_handler_t::replace);
+}
 
 }  // namespace irlite::cli

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <iostream>
 
-#include "engine/error.hpp"
-#include "engine/irlite.hpp"
+#include "irlite/error.hpp"
+#include "irlite/irlite.hpp"
 #include "tools/cli.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 
 namespace irlite::cli {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
 #include "kernels/detail/parallel.hpp"
 
 namespace irlite::detail {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/shape.hpp"
+#include "irlite/shape.hpp"
 
 namespace irlite {
 class ThreadPool;

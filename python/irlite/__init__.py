@@ -13,11 +13,12 @@ import queue
 import threading
 
 from ._irlite import (CompiledModel, Error, InferRequest, Model, Port, VariableState,  # noqa: F401
-                      __version__)
+                      __version__, set_log_level, supported_ops)
 from . import _irlite
 
 __all__ = ["read_model", "compile_model", "check", "AsyncInferQueue", "Model", "CompiledModel",
-           "InferRequest", "VariableState", "Port", "Error", "__version__"]
+           "InferRequest", "VariableState", "Port", "Error", "__version__", "supported_ops",
+           "set_log_level"]
 
 
 def read_model(path, weights=None):
@@ -25,13 +26,16 @@ def read_model(path, weights=None):
     return _irlite._read_model(os.fspath(path), os.fspath(weights) if weights else "")
 
 
-def compile_model(model, threads=None, profiling=False, fusion=True):
+def compile_model(model, threads=None, profiling=False, fusion=True, log_level=None):
     """Compiles a Model, or the model at a path, for this machine's CPU.
 
-    threads: intra-op threads per infer request (None: IRLITE_NUM_THREADS, else every core)."""
+    threads: intra-op threads per infer request (None: IRLITE_NUM_THREADS, else every core).
+    profiling: per-node timings in every request (request.profiling()). fusion: False runs every
+    op as its own node. log_level: "off", "error", "warning", "info", "debug" or "trace" for what
+    this compile logs to stderr (None: set_log_level's, else IRLITE_LOG_LEVEL's, else off)."""
     if not isinstance(model, Model):
         model = read_model(model)
-    return _irlite._compile(model, threads, profiling, fusion)
+    return _irlite._compile(model, threads, profiling, fusion, log_level or "")
 
 
 def check(path, no_weights=False, weights=None):

@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/irlite.hpp"
+#include "engine/log.hpp"
+#include "irlite/irlite.hpp"
 
 namespace py = pybind11;
 using namespace irlite;
@@ -188,8 +189,18 @@ private:
     std::vector<py::array> bound_;  // the arrays the request reads, alive until the next bind
 };
 
-CompiledModel compile(const Model& model, std::optional<int> threads, bool profiling, bool fusion) {
+LogLevel log_level_named(const std::string& name) {
+    LogLevel level = LogLevel::Default;
+    if (!name.empty() && !detail::parse_log_level(name, level))
+        throw Error(ErrorKind::Usage, "log-level",
+                    "unknown log level '" + name + "' (off, error, warning, info, debug, trace)");
+    return level;
+}
+
+CompiledModel compile(const Model& model, std::optional<int> threads, bool profiling, bool fusion,
+                      const std::string& log_level) {
     CompileOptions options;
+    options.log_level = log_level_named(log_level);
     options.threads = threads.value_or(0);
     options.profiling = profiling;
     options.fusion = fusion;
@@ -282,7 +293,21 @@ PYBIND11_MODULE(_irlite, m) {
         .def("wait", &PyRequest::wait)
         .def_property_readonly("results", &PyRequest::results)
         .def("query_state", [](PyRequest& r) { return r.request().query_state(); })
-        .def("reset_state", [](PyRequest& r) { r.request().reset_state(); });
+        .def("reset_state", [](PyRequest& r) { r.request().reset_state(); })
+        .def("profiling", [](PyRequest& r) {
+            py::list rows;
+            for (const ProfileEntry& e : r.request().profiling())
+                rows.append(py::dict(py::arg("name") = e.name, py::arg("type") = e.type,
+                                     py::arg("method") = e.method, py::arg("ms") = e.ms));
+            return rows;
+        });
+    m.def("supported_ops", [] {
+        py::list ops;
+        for (const SupportedOp& op : supported_ops())
+            ops.append(py::make_tuple(op.type, op.version, op.first_opset, op.last_opset));
+        return ops;
+    });
+    m.def("set_log_level", [](const std::string& name) { set_log_level(log_level_named(name)); });
 
     m.def("_check", [](const std::string& path, bool no_weights, const std::string& weights) {
         CheckOptions options;

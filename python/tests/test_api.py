@@ -155,3 +155,21 @@ def test_results_equal_the_cli_bit_for_bit(name, tmp_path):
         cli = np.load(tmp_path / f"{safe}.npy")
         assert cli.dtype == value.dtype and cli.shape == value.shape
         assert cli.tobytes() == value.tobytes(), out_name
+
+
+def test_about_profiling_and_log_level(capfd):
+    ops = irlite.supported_ops()
+    assert ("TopK", 11, 11, 16) in ops and len(ops) > 100
+    compiled = irlite.compile_model(DEMO, threads=1, profiling=True, log_level="info")
+    assert "[irlite] [info] compiled" in capfd.readouterr().err
+    request = compiled.create_infer_request()
+    request.infer(demo_inputs())
+    rows = request.profiling()
+    assert rows and {"name", "type", "method", "ms"} <= set(rows[0])
+    assert all(r["ms"] >= 0 for r in rows)
+    irlite.compile_model(DEMO, log_level="off")
+    assert capfd.readouterr().err == ""
+    with pytest.raises(irlite.Error, match="unknown log level 'loud'"):
+        irlite.compile_model(DEMO, log_level="loud")
+    with pytest.raises(irlite.Error):
+        irlite.set_log_level("loud")

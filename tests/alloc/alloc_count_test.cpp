@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "parser/npy.hpp"
 

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "reference_ops.hpp"
 

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/element_type.hpp"
-#include "engine/shape.hpp"
+#include "irlite/element_type.hpp"
+#include "irlite/shape.hpp"
 
 namespace irlite::reference {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engine/graph.hpp"
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "parser/ir_reader.hpp"
 #include "parser/npy.hpp"
 #include "parser/weights.hpp"

@@ -2,7 +2,7 @@
 // shared offsets, zero-copy) and "Result", through the public API.
 #include <gtest/gtest.h>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "op_tester.hpp"
 

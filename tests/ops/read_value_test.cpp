@@ -3,7 +3,7 @@
 // between runs and InferRequest::reset_state().
 #include <gtest/gtest.h>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "op_tester.hpp"
 #include "kernels/all_ops.hpp"

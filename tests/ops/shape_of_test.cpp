@@ -2,7 +2,7 @@
 // folding passes them), load-time rules, and errors.
 #include <gtest/gtest.h>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "op_tester.hpp"
 

@@ -5,14 +5,16 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.hpp"
+#include "irlite/error.hpp"
+
+#include "irlite/export.hpp"
 
 namespace irlite {
 
 enum class Severity { Error, Warning };
-const char* to_string(Severity s);
+IRLITE_API const char* to_string(Severity s);
 
-struct Diagnostic {
+struct IRLITE_API Diagnostic {
     Severity severity = Severity::Error;
     ErrorKind kind = ErrorKind::Graph;
     std::string code;  // stable, e.g. "dims-mismatch"

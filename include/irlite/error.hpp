@@ -17,6 +17,8 @@
 #include <string>
 #include <utility>
 
+#include "irlite/export.hpp"
+
 namespace irlite {
 
 enum class ErrorKind {
@@ -33,10 +35,10 @@ enum class ErrorKind {
     Usage,        // an API or CLI misuse
 };
 
-const char* to_string(ErrorKind kind);
+IRLITE_API const char* to_string(ErrorKind kind);
 
 // Where an error happened. Every field is optional; what() prints those that are set.
-struct Location {
+struct IRLITE_API Location {
     std::string file;
     int64_t line = 0;                  // 1-based line in `file`; 0 = unknown
     std::optional<uint64_t> layer_id;  // set when inside a layer
@@ -52,7 +54,7 @@ struct Location {
     std::string describe_layer_and_port() const;
 };
 
-class Error : public std::runtime_error {
+class IRLITE_API Error : public std::runtime_error {
 public:
     Error(ErrorKind kind, std::string code, std::string message, Location where = {});
 

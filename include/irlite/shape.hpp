@@ -7,13 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "irlite/export.hpp"
+
 namespace irlite {
 
 using Shape = std::vector<int64_t>;
 
 inline constexpr int64_t kDynamic = -1;  // an unknown dim in a PartialShape
 
-class PartialShape {
+class IRLITE_API PartialShape {
 public:
     PartialShape() = default;  // rank 0 (a scalar)
     PartialShape(std::vector<int64_t> dims) : dims_(std::move(dims)) {}  // NOLINT: implicit on purpose
@@ -44,27 +46,27 @@ private:
 };
 
 // "[2,3,4]", "[]" for a scalar, "[?,3]" with unknown dims, "[...]" for an unknown rank.
-std::string to_string(const Shape& s);
-std::string to_string(const PartialShape& s);
+IRLITE_API std::string to_string(const Shape& s);
+IRLITE_API std::string to_string(const PartialShape& s);
 
 // True when a dim or shape declared in a file is compatible with an inferred one: equal, or one
 // of the two is kDynamic.
-bool dims_compatible(int64_t a, int64_t b);
-bool shapes_compatible(const PartialShape& a, const PartialShape& b);
+IRLITE_API bool dims_compatible(int64_t a, int64_t b);
+IRLITE_API bool shapes_compatible(const PartialShape& a, const PartialShape& b);
 // The same for dims as written in a file (known rank), without building a PartialShape.
-bool shapes_compatible(const std::vector<int64_t>& declared, const PartialShape& b);
+IRLITE_API bool shapes_compatible(const std::vector<int64_t>& declared, const PartialShape& b);
 
 // Number of elements; throws Error(kind Limit) when the product overflows int64 or a dim is
 // negative. Every allocation from a file-supplied shape goes through this.
-int64_t checked_num_elements(const Shape& s);
+IRLITE_API int64_t checked_num_elements(const Shape& s);
 // checked_num_elements(s) * elem_size, overflow-checked.
-size_t checked_byte_size(const Shape& s, size_t elem_size);
+IRLITE_API size_t checked_byte_size(const Shape& s, size_t elem_size);
 
 // Row-major strides in elements.
-std::vector<int64_t> row_major_strides(const Shape& s);
+IRLITE_API std::vector<int64_t> row_major_strides(const Shape& s);
 
 // Normalises an axis into [0, rank); throws Error(kind Value, code "axis-out-of-range") naming the
 // allowed range [-rank, rank-1] otherwise.
-int64_t normalize_axis(int64_t axis, int64_t rank);
+IRLITE_API int64_t normalize_axis(int64_t axis, int64_t rank);
 
 }  // namespace irlite

@@ -14,7 +14,7 @@
 // the caller's own memory instead (copied there at the end of every infer()).
 //
 // A CompiledModel is immutable and may be shared between threads; each thread uses its own
-// InferRequest. Every failure throws irlite::Error (engine/error.hpp).
+// InferRequest. Every failure throws irlite::Error (irlite/error.hpp).
 #pragma once
 
 #include <memory>
@@ -23,20 +23,21 @@
 #include <utility>
 #include <vector>
 
-#include "engine/diagnostic.hpp"
-#include "engine/element_type.hpp"
-#include "engine/error.hpp"
-#include "engine/ir_document.hpp"
-#include "engine/shape.hpp"
-#include "engine/tensor.hpp"
+#include "irlite/diagnostic.hpp"
+#include "irlite/element_type.hpp"
+#include "irlite/error.hpp"
+#include "irlite/export.hpp"
+#include "irlite/shape.hpp"
+#include "irlite/tensor.hpp"
 
 namespace irlite {
 
 struct Graph;
 class OpRegistry;
+struct IrDocument;  // the parsed IR (internal: engine/ir_document.hpp)
 
 // irlite's version, "major.minor.patch".
-const char* version();
+IRLITE_API const char* version();
 
 // One op irlite runs: its type, its version, and the opsets that contain that version.
 struct SupportedOp {
@@ -45,7 +46,7 @@ struct SupportedOp {
     int first_opset = 1, last_opset = 1;
 };
 // Every op version irlite runs, by type and version.
-std::vector<SupportedOp> supported_ops();
+IRLITE_API std::vector<SupportedOp> supported_ops();
 
 // A Parameter or Result as the file declares it, before compiling.
 struct PortInfoDeclared {
@@ -56,7 +57,7 @@ struct PortInfoDeclared {
 };
 
 // A model as read from IR, not yet checked.
-class Model {
+class IRLITE_API Model {
 public:
     // Reads model.xml; the weights come from `bin_path`, or else from the xml's stem + ".bin" when
     // that file exists.
@@ -95,10 +96,6 @@ private:
     const OpRegistry* registry_;
 };
 
-// Model::reshape on an IR document: rewrites the named Parameters' `shape` attribute and output
-// dims (what `irlite check --shape` does before checking).
-void reshape_parameters(IrDocument& doc, const std::vector<std::pair<std::string, PartialShape>>& shapes);
-
 // A model input or output as the user sees it.
 struct PortInfo {
     std::string name;                // the name to use (see README: input and output names)
@@ -128,7 +125,7 @@ struct CheckResult {
 // does (its text and JSON are printed from this). Problems of the file itself (unreadable, not
 // XML, no <net>) are findings too. Throws only for an unknown name in options.shapes
 // (Error(Input, "reshape-unknown-input")).
-CheckResult check(const std::string& xml_path, const CheckOptions& options = {});
+IRLITE_API CheckResult check(const std::string& xml_path, const CheckOptions& options = {});
 
 class InferRequest;
 class VariableState;
@@ -137,7 +134,7 @@ class VariableState;
 // through spdlog. Default: the process default (set_log_level, else IRLITE_LOG_LEVEL, else Off).
 enum class LogLevel { Trace, Debug, Info, Warning, Error, Off, Default };
 // The process default for compiles whose CompileOptions::log_level is Default (the CLI's -v/-vv).
-void set_log_level(LogLevel level);
+IRLITE_API void set_log_level(LogLevel level);
 
 // How a model is compiled.
 struct CompileOptions {
@@ -161,7 +158,7 @@ struct ProfileEntry {
     double ms = 0;       // time of the last infer()
 };
 
-class CompiledModel {
+class IRLITE_API CompiledModel {
 public:
     // Builds and checks the graph, prepares every kernel and plans the memory; throws the first
     // error found.
@@ -178,7 +175,7 @@ private:
 };
 
 // One variable of a stateful model (ReadValue/Assign) in one infer request.
-class VariableState {
+class IRLITE_API VariableState {
 public:
     const std::string& name() const { return name_; }  // the variable_id
     // Its value after the last infer() (a copy), or an empty Tensor() while the variable has none
@@ -197,7 +194,7 @@ private:
     std::string name_;
 };
 
-class InferRequest {
+class IRLITE_API InferRequest {
 public:
     // Binds an input by Parameter name or any of its tensor names, or by position. The tensor is
     // not copied: it must stay alive and unchanged until infer() returns.

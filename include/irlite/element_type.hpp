@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "irlite/export.hpp"
+
 namespace irlite {
 
 enum class ElementType : uint8_t {
@@ -35,7 +37,7 @@ struct ElementTypeTraits {
     int bits;               // bits per element (8 x size for storable types; 0 for string, dynamic)
 };
 
-const ElementTypeTraits& traits(ElementType t);
+IRLITE_API const ElementTypeTraits& traits(ElementType t);
 inline size_t element_size(ElementType t) { return traits(t).size; }
 inline const char* to_string(ElementType t) { return traits(t).name; }
 inline bool is_float(ElementType t) { return traits(t).is_float; }
@@ -61,15 +63,15 @@ inline int64_t packed_element(const void* data, ElementType t, int64_t i) {
 // "string", "dynamic") or the upper-case port precision ("FP32", "BIN", "STRING", "UNSPECIFIED").
 // Every type OpenVINO defines is accepted, storable or not. Throws Error(kind Parse, code
 // "unknown-element-type") for anything else; the caller adds the location.
-ElementType parse_element_type(std::string_view text);
+IRLITE_API ElementType parse_element_type(std::string_view text);
 
 // Bytes that `count` elements of type t take in the .bin: sub-byte types are packed (u4: two per
 // byte, rounded up). -1 for string and dynamic, whose size is not a function of the count, and
 // when the size overflows.
-int64_t packed_byte_size(ElementType t, int64_t count);
+IRLITE_API int64_t packed_byte_size(ElementType t, int64_t count);
 
 // numpy dtype string ("<f4", "|b1", "|u1", ...) -> type. Throws Error(kind Input) when unsupported.
-ElementType element_type_from_npy(std::string_view descr);
+IRLITE_API ElementType element_type_from_npy(std::string_view descr);
 
 // ---- 16-bit floats -------------------------------------------------------------------------
 // Storage types for f16 and bf16 so that they can be told apart in templates.
@@ -80,15 +82,15 @@ struct bfloat16 {
     uint16_t bits;
 };
 
-float f16_to_f32(uint16_t bits);
-uint16_t f32_to_f16(float value);  // round to nearest even, overflow to inf, NaN kept
+IRLITE_API float f16_to_f32(uint16_t bits);
+IRLITE_API uint16_t f32_to_f16(float value);  // round to nearest even, overflow to inf, NaN kept
 inline float bf16_to_f32(uint16_t bits) {
     uint32_t u = static_cast<uint32_t>(bits) << 16;
     float f;
     __builtin_memcpy(&f, &u, sizeof f);
     return f;
 }
-uint16_t f32_to_bf16(float value);  // round to nearest even, NaN kept
+IRLITE_API uint16_t f32_to_bf16(float value);  // round to nearest even, NaN kept
 
 // ---- type dispatch ---------------------------------------------------------------------------
 // dispatch_type(t, f) calls f(T{}) where T is the C++ storage type of t: float16, bfloat16, float,

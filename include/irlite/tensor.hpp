@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <memory>
 
-#include "engine/element_type.hpp"
-#include "engine/shape.hpp"
+#include "irlite/element_type.hpp"
+#include "irlite/shape.hpp"
+
+#include "irlite/export.hpp"
 
 namespace irlite {
 
-class Tensor {
+class IRLITE_API Tensor {
 public:
     Tensor() = default;  // an empty tensor: no buffer; valid() is false
 
@@ -86,7 +88,7 @@ private:
 };
 
 // Largest buffer a single tensor may allocate. Default: the machine's physical memory.
-size_t max_tensor_bytes();
-void set_max_tensor_bytes(size_t bytes);
+IRLITE_API size_t max_tensor_bytes();
+IRLITE_API void set_max_tensor_bytes(size_t bytes);
 
 }  // namespace irlite
