@@ -111,8 +111,12 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
         stride *= static_cast<size_t>(data[d]);
     }
     const auto& a = ctx.attrs<SeuAttrs>();
+    // Scratch: each update's target offset, resolved once from the indices (so that the reductions
+    // are instantiated per data type only, not per data type x index type), then, when counting,
+    // per data element the number of updates it received.
+    plan->scratch_bytes = static_cast<size_t>(plan->updates) * sizeof(int64_t);
     if (a.reduction == Reduction::Mean || (a.reduction != Reduction::None && !a.use_init_val))
-        plan->scratch_bytes = static_cast<size_t>(plan->elements) * sizeof(int64_t);  // per element: updates received
+        plan->scratch_bytes += static_cast<size_t>(plan->elements) * sizeof(int64_t);
     plan->in_place.push_back({0, static_cast<int>(kData)});
     plan->method = "scatter";
     return plan;
@@ -136,9 +140,11 @@ C combine(C a, C b) {
     }
 }
 
-// Visits every update in row-major order with the data offset it targets.
-template <class I, class F>
-void for_each_target(const KernelContext& ctx, const SeuPlan& plan, const Tensor& indices, const Shape& data_shape, F&& f) {
+// The data offset (in elements) each update targets, in row-major order of the updates; throws
+// for an index outside [-size, size) along the axis.
+template <class I>
+void resolve_targets(const KernelContext& ctx, const SeuPlan& plan, const Tensor& indices, const Shape& data_shape,
+                     int64_t* targets) {
     const I* idx = indices.data<I>();
     const size_t rank = plan.index_shape.size();
     detail::SmallBuffer<int64_t> at(rank);
@@ -155,7 +161,7 @@ void for_each_target(const KernelContext& ctx, const SeuPlan& plan, const Tensor
         if (c < 0) c += size;
         size_t offset = 0;
         for (size_t d = 0; d < rank; ++d) offset += static_cast<size_t>(d == axis ? c : at[d]) * plan.data_strides[d];
-        f(offset, u);
+        targets[u] = static_cast<int64_t>(offset);
         for (size_t d = rank; d-- > 0;) {
             if (++at[d] < plan.index_shape[d]) break;
             at[d] = 0;
@@ -163,24 +169,33 @@ void for_each_target(const KernelContext& ctx, const SeuPlan& plan, const Tensor
     }
 }
 
+// Reduction "none": later updates overwrite earlier ones; a copy of element-sized words.
+template <class W>
+void scatter_words(const SeuPlan& plan, const int64_t* targets, const Tensor& updates, Tensor& out) {
+    const W* src = static_cast<const W*>(updates.data());
+    W* dst = static_cast<W*>(out.data());
+    for (int64_t u = 0; u < plan.updates; ++u) dst[targets[u]] = src[u];
+}
+
 // Reductions. Per data element a count of the updates it received lives in scratch when needed:
 // without use_init_val a target's first update replaces the data's value (count 0 -> first), and
 // mean divides by the count (plus one for the initial value).
-template <class I, class T, Reduction R>
-void scatter_reduce(const KernelContext& ctx, const SeuPlan& plan, const Tensor& indices, const Tensor& updates, Tensor& out) {
+template <class T, Reduction R>
+void scatter_reduce(const KernelContext& ctx, const SeuPlan& plan, const int64_t* targets, int64_t* count,
+                    const Tensor& updates, Tensor& out) {
     using C = std::conditional_t<std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>, float, T>;
     const bool init = ctx.attrs<SeuAttrs>().use_init_val;
     T* dst = out.data<T>();
     const T* src = updates.data<T>();
     const bool counting = R == Reduction::Mean || !init;
-    int64_t* count = counting ? static_cast<int64_t*>(ctx.scratch()) : nullptr;
     if (counting) std::fill(count, count + plan.elements, int64_t{0});
-    for_each_target<I>(ctx, plan, indices, out.shape(), [&](size_t offset, int64_t u) {
+    for (int64_t u = 0; u < plan.updates; ++u) {
+        const int64_t offset = targets[u];
         const C v = detail::to_compute<C>(src[u]);
         const bool first = !init && count[offset] == 0;
         dst[offset] = detail::from_compute<T>(first ? v : combine<R, C>(detail::to_compute<C>(dst[offset]), v));
         if (counting) ++count[offset];
-    });
+    }
     if constexpr (R == Reduction::Mean && !std::is_same_v<C, bool>) {
         for (int64_t e = 0; e < plan.elements; ++e) {
             if (count[e] == 0) continue;
@@ -202,25 +217,6 @@ void scatter_reduce(const KernelContext& ctx, const SeuPlan& plan, const Tensor&
     }
 }
 
-template <class I, class T>
-void scatter_typed(const KernelContext& ctx, const SeuPlan& plan, const Tensor& indices, const Tensor& updates, Tensor& out) {
-    switch (ctx.attrs<SeuAttrs>().reduction) {
-        case Reduction::None: {
-            const T* src = updates.data<T>();
-            T* dst = out.data<T>();
-            for_each_target<I>(ctx, plan, indices, out.shape(), [&](size_t offset, int64_t u) { dst[offset] = src[u]; });
-            return;
-        }
-        case Reduction::Sum: return scatter_reduce<I, T, Reduction::Sum>(ctx, plan, indices, updates, out);
-        case Reduction::Prod: return scatter_reduce<I, T, Reduction::Prod>(ctx, plan, indices, updates, out);
-        case Reduction::Min: return scatter_reduce<I, T, Reduction::Min>(ctx, plan, indices, updates, out);
-        case Reduction::Max: return scatter_reduce<I, T, Reduction::Max>(ctx, plan, indices, updates, out);
-        case Reduction::Mean:
-            if constexpr (!std::is_same_v<T, bool>) scatter_reduce<I, T, Reduction::Mean>(ctx, plan, indices, updates, out);
-            return;
-    }
-}
-
 void compute(KernelContext& ctx) {
     const auto& plan = ctx.plan<SeuPlan>();
     const Tensor& data = ctx.input(kData);
@@ -232,20 +228,40 @@ void compute(KernelContext& ctx) {
                  ErrorKind::ShapeRule, "kernel-output-mismatch", "inputs and output disagree with the shape rule");
     detail::parallel_memcpy(ctx.pool(), out.data(), data.data(), data.byte_size());
     if (plan.updates == 0) return;
-    const auto by_index = [&](auto tag) {
-        using T = decltype(tag);
-        switch (indices.type()) {
-            case ElementType::i8: return scatter_typed<int8_t, T>(ctx, plan, indices, updates, out);
-            case ElementType::i16: return scatter_typed<int16_t, T>(ctx, plan, indices, updates, out);
-            case ElementType::i32: return scatter_typed<int32_t, T>(ctx, plan, indices, updates, out);
-            case ElementType::u8: return scatter_typed<uint8_t, T>(ctx, plan, indices, updates, out);
-            case ElementType::u16: return scatter_typed<uint16_t, T>(ctx, plan, indices, updates, out);
-            case ElementType::u32: return scatter_typed<uint32_t, T>(ctx, plan, indices, updates, out);
-            case ElementType::u64: return scatter_typed<uint64_t, T>(ctx, plan, indices, updates, out);
-            default: return scatter_typed<int64_t, T>(ctx, plan, indices, updates, out);
+    auto* targets = static_cast<int64_t*>(ctx.scratch());
+    switch (indices.type()) {
+        case ElementType::i8: resolve_targets<int8_t>(ctx, plan, indices, out.shape(), targets); break;
+        case ElementType::i16: resolve_targets<int16_t>(ctx, plan, indices, out.shape(), targets); break;
+        case ElementType::i32: resolve_targets<int32_t>(ctx, plan, indices, out.shape(), targets); break;
+        case ElementType::u8: resolve_targets<uint8_t>(ctx, plan, indices, out.shape(), targets); break;
+        case ElementType::u16: resolve_targets<uint16_t>(ctx, plan, indices, out.shape(), targets); break;
+        case ElementType::u32: resolve_targets<uint32_t>(ctx, plan, indices, out.shape(), targets); break;
+        case ElementType::u64: resolve_targets<uint64_t>(ctx, plan, indices, out.shape(), targets); break;
+        default: resolve_targets<int64_t>(ctx, plan, indices, out.shape(), targets); break;
+    }
+    const Reduction reduction = ctx.attrs<SeuAttrs>().reduction;
+    if (reduction == Reduction::None) {
+        switch (element_size(data.type())) {
+            case 1: return scatter_words<uint8_t>(plan, targets, updates, out);
+            case 2: return scatter_words<uint16_t>(plan, targets, updates, out);
+            case 4: return scatter_words<uint32_t>(plan, targets, updates, out);
+            default: return scatter_words<uint64_t>(plan, targets, updates, out);
         }
-    };
-    dispatch_type(data.type(), by_index);
+    }
+    int64_t* count = targets + plan.updates;
+    dispatch_type(data.type(), [&](auto tag) {
+        using T = decltype(tag);
+        switch (reduction) {
+            case Reduction::Sum: return scatter_reduce<T, Reduction::Sum>(ctx, plan, targets, count, updates, out);
+            case Reduction::Prod: return scatter_reduce<T, Reduction::Prod>(ctx, plan, targets, count, updates, out);
+            case Reduction::Min: return scatter_reduce<T, Reduction::Min>(ctx, plan, targets, count, updates, out);
+            case Reduction::Max: return scatter_reduce<T, Reduction::Max>(ctx, plan, targets, count, updates, out);
+            case Reduction::Mean:
+                if constexpr (!std::is_same_v<T, bool>) scatter_reduce<T, Reduction::Mean>(ctx, plan, targets, count, updates, out);
+                return;
+            case Reduction::None: return;
+        }
+    });
 }
 
 OpDef make_def(int version, int first, int last) {
