@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "irlite/error.hpp"
 
@@ -69,6 +71,57 @@ ElementType parse_element_type(std::string_view text) {
                 str("unknown element type '", text, "' (expected one of f16, bf16, f32, f64, i8, i16, i32, i64, u8, ",
                     "u16, u32, u64, boolean, u1, u2, u3, u4, u6, i4, nf4, f8e4m3, f8e5m2, f4e2m1, f8e8m0, string, ",
                     "dynamic, or the precisions FP16, FP32, I64, BOOL, BIN, ...)"));
+}
+
+float packed_float_code(ElementType t, unsigned code) {
+    // NF4: the 16 quantiles of a normal distribution, scaled to [-1, 1] (QLoRA's table, which
+    // OpenVINO uses).
+    static const float kNf4[16] = {-1.0f, -0.6961928009986877f, -0.5250730514526367f, -0.39491748809814453f,
+                                   -0.28444138169288635f, -0.18477343022823334f, -0.09105003625154495f, 0.0f,
+                                   0.07958029955625534f, 0.16093020141124725f, 0.24611230194568634f,
+                                   0.33791524171829224f, 0.44070982933044434f, 0.5626170039176941f,
+                                   0.7229568362236023f, 1.0f};
+    const auto with_sign = [](bool negative, float v) { return negative ? -v : v; };
+    switch (t) {
+        case ElementType::nf4:
+            return kNf4[code & 0xF];
+        case ElementType::f4e2m1: {  // s.ee.m, bias 1
+            const unsigned e = (code >> 1) & 3, m = code & 1;
+            const float v = e == 0 ? 0.5f * static_cast<float>(m) : std::ldexp(1.0f + 0.5f * static_cast<float>(m), static_cast<int>(e) - 1);
+            return with_sign(code & 8, v);
+        }
+        case ElementType::f8e4m3: {  // s.eeee.mmm, bias 7, finite only ("fn")
+            const unsigned e = (code >> 3) & 0xF, m = code & 7;
+            if (e == 15 && m == 7) return std::numeric_limits<float>::quiet_NaN();
+            const float v = e == 0 ? std::ldexp(static_cast<float>(m), -9)
+                                   : std::ldexp(1.0f + static_cast<float>(m) / 8.0f, static_cast<int>(e) - 7);
+            return with_sign(code & 0x80, v);
+        }
+        case ElementType::f8e5m2: {  // s.eeeee.mm, bias 15, IEEE-like
+            const unsigned e = (code >> 2) & 0x1F, m = code & 3;
+            if (e == 31) return m ? std::numeric_limits<float>::quiet_NaN() : with_sign(code & 0x80, std::numeric_limits<float>::infinity());
+            const float v = e == 0 ? std::ldexp(static_cast<float>(m), -16)
+                                   : std::ldexp(1.0f + static_cast<float>(m) / 4.0f, static_cast<int>(e) - 15);
+            return with_sign(code & 0x80, v);
+        }
+        case ElementType::f8e8m0:  // an exponent alone: 2^(code - 127)
+            return (code & 0xFF) == 0xFF ? std::numeric_limits<float>::quiet_NaN()
+                                         : std::ldexp(1.0f, static_cast<int>(code & 0xFF) - 127);
+        default:
+            return std::numeric_limits<float>::quiet_NaN();
+    }
+}
+
+double packed_value(const void* data, ElementType t, int64_t i) {
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    switch (t) {
+        case ElementType::u1: case ElementType::u4: case ElementType::i4:
+            return static_cast<double>(packed_element(data, t, i));
+        case ElementType::nf4: case ElementType::f4e2m1:
+            return packed_float_code(t, (bytes[i >> 1] >> ((i & 1) * 4)) & 0xF);
+        default:
+            return packed_float_code(t, bytes[i]);
+    }
 }
 
 int64_t packed_byte_size(ElementType t, int64_t count) {

@@ -757,7 +757,7 @@ private:
     // type (valid IR: u1, u4, string, ...) cannot run; say so when the model is compiled, not in
     // the middle of a run.
     static bool holdable(const OpDef& def, ElementType t) { return is_storable(t) || (def.accepts_packed && is_packed(t)); }
-    // A packed output only comes from packed data (a Const, a view of one): irlite unpacks u1/u4/i4
+    // A packed output only comes from packed data (a Const, a view of one): irlite unpacks the packed types
     // but does not pack into them.
     static bool output_holdable(const OpDef& def, ElementType t, const std::vector<InferContext::Input>& inputs) {
         if (is_storable(t)) return true;

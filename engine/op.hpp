@@ -255,7 +255,7 @@ struct OpDef {
     OpRole role = OpRole::Compute;
     bool foldable = true;           // may run at load time when its inputs are known
     bool allocates_outputs = false;  // the kernel assigns its outputs itself
-    bool accepts_packed = false;     // takes and makes packed sub-byte tensors (u1, u4, i4)
+    bool accepts_packed = false;     // takes and makes packed weight tensors (u1, u4, i4, nf4, f4, f8)
     AttrParser parse_attrs;          // null: the op has no attributes
     ShapeRule infer;
     PrepareFn prepare;  // null: the kernel needs no plan

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
 #include <new>
 
@@ -102,7 +103,7 @@ Tensor Tensor::clone() const {
 }
 
 double Tensor::value_as_double(int64_t i) const {
-    if (is_packed(type_)) return static_cast<double>(packed_element(data_, type_, i));
+    if (is_packed(type_)) return packed_value(data_, type_, i);
     return dispatch_type(type_, [&](auto tag) -> double {
         using T = decltype(tag);
         const T v = static_cast<const T*>(data_)[i];
@@ -113,7 +114,13 @@ double Tensor::value_as_double(int64_t i) const {
 }
 
 int64_t Tensor::value_as_int64(int64_t i) const {
-    if (is_packed(type_)) return packed_element(data_, type_, i);
+    if (type_ == ElementType::u1 || type_ == ElementType::u4 || type_ == ElementType::i4)
+        return packed_element(data_, type_, i);
+    if (is_packed(type_)) {  // the 4- and 8-bit floats: truncated, NaN 0, saturated
+        const double v = packed_value(data_, type_, i);
+        if (std::isnan(v)) return 0;
+        return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : static_cast<int64_t>(v);
+    }
     return dispatch_type(type_, [&](auto tag) -> int64_t {
         using T = decltype(tag);
         const T v = static_cast<const T*>(data_)[i];

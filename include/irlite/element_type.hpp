@@ -45,19 +45,35 @@ inline bool is_integral(ElementType t) { return traits(t).is_integral; }
 // True for the types irlite stores (f16 .. boolean); false for sub-byte, f8, string, dynamic.
 inline bool is_storable(ElementType t) { return static_cast<int>(t) < kNumElementTypes; }
 
-// The sub-byte integer types irlite holds packed, as OpenVINO packs them: u4 and i4 two per byte
-// (element 0 in the low nibble), u1 eight per byte (element 0 in the most significant bit).
+// The compressed weight types irlite holds packed, as OpenVINO packs them: u4, i4 and the 4-bit
+// floats nf4 and f4e2m1 two per byte (element 0 in the low nibble), u1 eight per byte (element 0
+// in the most significant bit), the 8-bit floats f8e4m3, f8e5m2 and f8e8m0 one per byte.
 // Tensors of them exist (a Const's value, views of it) but only the ops that say so take them:
 // Const, Convert (which unpacks them), Reshape, Squeeze and Unsqueeze.
-inline bool is_packed(ElementType t) { return t == ElementType::u1 || t == ElementType::u4 || t == ElementType::i4; }
+inline bool is_packed(ElementType t) {
+    switch (t) {
+        case ElementType::u1: case ElementType::u4: case ElementType::i4: case ElementType::nf4:
+        case ElementType::f4e2m1: case ElementType::f8e4m3: case ElementType::f8e5m2: case ElementType::f8e8m0:
+            return true;
+        default:
+            return false;
+    }
+}
 
-// Element i of packed data of type t (u1, u4 or i4).
+// Element i of packed integer data of type t (u1, u4 or i4).
 inline int64_t packed_element(const void* data, ElementType t, int64_t i) {
     const auto* bytes = static_cast<const uint8_t*>(data);
     if (t == ElementType::u1) return (bytes[i >> 3] >> (7 - (i & 7))) & 1;
     const unsigned nibble = (bytes[i >> 1] >> ((i & 1) * 4)) & 0xF;
     return t == ElementType::i4 ? static_cast<int64_t>(nibble) - ((nibble & 8) ? 16 : 0) : static_cast<int64_t>(nibble);
 }
+
+// The value of `code` (a nibble for nf4 and f4e2m1, a byte for the f8 types) of packed float type
+// t: nf4's table of 16 values in [-1, 1]; f4e2m1 (no inf or NaN); f8e4m3 (no inf, NaN = all ones,
+// largest 448); f8e5m2 (IEEE-like, with inf); f8e8m0 (2^(code - 127), NaN = 0xFF).
+IRLITE_API float packed_float_code(ElementType t, unsigned code);
+// Element i of packed data of any packed type, as a double.
+IRLITE_API double packed_value(const void* data, ElementType t, int64_t i);
 
 // Parses an element type in either of OpenVINO's spellings: the lower-case name ("f32", "u1",
 // "string", "dynamic") or the upper-case port precision ("FP32", "BIN", "STRING", "UNSPECIFIED").

@@ -5,7 +5,8 @@
 // size: OpenVINO requires size >= the bytes the type and shape need, and reads only those (it
 // writes empty Consts with size="1"); so does irlite. A larger size is a warning of `check`.
 // Types: every OpenVINO type is valid (its type and shape propagate); irlite's storable types and
-// the packed u1, u4 and i4 get a value (f8, nf4 and string Consts are values irlite cannot hold). Without weights
+// the packed weight types (u1, u4, i4, nf4, f4e2m1, f8e4m3, f8e5m2, f8e8m0) get a value (u2, u3,
+// u6 and string Consts are values irlite cannot hold). Without weights
 // (check --no-weights, or no .bin) the value is unknown and the graph builder treats it so.
 #include <cstdint>
 #include <cstring>

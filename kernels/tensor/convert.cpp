@@ -1,7 +1,9 @@
 // Convert-1 (opset1+): element-wise type conversion.
-// Input 0 'data': any type irlite holds, packed u1/u4/i4 included (unpacked here). Attribute
+// Input 0 'data': any type irlite holds, the packed weight types included (unpacked here: u1, u4,
+// i4, nf4, f4e2m1, f8e4m3, f8e5m2, f8e8m0). Attribute
 // destination_type (any OpenVINO element type; the graph builder refuses to run it to one irlite
-// does not store, such as f8; converting to u1/u4/i4 is refused too).
+// does not store, such as string; converting to a packed type is refused too: irlite unpacks
+// compressed weights but does not compress).
 // Output 0: same shape, destination_type.
 // Rules (OpenVINO's, where the spec leaves room):
 //   float -> integer: NaN gives 0; the value is clamped to the destination's range, then truncated
@@ -69,12 +71,29 @@ void convert_buffer(const From* in, To* out, int64_t n) {
     for (int64_t i = 0; i < n; ++i) out[i] = convert_value<To>(in[i]);
 }
 
-// Packed u1/u4/i4 input: element by element through int64 (the values are small integers).
+// Packed input. u1/u4/i4: element by element through int64 (the values are small integers). The
+// 4- and 8-bit floats: through a table of the destination values of every code (16 or 256), built
+// per run (the decompression of NNCF/FP8 weights happens at inference, into the arena).
 void convert_packed(const Tensor& in, Tensor& out) {
+    const ElementType from = in.type();
+    const int64_t n = in.num_elements();
+    const auto* bytes = static_cast<const uint8_t*>(in.data());
     dispatch_type(out.type(), [&](auto to_tag) {
         using To = decltype(to_tag);
         To* o = out.data<To>();
-        for (int64_t i = 0; i < in.num_elements(); ++i) o[i] = convert_value<To>(packed_element(in.data(), in.type(), i));
+        if (from == ElementType::u1 || from == ElementType::u4 || from == ElementType::i4) {
+            for (int64_t i = 0; i < n; ++i) o[i] = convert_value<To>(packed_element(in.data(), from, i));
+            return;
+        }
+        To table[256];
+        const bool nibbles = from == ElementType::nf4 || from == ElementType::f4e2m1;
+        for (unsigned code = 0; code < (nibbles ? 16u : 256u); ++code)
+            table[code] = convert_value<To>(packed_float_code(from, code));
+        if (nibbles) {
+            for (int64_t i = 0; i < n; ++i) o[i] = table[(bytes[i >> 1] >> ((i & 1) * 4)) & 0xF];
+        } else {
+            for (int64_t i = 0; i < n; ++i) o[i] = table[bytes[i]];
+        }
     });
 }
 
@@ -105,7 +124,7 @@ OpDef make_convert_op() {
     d.version = 1;
     d.input_roles = {"data"};
     d.min_inputs = 1;
-    d.accepts_packed = true;  // unpacks u1/u4/i4 (NNCF-compressed weights: u4 Const -> Convert)
+    d.accepts_packed = true;  // unpacks u1/u4/i4/nf4/f4/f8 (compressed weights: u4 Const -> Convert)
     d.parse_attrs = [](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
         auto a = std::make_unique<ConvertAttrs>();
         a->destination = r.get_element_type("destination_type");

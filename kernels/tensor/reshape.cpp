@@ -111,7 +111,7 @@ OpDef make_reshape_op() {
     d.min_inputs = 2;
     d.value_inputs = inputs(1);
     d.allocates_outputs = true;
-    d.accepts_packed = true;  // a view: packed u1/u4/i4 data too
+    d.accepts_packed = true;  // a view: packed weight types (u4, nf4, f8, ...) too
     d.parse_attrs = [](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
         auto a = std::make_unique<ReshapeAttrs>();
         a->special_zero = r.get_bool("special_zero", false);

@@ -71,7 +71,7 @@ OpDef make_squeeze_def(int version) {
     d.min_inputs = 1;
     d.value_inputs = inputs(1);
     d.allocates_outputs = true;
-    d.accepts_packed = true;  // a view: packed u1/u4/i4 data too
+    d.accepts_packed = true;  // a view: packed weight types (u4, nf4, f8, ...) too
     d.parse_attrs = [version](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
         auto a = std::make_unique<SqueezeAttrs>();
         if (version >= 15) a->allow_axis_skip = r.get_bool("allow_axis_skip", false);

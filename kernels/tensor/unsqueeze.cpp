@@ -56,7 +56,7 @@ OpDef make_unsqueeze_op() {
     d.min_inputs = 2;
     d.value_inputs = inputs(1);
     d.allocates_outputs = true;
-    d.accepts_packed = true;  // a view: packed u1/u4/i4 data too
+    d.accepts_packed = true;  // a view: packed weight types (u4, nf4, f8, ...) too
     d.infer = infer;
     d.prepare = detail::prepare_as_view;
     d.compute = compute;

@@ -1,8 +1,8 @@
 // libFuzzer harness: a differential fuzzer over small graphs.
 //
 // The fuzzer's bytes drive a FuzzedDataProvider that builds a chain of 1..5 ops (Slice,
-// VariadicSplit, ScatterNDUpdate, ScatterUpdate, GatherElements, GatherND, Roll, Add, Multiply,
-// Transpose, Concat, Reshape) over
+// VariadicSplit, ScatterNDUpdate, ScatterUpdate, ScatterElementsUpdate, GatherElements, GatherND,
+// Roll, Add, Multiply, Transpose, Concat, Reshape) over
 // a data tensor of random type and shape (rank 0..4, dims 0..5), with random index values (mostly
 // valid, sometimes out of range or extreme) and constants. Every auxiliary input is a Const or a
 // Parameter (so shapes are known at load time or only at run time), the data source too (a Const
@@ -297,7 +297,7 @@ private:
 
     // ---- ops ----------------------------------------------------------------------------------
     Value apply_random_op(const Value& cur) {
-        switch (fdp_.ConsumeIntegralInRange(0, 11)) {
+        switch (fdp_.ConsumeIntegralInRange(0, 12)) {
             case 0: return slice(cur);
             case 1: return variadic_split(cur);
             case 2: return scatter_nd_update(cur);
@@ -309,6 +309,7 @@ private:
             case 8: return scatter_update(cur);
             case 9: return gather_nd(cur);
             case 10: return roll(cur);
+            case 11: return scatter_elements_update(cur);
             default: return reshape(cur);
         }
     }
@@ -341,6 +342,44 @@ private:
             return std::vector<RefTensor>{ref::scatter_update(data.ref, t_indices, fit(updates), t_axis)};
         });
         return emit("ScatterUpdate", "opset3", "", pointers(in), outs, 1, shape.size()).at(0);
+    }
+
+    Value scatter_elements_update(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const int64_t rank = static_cast<int64_t>(shape.size());
+        const int64_t axis = one_in(8) ? index_in(-rank, rank - 1) : (rank ? fdp_.ConsumeIntegralInRange(-rank, rank - 1) : 0);
+        const bool axis_ok = axis >= -rank && axis < rank;
+        const size_t a = axis_ok ? static_cast<size_t>(axis < 0 ? axis + rank : axis) : 0;
+        // Indices: data's rank, each dim up to data's (any size along the axis; rarely too big).
+        Shape indices_shape;
+        for (size_t i = 0; i < shape.size(); ++i)
+            indices_shape.push_back(i == a ? fdp_.ConsumeIntegralInRange<int64_t>(0, 3)
+                                           : fdp_.ConsumeIntegralInRange<int64_t>(0, shape[i] + (one_in(24) ? 1 : 0)));
+        if (one_in(24)) indices_shape.push_back(1);
+        const int64_t d = axis_ok ? shape[a] : 1;
+        std::vector<int64_t> indices(static_cast<size_t>(ref::count(indices_shape)));
+        for (auto& i : indices) i = one_in(4) ? index_in(-d, d - 1) : (d > 0 ? fdp_.ConsumeIntegralInRange<int64_t>(-d, d - 1) : 0);
+        Shape updates_shape = indices_shape;
+        if (one_in(24) && !updates_shape.empty()) updates_shape.back() += 1;
+        const ElementType updates_type = one_in(24) ? other_type(data.ref.type) : data.ref.type;
+        RefTensor updates = ref::make(updates_type, updates_shape);
+        for (auto& v : updates.values) v = fdp_.ConsumeIntegralInRange<int64_t>(-100, 100);
+        // Sum only on integers (wrapping, exact): a float sum of several updates rounds at each
+        // step in irlite, once in the reference.
+        auto reduction = static_cast<ref::SeuReduction>(fdp_.ConsumeIntegralInRange(0, 3));
+        if (is_float(data.ref.type) && reduction == ref::SeuReduction::Sum) reduction = ref::SeuReduction::Max;
+        const bool use_init_val = fdp_.ConsumeBool();
+        static const char* kNames[] = {"none", "sum", "min", "max"};
+        const RefTensor t_indices = index_tensor(index_type(true), indices_shape, indices);
+        const RefTensor t_axis = index_tensor(index_type(true), {}, {axis});
+        std::vector<Value> in{data, aux(t_indices), aux(fit(updates)), source(t_axis, false)};
+        const auto outs = reference([&] {
+            return std::vector<RefTensor>{
+                ref::scatter_elements_update(data.ref, t_indices, fit(updates), t_axis, reduction, use_init_val)};
+        });
+        const std::string attrs = std::string("reduction=\"") + kNames[static_cast<int>(reduction)] +
+                                  "\" use_init_val=\"" + (use_init_val ? "true" : "false") + "\"";
+        return emit("ScatterElementsUpdate", "opset12", attrs, pointers(in), outs, 1, shape.size()).at(0);
     }
 
     Value gather_nd(const Value& data) {

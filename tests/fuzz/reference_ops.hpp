@@ -461,6 +461,53 @@ inline RefTensor scatter_update(const RefTensor& data, const RefTensor& indices,
     return out;
 }
 
+// ---- ScatterElementsUpdate-12 -----------------------------------------------------------------
+// out = data; for each element u of updates (row-major), at its own coordinates with the axis one
+// replaced by indices[u] (in [-d, d-1]): none -> out = v; sum/min/max combine with what is there.
+// Without use_init_val a position's first update replaces the data value. Indices: any integer
+// type, rank r, each dim <= data's except along the axis; updates: data's type, indices' shape.
+enum class SeuReduction { None, Sum, Min, Max };
+inline RefTensor scatter_elements_update(const RefTensor& data, const RefTensor& indices, const RefTensor& updates,
+                                         const RefTensor& axis_t, SeuReduction reduction, bool use_init_val) {
+    if (!is_integer_type(indices.type) || !is_integer_type(axis_t.type)) throw Invalid{"SEU indices/axis must be integers"};
+    if (updates.type != data.type) throw Invalid{"SEU updates type differs from data"};
+    if (axis_t.values.size() != 1 || axis_t.shape.size() > 1) throw Invalid{"SEU axis must be one value"};
+    const int64_t rank = static_cast<int64_t>(data.shape.size());
+    if (rank < 1) throw Invalid{"SEU data needs rank >= 1"};
+    if (indices.shape.size() != data.shape.size()) throw Invalid{"SEU indices rank differs from data"};
+    if (updates.shape != indices.shape) throw Invalid{"SEU updates shape differs from indices"};
+    const size_t a = static_cast<size_t>(normalize_axis(index_value(axis_t, 0), rank, "SEU axis"));
+    for (size_t i = 0; i < data.shape.size(); ++i)
+        if (i != a && indices.shape[i] > data.shape[i]) throw Invalid{"SEU indices dim larger than data's"};
+    const int64_t d = data.shape[a];
+    for (size_t i = 0; i < indices.values.size(); ++i) {
+        const int64_t v = index_value(indices, i);
+        if (v < -d || v >= d) throw Invalid{"SEU index out of range"};
+    }
+    RefTensor out = data;
+    std::vector<bool> touched(out.values.size(), false);
+    int64_t u = 0;
+    for_each_index(indices.shape, [&](const std::vector<int64_t>& idx) {
+        std::vector<int64_t> dst = idx;
+        int64_t v = index_value(indices, static_cast<size_t>(u));
+        dst[a] = v < 0 ? v + d : v;
+        const auto o = static_cast<size_t>(offset_of(data.shape, dst));
+        const int64_t x = updates.values[static_cast<size_t>(u++)];
+        if (reduction == SeuReduction::None || (!use_init_val && !touched[o])) {
+            out.values[o] = x;
+        } else if (reduction == SeuReduction::Sum) {
+            out.values[o] = to_type(data.type, static_cast<int64_t>(static_cast<uint64_t>(out.values[o]) + static_cast<uint64_t>(x)));
+        } else {
+            // u64 values are bit patterns: compare them unsigned.
+            const bool less = data.type == ElementType::u64 ? static_cast<uint64_t>(x) < static_cast<uint64_t>(out.values[o])
+                                                            : x < out.values[o];
+            if ((reduction == SeuReduction::Min) == less) out.values[o] = x;
+        }
+        touched[o] = true;
+    });
+    return out;
+}
+
 // ---- GatherND-8 --------------------------------------------------------------------------------
 // batch_dims b; each tuple (last dim k of indices) picks data[batch..., i0..ik-1, ...]; a
 // coordinate in [-d, d-1] of its dim (negatives count from the end).
