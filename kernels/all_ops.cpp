@@ -53,6 +53,8 @@ OpDef make_read_value_3_op();
 OpDef make_assign_3_op();
 OpDef make_depth_to_space_op();
 OpDef make_space_to_depth_op();
+OpDef make_batch_to_space_op();
+OpDef make_space_to_batch_op();
 OpDef make_roll_op();
 OpDef make_one_hot_op();
 OpDef make_non_zero_op();
@@ -228,6 +230,8 @@ OpRegistry build_registry() {
              make_assign_3_op,
              make_depth_to_space_op,
              make_space_to_depth_op,
+             make_batch_to_space_op,
+             make_space_to_batch_op,
              make_roll_op,
              make_one_hot_op,
              make_non_zero_op,
