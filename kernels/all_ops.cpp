@@ -177,6 +177,8 @@ OpDef make_nms_3_op();
 OpDef make_nms_4_op();
 OpDef make_nms_5_op();
 OpDef make_nms_9_op();
+OpDef make_reorg_yolo_op();
+OpDef make_region_yolo_op();
 
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
@@ -348,6 +350,8 @@ OpRegistry build_registry() {
              make_nms_4_op,
              make_nms_5_op,
              make_nms_9_op,
+             make_reorg_yolo_op,
+             make_region_yolo_op,
          })
         r.add(make());
     return r;
