@@ -53,6 +53,8 @@ OpDef make_read_value_3_op();
 OpDef make_assign_3_op();
 OpDef make_depth_to_space_op();
 OpDef make_space_to_depth_op();
+OpDef make_batch_to_space_op();
+OpDef make_space_to_batch_op();
 OpDef make_roll_op();
 OpDef make_one_hot_op();
 OpDef make_non_zero_op();
@@ -175,6 +177,8 @@ OpDef make_nms_3_op();
 OpDef make_nms_4_op();
 OpDef make_nms_5_op();
 OpDef make_nms_9_op();
+OpDef make_reorg_yolo_op();
+OpDef make_region_yolo_op();
 
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
@@ -228,6 +232,8 @@ OpRegistry build_registry() {
              make_assign_3_op,
              make_depth_to_space_op,
              make_space_to_depth_op,
+             make_batch_to_space_op,
+             make_space_to_batch_op,
              make_roll_op,
              make_one_hot_op,
              make_non_zero_op,
@@ -344,6 +350,8 @@ OpRegistry build_registry() {
              make_nms_4_op,
              make_nms_5_op,
              make_nms_9_op,
+             make_reorg_yolo_op,
+             make_region_yolo_op,
          })
         r.add(make());
     return r;
