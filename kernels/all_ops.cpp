@@ -175,6 +175,7 @@ OpDef make_nms_3_op();
 OpDef make_nms_4_op();
 OpDef make_nms_5_op();
 OpDef make_nms_9_op();
+OpDef make_roi_pooling_op();
 
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
@@ -344,6 +345,7 @@ OpRegistry build_registry() {
              make_nms_4_op,
              make_nms_5_op,
              make_nms_9_op,
+             make_roi_pooling_op,
          })
         r.add(make());
     return r;
