@@ -176,6 +176,8 @@ OpDef make_nms_4_op();
 OpDef make_nms_5_op();
 OpDef make_nms_9_op();
 OpDef make_roi_pooling_op();
+OpDef make_roi_align_3_op();
+OpDef make_roi_align_9_op();
 
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
@@ -346,6 +348,8 @@ OpRegistry build_registry() {
              make_nms_5_op,
              make_nms_9_op,
              make_roi_pooling_op,
+             make_roi_align_3_op,
+             make_roi_align_9_op,
          })
         r.add(make());
     return r;
