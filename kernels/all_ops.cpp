@@ -159,6 +159,7 @@ OpDef make_mvn_6_op();
 OpDef make_normalize_l2_op();
 OpDef make_einsum_op();
 OpDef make_lrn_op();
+OpDef make_grid_sample_op();
 OpDef make_group_normalization_op();
 
 // Quantization.
@@ -332,6 +333,7 @@ OpRegistry build_registry() {
              make_normalize_l2_op,
              make_einsum_op,
              make_lrn_op,
+             make_grid_sample_op,
              make_group_normalization_op,
              make_fake_quantize_op,
              make_ctc_greedy_decoder_op,
