@@ -161,6 +161,7 @@ OpDef make_mvn_6_op();
 OpDef make_normalize_l2_op();
 OpDef make_einsum_op();
 OpDef make_lrn_op();
+OpDef make_grid_sample_op();
 OpDef make_group_normalization_op();
 
 // Quantization.
@@ -179,6 +180,9 @@ OpDef make_nms_5_op();
 OpDef make_nms_9_op();
 OpDef make_reorg_yolo_op();
 OpDef make_region_yolo_op();
+OpDef make_roi_pooling_op();
+OpDef make_roi_align_3_op();
+OpDef make_roi_align_9_op();
 
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
@@ -335,6 +339,7 @@ OpRegistry build_registry() {
              make_normalize_l2_op,
              make_einsum_op,
              make_lrn_op,
+             make_grid_sample_op,
              make_group_normalization_op,
              make_fake_quantize_op,
              make_ctc_greedy_decoder_op,
@@ -352,6 +357,9 @@ OpRegistry build_registry() {
              make_nms_9_op,
              make_reorg_yolo_op,
              make_region_yolo_op,
+             make_roi_pooling_op,
+             make_roi_align_3_op,
+             make_roi_align_9_op,
          })
         r.add(make());
     return r;
