@@ -175,6 +175,8 @@ OpDef make_nms_3_op();
 OpDef make_nms_4_op();
 OpDef make_nms_5_op();
 OpDef make_nms_9_op();
+OpDef make_experimental_detectron_roi_feature_extractor_op();
+OpDef make_experimental_detectron_detection_output_op();
 
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
@@ -344,6 +346,8 @@ OpRegistry build_registry() {
              make_nms_4_op,
              make_nms_5_op,
              make_nms_9_op,
+             make_experimental_detectron_roi_feature_extractor_op,
+             make_experimental_detectron_detection_output_op,
          })
         r.add(make());
     return r;
