@@ -177,6 +177,8 @@ OpDef make_nms_5_op();
 OpDef make_nms_9_op();
 OpDef make_experimental_detectron_roi_feature_extractor_op();
 OpDef make_experimental_detectron_detection_output_op();
+OpDef make_experimental_detectron_prior_grid_generator_op();
+OpDef make_experimental_detectron_topk_rois_op();
 
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
@@ -348,6 +350,8 @@ OpRegistry build_registry() {
              make_nms_9_op,
              make_experimental_detectron_roi_feature_extractor_op,
              make_experimental_detectron_detection_output_op,
+             make_experimental_detectron_prior_grid_generator_op,
+             make_experimental_detectron_topk_rois_op,
          })
         r.add(make());
     return r;
