@@ -29,6 +29,10 @@
 //   (within a class NMS visits boxes in that order too). The output is always in this order.
 // - Rows after the last detection (the spec's "undefined values") are zeros: box (0, 0, 0, 0),
 //   class 0, score 0.
+// - An ROI with x1 <= x0 or y1 <= y0 (or a NaN coordinate) gives no detection in any class, as
+//   OpenVINO's reference does.
+// - Clipping follows the spec ("clips boxes to the image"); OpenVINO's reference kernel only
+//   raises negative coordinates to 0, so it differs where a box crosses the right or bottom edge.
 // - im_info's third value (the scale) is not used; the boxes stay in input coordinates.
 // - Deltas weights of 0 are allowed (the spec's range): the division follows IEEE rules, and a
 //   NaN coordinate is clipped to 0. NaN scores are never above the threshold.
@@ -256,12 +260,15 @@ void detect(KernelContext& ctx, const DetectronOutputPlan& plan) {
         box[3] = clip(cy + (dy + 0.5 * eh) * bh - 1.0, max_y);
     };
     const auto score = [&](int64_t r, int64_t c) { return load(scores, r * classes + c); };
+    const auto valid_roi = [&](int64_t r) {
+        return load(rois, r * 4 + 2) - load(rois, r * 4) > 0 && load(rois, r * 4 + 3) - load(rois, r * 4 + 1) > 0;
+    };
 
     int64_t total = 0;
     for (int64_t c = a.class_agnostic ? 1 : 0; c < classes; ++c) {
         int64_t n = 0;
         for (int64_t r = 0; r < plan.rois; ++r)
-            if (score(r, c) > a.score_threshold) {
+            if (valid_roi(r) && score(r, c) > a.score_threshold) {
                 order[n++] = r;
                 refine(r, c, boxes + r * 4);
             }

@@ -114,6 +114,46 @@ TEST(ExperimentalDetectronDetectionOutput, BoxRefinementAndClipping) {
     EXPECT_NEAR(capped[2], 31, 1e-4);
 }
 
+// OpenVINO's reference test case: 16 ROIs, of which only ROI 0 (1, 1, 10, 10) and ROI 4 (4, 1, 8, 5)
+// are not degenerate (the others are (1, 1, 1, 1): x1 <= x0, no detection). Class 1 deltas (1, 1,
+// 1, 1) / (10, 10, 5, 5): ROI 0 becomes centre 6 + .1 * 10 = 7, size 10 * exp(.2), i.e.
+// (.893, .893, 12.107, 12.107); ROI 4's box overlaps it with IoU .25 > .2 and is suppressed.
+TEST(ExperimentalDetectronDetectionOutput, OpenVinoReferenceCase) {
+    Attrs a;
+    a.score = "0.01";
+    a.nms = "0.2";
+    a.max_delta = "2";
+    a.post = "500";
+    a.weights = "10,10,5,5";
+    std::vector<double> rois(64, 1.0), deltas(128, 1.0);
+    for (const auto& [at, v] : std::vector<std::pair<size_t, double>>{{2, 10}, {3, 10}, {16, 4}, {18, 8}, {19, 5}}) rois[at] = v;
+    deltas[0] = 5;
+    deltas[20] = 4;
+    deltas[34] = 8;
+    const auto run = [&](double image) {
+        return op(a).run({make_tensor(ElementType::f32, {16, 4}, rois), make_tensor(ElementType::f32, {16, 8}, deltas),
+                          make_tensor(ElementType::f32, {16, 2}, std::vector<double>(32, 1.0)),
+                          make_tensor(ElementType::f32, {1, 3}, {image, image, 1})});
+    };
+    const double lo = 7 - 5 * std::exp(0.2), hi = 7 + 5 * std::exp(0.2) - 1;
+    const auto big = run(100);  // an image large enough that clipping changes nothing
+    const std::vector<double> want = {lo, lo, hi, hi};
+    const std::vector<double> got = to_doubles(big[0]);
+    for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
+    EXPECT_NEAR(got[0], 0.8929862, 1e-6);  // OpenVINO's expected values
+    EXPECT_NEAR(got[2], 12.1070137, 1e-5);
+    EXPECT_EQ(std::vector<double>(got.begin() + 4, got.end()), std::vector<double>(16, 0.0));
+    EXPECT_EQ(values_of<int32_t>(big[1]), (std::vector<int32_t>{1, 0, 0, 0, 0}));
+    EXPECT_EQ(values_of<float>(big[2]), (std::vector<float>{1, 0, 0, 0, 0}));
+    // OpenVINO's own im_info (1, 1, 1): the spec clips every box into the 1x1 image, so both boxes
+    // become (0, 0, 0, 0) and ROI 4's is still suppressed (IoU 1). (OpenVINO's reference kernel
+    // clips only at 0 and reports the unclipped box.)
+    const auto small = run(1);
+    EXPECT_EQ(to_doubles(small[0]), std::vector<double>(20, 0.0));
+    EXPECT_EQ(values_of<int32_t>(small[1]), (std::vector<int32_t>{1, 0, 0, 0, 0}));
+    EXPECT_EQ(values_of<float>(small[2]), (std::vector<float>{1, 0, 0, 0, 0}));
+}
+
 TEST(ExperimentalDetectronDetectionOutput, ShapeRule) {
     const OpTester o = op(Attrs{});
     const auto infos = o.infer({unknown(ElementType::f32, PartialShape({-1, 4})), unknown(ElementType::f32, PartialShape({-1, 8})),

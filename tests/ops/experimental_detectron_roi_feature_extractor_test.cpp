@@ -47,6 +47,26 @@ TEST(ExperimentalDetectronROIFeatureExtractor, BinsOfALinearMap) {
               (std::vector<float>{10}));
 }
 
+// OpenVINO's reference test case: output_size 3, sampling_ratio 2, one level of scale 4, a 2x3 map
+// with 2 channels holding 0..11. ROI 0 (0, 1, 2, 3) is (0, .25, .5, .75) on the map, forced to
+// 1x1: bins of 1/3, points 1/12 and 1/4 into each; the map is 3y + x there, so bin (0, 0) is
+// 3 * (1/3 + 1/2) / 2 + (1/12 + 1/4) / 2 = 1.416667. ROI 1 lies below the last row: y clamps to 1.
+TEST(ExperimentalDetectronROIFeatureExtractor, OpenVinoReferenceCase) {
+    const std::vector<double> want = {1.416667, 1.75, 2.083333, 2.416667, 2.75, 3.083333, 3.166667, 3.5,  3.833333,
+                                      7.416667, 7.75, 8.083333, 8.416667, 8.75, 9.083334, 9.166666, 9.5,  9.833334,
+                                      4.166667, 4.5,  4.833333, 4.166667, 4.5,  4.833333, 2.083333, 2.25, 2.416667,
+                                      10.16667, 10.5, 10.83333, 10.16667, 10.5, 10.83333, 5.083333, 5.25, 5.416667};
+    for (ElementType t : {ElementType::f32, ElementType::f16, ElementType::bf16}) {
+        SCOPED_TRACE(to_string(t));
+        const auto out = extractor(3, 2, "4").run({make_tensor(t, {2, 4}, {0, 1, 2, 3, 4, 5, 6, 7}), iota(t, {1, 2, 2, 3})});
+        ASSERT_EQ(out[0].shape(), (Shape{2, 2, 3, 3}));
+        const std::vector<double> got = to_doubles(out[0]);
+        const double tolerance = t == ElementType::f32 ? 1e-5 : t == ElementType::f16 ? 1e-2 : 5e-2;
+        for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], tolerance) << i;
+        EXPECT_EQ(to_doubles(out[1]), (std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7}));
+    }
+}
+
 TEST(ExperimentalDetectronROIFeatureExtractor, AdaptiveGridAndPointsOutsideTheMap) {
     // A 1x4 map [0, 0, 8, 0] and the ROI (0, 0, 4, 1): one bin 4 wide, 1 high.
     const Tensor map = make_tensor<float>({1, 1, 1, 4}, {0, 0, 8, 0});
