@@ -54,6 +54,33 @@ TEST(ExperimentalDetectronPriorGridGenerator, SmallerGridLeavesZeroRows) {
     EXPECT_EQ(to_doubles(generator({{"h", "2"}}).run1(inputs())), grid({5, 15, 25}, {5, 15}));
 }
 
+// OpenVINO's reference test cases (spot rows of their expected outputs).
+TEST(ExperimentalDetectronPriorGridGenerator, OpenVinoReferenceCases) {
+    const auto shape_only = [](const Shape& s) {
+        return make_tensor(ElementType::f32, s, std::vector<double>(static_cast<size_t>(checked_num_elements(s)), 0.0));
+    };
+    const auto row = [](const std::vector<double>& v, size_t r) { return std::vector<double>(v.begin() + 4 * r, v.begin() + 4 * r + 4); };
+    // flatten, strides 4 on a 4x5 map: [60, 4].
+    const auto a = to_doubles(generator({{"stride_x", "4"}, {"stride_y", "4"}})
+                                  .run1({make_tensor<float>({3, 4}, {-24.5f, -12.5f, 24.5f, 12.5f, -16.5f, -16.5f, 16.5f, 16.5f,
+                                                                     -12.5f, -24.5f, 12.5f, 24.5f}),
+                                         shape_only({1, 16, 4, 5}), shape_only({1, 3, 100, 200})}));
+    ASSERT_EQ(a.size(), 240u);
+    EXPECT_EQ(row(a, 0), (std::vector<double>{-22.5, -10.5, 26.5, 14.5}));
+    EXPECT_EQ(row(a, 3), (std::vector<double>{-18.5, -10.5, 30.5, 14.5}));
+    EXPECT_EQ(row(a, 59), (std::vector<double>{5.5, -10.5, 30.5, 38.5}));
+    // h = 3, w = 6, strides 64 on a 100x100 map: 54 grid rows, then zeros (OpenVINO leaves them undefined).
+    const auto b = to_doubles(generator({{"h", "3"}, {"w", "6"}, {"stride_x", "64"}, {"stride_y", "64"}})
+                                  .run1({make_tensor<float>({3, 4}, {-364.5f, -184.5f, 364.5f, 184.5f, -256.5f, -256.5f, 256.5f,
+                                                                     256.5f, -180.5f, -360.5f, 180.5f, 360.5f}),
+                                         shape_only({1, 16, 100, 100}), shape_only({1, 3, 100, 200})}));
+    ASSERT_EQ(b.size(), 120000u);
+    EXPECT_EQ(row(b, 0), (std::vector<double>{-332.5, -152.5, 396.5, 216.5}));
+    EXPECT_EQ(row(b, 3), (std::vector<double>{-268.5, -152.5, 460.5, 216.5}));
+    EXPECT_EQ(row(b, 53), (std::vector<double>{171.5, -200.5, 532.5, 520.5}));
+    EXPECT_EQ(row(b, 54), (std::vector<double>{0, 0, 0, 0}));
+}
+
 TEST(ExperimentalDetectronPriorGridGenerator, ShapeRule) {
     const auto flat = generator().infer({unknown(ElementType::f32, PartialShape({3, 4})),
                                          unknown(ElementType::f32, PartialShape({1, 256, -1, 42})),

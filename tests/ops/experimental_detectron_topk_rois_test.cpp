@@ -42,6 +42,18 @@ TEST(ExperimentalDetectronTopKROIs, BestFirstTiesInInputOrder) {
     EXPECT_EQ(OpTester("ExperimentalDetectronTopKROIs", 6).run1({rois(ElementType::f32, 5), probs}).shape(), (Shape{0, 4}));
 }
 
+// OpenVINO's reference test cases.
+TEST(ExperimentalDetectronTopKROIs, OpenVinoReferenceCases) {
+    for (ElementType t : {ElementType::f32, ElementType::f16, ElementType::bf16, ElementType::f64}) {
+        SCOPED_TRACE(to_string(t));
+        EXPECT_EQ(to_doubles(topk_rois(1).run1({make_tensor(t, {2, 4}, {1, 1, 3, 4, 2, 1, 5, 7}), make_tensor(t, {2}, {0.5, 0.3})})),
+                  (std::vector<double>{1, 1, 3, 4}));
+        const Tensor four = make_tensor(t, {4, 4}, {1, 1, 4, 5, 3, 2, 7, 9, 10, 15, 13, 17, 13, 10, 18, 15});
+        EXPECT_EQ(to_doubles(topk_rois(2).run1({four, make_tensor(t, {4}, {0.1, 0.7, 0.5, 0.9})})),
+                  (std::vector<double>{13, 10, 18, 15, 3, 2, 7, 9}));
+    }
+}
+
 TEST(ExperimentalDetectronTopKROIs, ShapeRule) {
     const auto infos = topk_rois(1000).infer({unknown(ElementType::f32, PartialShape({-1, 4})),
                                               unknown(ElementType::f32, PartialShape::dynamic_rank())});
