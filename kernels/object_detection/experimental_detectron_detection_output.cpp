@@ -33,6 +33,8 @@
 //   OpenVINO's reference does.
 // - Clipping follows the spec ("clips boxes to the image"); OpenVINO's reference kernel only
 //   raises negative coordinates to 0, so it differs where a box crosses the right or bottom edge.
+// - num_classes, post_nms_count and max_detections_per_image are at most 2^31 - 1 (the classes
+//   output is i32).
 // - im_info's third value (the scale) is not used; the boxes stay in input coordinates.
 // - Deltas weights of 0 are allowed (the spec's range): the division follows IEEE rules, and a
 //   NaN coordinate is clipped to 0. NaN scores are never above the threshold.

@@ -28,6 +28,10 @@
 // - A non-finite ROI coordinate is an error (naming the ROI); so is an adaptive grid
 //   (sampling_ratio = 0) of more than 2^20 points per bin, which only an ROI thousands of times
 //   larger than its feature map needs.
+// - Bounds of irlite's own, so that no loop runs unbounded: output_size <= 2^20 and
+//   sampling_ratio <= 1024 (attribute errors beyond).
+// - aligned = true subtracts 0.5 from every scaled corner (the spec's "offset (-0.5)"), so the ROI
+//   moves by half a pixel and keeps its size; the at-least-1 rule applies either way.
 // - Feature maps must have batch 1 (the spec's [1, C, H, W]); their sizes are not checked against
 //   the scales (the image size is not an input).
 #include <algorithm>
