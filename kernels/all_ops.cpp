@@ -183,6 +183,10 @@ OpDef make_region_yolo_op();
 OpDef make_roi_pooling_op();
 OpDef make_roi_align_3_op();
 OpDef make_roi_align_9_op();
+OpDef make_experimental_detectron_roi_feature_extractor_op();
+OpDef make_experimental_detectron_detection_output_op();
+OpDef make_experimental_detectron_prior_grid_generator_op();
+OpDef make_experimental_detectron_topk_rois_op();
 
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
@@ -360,6 +364,10 @@ OpRegistry build_registry() {
              make_roi_pooling_op,
              make_roi_align_3_op,
              make_roi_align_9_op,
+             make_experimental_detectron_roi_feature_extractor_op,
+             make_experimental_detectron_detection_output_op,
+             make_experimental_detectron_prior_grid_generator_op,
+             make_experimental_detectron_topk_rois_op,
          })
         r.add(make());
     return r;
