@@ -15,14 +15,15 @@
 // (box_w, box_h); dx = deltas[r, 4c] / deltas_weights[0], dy, d_log_w, d_log_h likewise; the
 // refined box is x0' = ctr_x + (dx - 0.5 * exp(min(d_log_w, max_delta_log_wh))) * box_w,
 // y0' likewise with dy, d_log_h, box_h; x1' = ctr_x + (dx + 0.5 * exp(...)) * box_w - 1, y1'
-// likewise (the spec's formulas), each clipped to the image: x to [0, image_width - 1], y to
-// [0, image_height - 1]. Per class, the boxes whose score is > score_threshold go, best first,
+// likewise (the spec's formulas), each raised to 0 where negative (see below). Per class (the
+// background class 0 excepted), the boxes whose score is > score_threshold go, best first,
 // through greedy NMS: a box is dropped when its IoU with a kept one is > nms_threshold, and at most
 // post_nms_count are kept. Of every class's kept boxes, the max_detections_per_image best are
 // written.
 // Choices where the specification is silent or loose (each written in the README too):
-// - class_agnostic_box_regression = true drops the background class (class 0), as the spec says;
-//   false keeps it as one more class. (OpenVINO's reference kernel always drops class 0.)
+// - The background class (class 0) never gives a detection, whatever class_agnostic_box_regression
+//   says: that is what OpenVINO's CPU plugin and reference do (the attribute is read and ignored),
+//   and real Mask R-CNN IR writes it false. The spec's wording would keep class 0 when false.
 // - IoU uses the same "+1" pixel convention as the box sizes: area = (x1 - x0 + 1) * (y1 - y0 + 1),
 //   intersection likewise; 0 when they do not overlap or the union is not positive.
 // - Order: detections by descending score; ties by the lower class, then the lower ROI index
@@ -31,11 +32,13 @@
 //   class 0, score 0.
 // - An ROI with x1 <= x0 or y1 <= y0 (or a NaN coordinate) gives no detection in any class, as
 //   OpenVINO's reference does.
-// - Clipping follows the spec ("clips boxes to the image"); OpenVINO's reference kernel only
-//   raises negative coordinates to 0, so it differs where a box crosses the right or bottom edge.
+// - Clipping: a coordinate is raised to 0 where negative and left alone above, as OpenVINO's
+//   reference does and as its published test vectors expect (a box larger than the 1 x 1 image of
+//   its reference case keeps its size); the spec's "clips boxes to the image" says no more.
 // - num_classes, post_nms_count and max_detections_per_image are at most 2^31 - 1 (the classes
 //   output is i32).
-// - im_info's third value (the scale) is not used; the boxes stay in input coordinates.
+// - im_info is not used (OpenVINO's reference reads it only to clip, which it does at 0 alone);
+//   the boxes stay in input coordinates.
 // - Deltas weights of 0 are allowed (the spec's range): the division follows IEEE rules, and a
 //   NaN coordinate is clipped to 0. NaN scores are never above the threshold.
 #include <algorithm>
@@ -213,11 +216,8 @@ T from_double(double v) {
     else return static_cast<T>(v);
 }
 
-// v clipped to [0, hi] (0 when hi < 0; NaN becomes 0).
-double clip(double v, double hi) {
-    v = std::min(v, hi);
-    return v > 0 ? v : 0.0;
-}
+// v raised to 0 where negative (NaN becomes 0).
+double clip_at_zero(double v) { return v > 0 ? v : 0.0; }
 
 // IoU of two boxes (x0, y0, x1, y1), pixel-inclusive sizes.
 double iou(const double* a, const double* b) {
@@ -237,8 +237,6 @@ void detect(KernelContext& ctx, const DetectronOutputPlan& plan) {
     const T* rois = ctx.input(kRois).data<T>();
     const T* deltas = ctx.input(kDeltas).data<T>();
     const T* scores = ctx.input(kScores).data<T>();
-    const T* info = ctx.input(kImInfo).data<T>();
-    const double max_y = load(info, 0) - 1.0, max_x = load(info, 1) - 1.0;
     const int64_t classes = plan.classes;
     auto* scratch = static_cast<std::byte*>(ctx.scratch());
     auto* order = reinterpret_cast<int64_t*>(scratch);
@@ -246,7 +244,7 @@ void detect(KernelContext& ctx, const DetectronOutputPlan& plan) {
     auto* boxes = reinterpret_cast<double*>(scratch + plan.boxes_at);
     auto* dets = reinterpret_cast<Detection*>(scratch + plan.dets_at);
 
-    // The refined, clipped box of ROI r for class c.
+    // The refined box of ROI r for class c.
     const auto refine = [&](int64_t r, int64_t c, double* box) {
         const double x0 = load(rois, r * 4), y0 = load(rois, r * 4 + 1), x1 = load(rois, r * 4 + 2),
                      y1 = load(rois, r * 4 + 3);
@@ -256,10 +254,10 @@ void detect(KernelContext& ctx, const DetectronOutputPlan& plan) {
         const double dx = load(d, 0) / a.weights[0], dy = load(d, 1) / a.weights[1];
         const double dw = load(d, 2) / a.weights[2], dh = load(d, 3) / a.weights[3];
         const double ew = std::exp(std::min(dw, a.max_delta_log_wh)), eh = std::exp(std::min(dh, a.max_delta_log_wh));
-        box[0] = clip(cx + (dx - 0.5 * ew) * bw, max_x);
-        box[1] = clip(cy + (dy - 0.5 * eh) * bh, max_y);
-        box[2] = clip(cx + (dx + 0.5 * ew) * bw - 1.0, max_x);
-        box[3] = clip(cy + (dy + 0.5 * eh) * bh - 1.0, max_y);
+        box[0] = clip_at_zero(cx + (dx - 0.5 * ew) * bw);
+        box[1] = clip_at_zero(cy + (dy - 0.5 * eh) * bh);
+        box[2] = clip_at_zero(cx + (dx + 0.5 * ew) * bw - 1.0);
+        box[3] = clip_at_zero(cy + (dy + 0.5 * eh) * bh - 1.0);
     };
     const auto score = [&](int64_t r, int64_t c) { return load(scores, r * classes + c); };
     const auto valid_roi = [&](int64_t r) {
@@ -267,7 +265,7 @@ void detect(KernelContext& ctx, const DetectronOutputPlan& plan) {
     };
 
     int64_t total = 0;
-    for (int64_t c = a.class_agnostic ? 1 : 0; c < classes; ++c) {
+    for (int64_t c = 1; c < classes; ++c) {  // class 0 is the background
         int64_t n = 0;
         for (int64_t r = 0; r < plan.rois; ++r)
             if (valid_roi(r) && score(r, c) > a.score_threshold) {

@@ -2,7 +2,7 @@
 // reference (the spec's reshape / transpose / crop or pad steps) over ranks 2..5, round trips, every
 // element type and index type, the shape rule with unknown values, the errors, and a model run
 // with a dynamic batch on several threads.
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "op_tester.hpp"
 

@@ -1,7 +1,7 @@
 // ExperimentalDetectronDetectionOutput-6: box refinement (deltas, weights, max_delta_log_wh,
-// clipping to the image), the score threshold, class-wise NMS and post_nms_count, the background
-// class with and without class_agnostic_box_regression, the order of the detections and the zero
-// rows after them, the shape rule with unknown inputs and fewer declared outputs, every error, and
+// coordinates raised to 0), the score threshold, class-wise NMS and post_nms_count, the background
+// class (dropped with and without class_agnostic_box_regression, as OpenVINO does), the order of
+// the detections and the zero rows after them, the shape rule with unknown inputs and fewer declared outputs, every error, and
 // the element types.
 #include <algorithm>
 #include <cmath>
@@ -51,22 +51,25 @@ TEST(ExperimentalDetectronDetectionOutput, NmsPerClassWithoutTheBackground) {
     EXPECT_EQ(values_of<float>(out[2]), (std::vector<float>{0.875f, 0.625f, 0, 0, 0}));
 }
 
-TEST(ExperimentalDetectronDetectionOutput, BackgroundKeptWhenNotClassAgnosticAndTheBestOfTheImage) {
+TEST(ExperimentalDetectronDetectionOutput, BackgroundDroppedAlsoWhenNotClassAgnostic) {
+    // OpenVINO drops class 0 whatever class_agnostic_box_regression says (real Mask R-CNN IR writes
+    // it false): only class 1's A (.875) and C (.625) come out.
     Attrs a;
     a.agnostic = "false";
     a.max_det = "3";
-    // Class 0 also: C (.375) kept, B (.25) kept (apart from C), A (.125) suppressed by B. Of the
-    // four detections (.875, 1, A), (.625, 1, C), (.375, 0, C), (.25, 0, B) the best three.
     const auto out = op(a).run(Case{}.inputs(kScores));
-    EXPECT_EQ(values_of<float>(out[0]), (std::vector<float>{0, 0, 9, 9, 20, 20, 29, 29, 20, 20, 29, 29}));
+    EXPECT_EQ(values_of<float>(out[0]), (std::vector<float>{0, 0, 9, 9, 20, 20, 29, 29, 0, 0, 0, 0}));
     EXPECT_EQ(values_of<int32_t>(out[1]), (std::vector<int32_t>{1, 1, 0}));
-    EXPECT_EQ(values_of<float>(out[2]), (std::vector<float>{0.875f, 0.625f, 0.375f}));
+    EXPECT_EQ(values_of<float>(out[2]), (std::vector<float>{0.875f, 0.625f, 0}));
+    // max_detections_per_image 1: the best of the image.
+    a.max_det = "1";
+    EXPECT_EQ(values_of<float>(op(a).run(Case{}.inputs(kScores))[2]), (std::vector<float>{0.875f}));
     // post_nms_count 1: one box per class.
     a.post = "1";
     a.max_det = "4";
     const auto one = op(a).run(Case{}.inputs(kScores));
     EXPECT_EQ(values_of<int32_t>(one[1]), (std::vector<int32_t>{1, 0, 0, 0}));
-    EXPECT_EQ(values_of<float>(one[2]), (std::vector<float>{0.875f, 0.375f, 0, 0}));
+    EXPECT_EQ(values_of<float>(one[2]), (std::vector<float>{0.875f, 0, 0, 0}));
     // nms_threshold .7 keeps B (IoU .68 is not above it).
     Attrs loose;
     loose.nms = "0.7";
@@ -77,14 +80,12 @@ TEST(ExperimentalDetectronDetectionOutput, BackgroundKeptWhenNotClassAgnosticAnd
     EXPECT_EQ(values_of<float>(op(strict).run(Case{}.inputs(kScores))[2]), (std::vector<float>{0.875f, 0, 0, 0, 0}));
 }
 
-TEST(ExperimentalDetectronDetectionOutput, TiesByClassThenRoi) {
-    Attrs a;
-    a.agnostic = "false";
-    // A and C score .5 in both classes: class 0 before class 1, A (ROI 0) before C (ROI 2).
-    const auto out = op(a).run(Case{}.inputs({0.5, 0.5, 0, 0, 0.5, 0.5}));
-    EXPECT_EQ(values_of<int32_t>(out[1]), (std::vector<int32_t>{0, 0, 1, 1, 0}));
+TEST(ExperimentalDetectronDetectionOutput, TiesByRoi) {
+    // A and C score .5 in class 1: A (ROI 0) before C (ROI 2); class 0 is the background.
+    const auto out = op(Attrs{}).run(Case{}.inputs({0.5, 0.5, 0, 0, 0.5, 0.5}));
+    EXPECT_EQ(values_of<int32_t>(out[1]), (std::vector<int32_t>{1, 1, 0, 0, 0}));
     EXPECT_EQ(values_of<float>(out[0]),
-              (std::vector<float>{0, 0, 9, 9, 20, 20, 29, 29, 0, 0, 9, 9, 20, 20, 29, 29, 0, 0, 0, 0}));
+              (std::vector<float>{0, 0, 9, 9, 20, 20, 29, 29, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
 }
 
 TEST(ExperimentalDetectronDetectionOutput, BoxRefinementAndClipping) {
@@ -103,10 +104,17 @@ TEST(ExperimentalDetectronDetectionOutput, BoxRefinementAndClipping) {
     const std::vector<float> box = values_of<float>(op(a).run(inputs(100, 100))[0]);
     const std::vector<float> want = {2, 18, 41, 57};
     for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(box[i], want[i], 1e-4) << i;
-    // Clipped to the image 40 wide, 50 high: x to [0, 39], y to [0, 49].
-    const std::vector<float> clipped = values_of<float>(op(a).run(inputs(50, 40))[0]);
-    const std::vector<float> want_clipped = {2, 18, 39, 49};
-    for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(clipped[i], want_clipped[i], 1e-4) << i;
+    // Not clipped to a smaller image (40 wide, 50 high), as OpenVINO's reference.
+    const std::vector<float> unclipped = values_of<float>(op(a).run(inputs(50, 40))[0]);
+    for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(unclipped[i], want[i], 1e-4) << i;
+    // Raised to 0 where negative: dx = -3 / 2 moves the centre to 20 - 30 = -10, so x0 = -30 -> 0
+    // and x1 = -10 + 20 - 1 = 9.
+    const std::vector<Tensor> left = {make_tensor<float>({1, 4}, {10, 20, 29, 59}),
+                                      make_tensor<float>({1, 8}, {0, 0, 0, 0, -3, -0.1f, std::log(2.0f), 0}),
+                                      make_tensor<float>({1, 2}, {0, 0.9f}), make_tensor<float>({1, 3}, {100, 100, 1})};
+    const std::vector<float> raised = values_of<float>(op(a).run(left)[0]);
+    const std::vector<float> want_raised = {0, 18, 9, 57};
+    for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(raised[i], want_raised[i], 1e-4) << i;
     // max_delta_log_wh 0 caps the width factor at exp(0) = 1: width 20, x from 12 to 31.
     a.max_delta = "0";
     const std::vector<float> capped = values_of<float>(op(a).run(inputs(100, 100))[0]);
@@ -145,11 +153,9 @@ TEST(ExperimentalDetectronDetectionOutput, OpenVinoReferenceCase) {
     EXPECT_EQ(std::vector<double>(got.begin() + 4, got.end()), std::vector<double>(16, 0.0));
     EXPECT_EQ(values_of<int32_t>(big[1]), (std::vector<int32_t>{1, 0, 0, 0, 0}));
     EXPECT_EQ(values_of<float>(big[2]), (std::vector<float>{1, 0, 0, 0, 0}));
-    // OpenVINO's own im_info (1, 1, 1): the spec clips every box into the 1x1 image, so both boxes
-    // become (0, 0, 0, 0) and ROI 4's is still suppressed (IoU 1). (OpenVINO's reference kernel
-    // clips only at 0 and reports the unclipped box.)
+    // OpenVINO's own im_info (1, 1, 1): the same boxes, unclipped, as its expected values say.
     const auto small = run(1);
-    EXPECT_EQ(to_doubles(small[0]), std::vector<double>(20, 0.0));
+    EXPECT_EQ(to_doubles(small[0]), got);
     EXPECT_EQ(values_of<int32_t>(small[1]), (std::vector<int32_t>{1, 0, 0, 0, 0}));
     EXPECT_EQ(values_of<float>(small[2]), (std::vector<float>{1, 0, 0, 0, 0}));
 }

@@ -3,7 +3,7 @@
 // an IR file that writes the op as opset1 (OpenVINO's legacy spelling, looked up in opset2).
 #include <algorithm>
 
-#include "engine/irlite.hpp"
+#include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "op_tester.hpp"
 
