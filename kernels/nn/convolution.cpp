@@ -15,6 +15,7 @@
 // channel (depthwise, MobileNet) runs a direct kernel.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/epilogue.hpp"
@@ -643,6 +644,35 @@ void im2col_padded_rows(const ConvProblem& p, const DwLayout& l, const T* x, int
     const int64_t ow_first = begin % out_w, ow_end_last = (end - 1) % out_w + 1;
     const int64_t row_step = ah.stride * l.width;
     T* dst = col;
+    // Whole output rows at stride 1 (the usual case on small planes): each (c, kh, kw) row of the
+    // matrix is out_h copies of one fixed width, so the copy is a few vector moves with no bounds.
+    if (sw == 1 && ow_first == 0 && ow_end_last == out_w) {
+        const int64_t rows = oh_last - oh_first + 1;
+        const auto taps = [&](auto width_tag) {
+            constexpr int64_t kW = decltype(width_tag)::value;
+            const int64_t w = kW ? kW : out_w;
+            for (int64_t c = 0; c < p.in_per_group; ++c)
+                for (int64_t kh = 0; kh < ah.kernel; ++kh)
+                    for (int64_t kw = 0; kw < aw.kernel; ++kw) {
+                        const T* src = padded + c * plane + kh * ah.dilation * l.width + kw * aw.dilation + oh_first * row_step;
+                        for (int64_t r = 0; r < rows; ++r, dst += w, src += row_step) {
+                            if constexpr (kW > 0) std::memcpy(dst, src, kW * sizeof(T));  // fixed size: inlined moves
+                            else for (int64_t i = 0; i < w; ++i) dst[i] = src[i];
+                        }
+                    }
+        };
+        switch (out_w) {
+            case 2: return taps(std::integral_constant<int64_t, 2>{});
+            case 4: return taps(std::integral_constant<int64_t, 4>{});
+            case 7: return taps(std::integral_constant<int64_t, 7>{});
+            case 8: return taps(std::integral_constant<int64_t, 8>{});
+            case 14: return taps(std::integral_constant<int64_t, 14>{});
+            case 16: return taps(std::integral_constant<int64_t, 16>{});
+            case 28: return taps(std::integral_constant<int64_t, 28>{});
+            case 32: return taps(std::integral_constant<int64_t, 32>{});
+            default: return taps(std::integral_constant<int64_t, 0>{});
+        }
+    }
     for (int64_t c = 0; c < p.in_per_group; ++c) {
         for (int64_t kh = 0; kh < ah.kernel; ++kh) {
             for (int64_t kw = 0; kw < aw.kernel; ++kw) {
