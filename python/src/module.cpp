@@ -85,6 +85,19 @@ py::array to_array(const Tensor& t) {
     return out;
 }
 
+// A read-only array over the tensor's own memory (share_outputs=True): no copy; it keeps the
+// buffer alive, but the request overwrites it at its next run. bf16 has no numpy type: copied.
+py::array view_array(const Tensor& t) {
+    if (!t.valid()) return py::none();
+    if (t.type() == ElementType::bf16) return to_array(t);
+    std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+    auto* keep = new Tensor(t);  // shares the buffer
+    py::capsule owner(keep, [](void* p) { delete static_cast<Tensor*>(p); });
+    py::array out(dtype_of(t.type()), shape, {}, keep->data(), owner);
+    out.attr("setflags")(py::arg("write") = false);
+    return out;
+}
+
 // A port as Python sees it (OpenVINO's ports have get_any_name(), names, element type and shape).
 struct Port {
     std::string name;
@@ -139,13 +152,13 @@ public:
         for (size_t i = 0; i < items.size(); ++i) bind_one(ports[i].name, py::array(items[i]));
     }
 
-    py::dict infer(const py::object& inputs) {
+    py::dict infer(const py::object& inputs, bool share_outputs) {
         bind(inputs);
         {
             py::gil_scoped_release release;
             request_.infer();
         }
-        return results();
+        return share_outputs ? shared_results() : results();
     }
 
     void start_async(const py::object& inputs) {
@@ -162,6 +175,14 @@ public:
         py::dict out;
         const auto& ports = compiled_.outputs();
         for (size_t i = 0; i < ports.size(); ++i) out[py::str(ports[i].name)] = to_array(request_.output(i));
+        return out;
+    }
+
+    // The outputs as read-only views of the request's memory, valid until its next run.
+    py::dict shared_results() const {
+        py::dict out;
+        const auto& ports = compiled_.outputs();
+        for (size_t i = 0; i < ports.size(); ++i) out[py::str(ports[i].name)] = view_array(request_.output(i));
         return out;
     }
 
@@ -265,7 +286,7 @@ PYBIND11_MODULE(_irlite, m) {
         .def_property_readonly("inputs", [](const CompiledModel& c) { return ports_of(c.inputs()); })
         .def_property_readonly("outputs", [](const CompiledModel& c) { return ports_of(c.outputs()); })
         .def("create_infer_request", [](const CompiledModel& c) { return PyRequest(c); })
-        .def("__call__", [](const CompiledModel& c, const py::object& inputs) { return PyRequest(c).infer(inputs); },
+        .def("__call__", [](const CompiledModel& c, const py::object& inputs) { return PyRequest(c).infer(inputs, false); },
              py::arg("inputs") = py::none());
 
     py::class_<VariableState>(m, "VariableState")
@@ -288,7 +309,7 @@ PYBIND11_MODULE(_irlite, m) {
         .def("reset", &VariableState::reset);
 
     py::class_<PyRequest>(m, "InferRequest")
-        .def("infer", &PyRequest::infer, py::arg("inputs") = py::none())
+        .def("infer", &PyRequest::infer, py::arg("inputs") = py::none(), py::arg("share_outputs") = false)
         .def("start_async", &PyRequest::start_async, py::arg("inputs") = py::none())
         .def("wait", &PyRequest::wait)
         .def_property_readonly("results", &PyRequest::results)

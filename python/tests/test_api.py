@@ -173,3 +173,22 @@ def test_about_profiling_and_log_level(capfd):
         irlite.compile_model(DEMO, log_level="loud")
     with pytest.raises(irlite.Error):
         irlite.set_log_level("loud")
+
+
+def test_share_outputs_gives_read_only_views_until_the_next_run():
+    compiled = irlite.compile_model(DEMO, threads=1)
+    request = compiled.create_infer_request()
+    inputs = demo_inputs()
+    copies = request.infer(inputs)
+    views = request.infer(inputs, share_outputs=True)
+    assert copies.keys() == views.keys()
+    for name, view in views.items():
+        np.testing.assert_array_equal(view, copies[name])
+        assert not view.flags.owndata and not view.flags.writeable
+        assert copies[name].flags.owndata
+    # The next run writes into the same memory: a view shows the new values, a copy keeps the old.
+    doubled = {k: v * 2 for k, v in inputs.items()}
+    again = request.infer(doubled)
+    name = "scaled"
+    np.testing.assert_array_equal(views[name], again[name])
+    assert not np.array_equal(copies[name], again[name])
