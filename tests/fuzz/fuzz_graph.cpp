@@ -2,7 +2,8 @@
 //
 // The fuzzer's bytes drive a FuzzedDataProvider that builds a chain of 1..5 ops (Slice,
 // VariadicSplit, ScatterNDUpdate, ScatterUpdate, ScatterElementsUpdate, GatherElements, GatherND,
-// Roll, Add, Multiply, Transpose, Concat, Reshape) over
+// Roll, DepthToSpace, SpaceToDepth, BatchToSpace, SpaceToBatch, Add, Multiply, Transpose, Concat,
+// Reshape) over
 // a data tensor of random type and shape (rank 0..4, dims 0..5), with random index values (mostly
 // valid, sometimes out of range or extreme) and constants. Every auxiliary input is a Const or a
 // Parameter (so shapes are known at load time or only at run time), the data source too (a Const
@@ -297,7 +298,7 @@ private:
 
     // ---- ops ----------------------------------------------------------------------------------
     Value apply_random_op(const Value& cur) {
-        switch (fdp_.ConsumeIntegralInRange(0, 12)) {
+        switch (fdp_.ConsumeIntegralInRange(0, 14)) {
             case 0: return slice(cur);
             case 1: return variadic_split(cur);
             case 2: return scatter_nd_update(cur);
@@ -310,6 +311,8 @@ private:
             case 9: return gather_nd(cur);
             case 10: return roll(cur);
             case 11: return scatter_elements_update(cur);
+            case 12: return depth_space(cur);
+            case 13: return batch_space(cur);
             default: return reshape(cur);
         }
     }
@@ -380,6 +383,69 @@ private:
         const std::string attrs = std::string("reduction=\"") + kNames[static_cast<int>(reduction)] +
                                   "\" use_init_val=\"" + (use_init_val ? "true" : "false") + "\"";
         return emit("ScatterElementsUpdate", "opset12", attrs, pointers(in), outs, 1, shape.size()).at(0);
+    }
+
+    Value depth_space(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const bool to_depth = fdp_.ConsumeBool(), blocks_first = fdp_.ConsumeBool();
+        // Mostly a block size that fits the shape, sometimes any (the op then refuses it).
+        int64_t bs = fdp_.ConsumeIntegralInRange<int64_t>(1, 3);
+        if (!one_in(6) && shape.size() >= 3) {
+            if (to_depth) {
+                for (size_t i = 2; i < shape.size(); ++i)
+                    if (shape[i] % bs != 0) bs = 1;
+            } else {
+                int64_t blocks = 1;
+                for (size_t i = 2; i < shape.size(); ++i) blocks *= bs;
+                if (shape[1] % blocks != 0) bs = 1;
+            }
+        }
+        if (one_in(32)) bs = 0;
+        std::vector<Value> in{data};
+        const auto outs = reference([&] { return std::vector<RefTensor>{ref::depth_space(data.ref, to_depth, blocks_first, bs)}; });
+        const std::string attrs = std::string("mode=\"") + (blocks_first ? "blocks_first" : "depth_first") +
+                                  "\" block_size=\"" + std::to_string(bs) + "\"";
+        return emit(to_depth ? "SpaceToDepth" : "DepthToSpace", "opset1", attrs, pointers(in), outs, 1, shape.size()).at(0);
+    }
+
+    Value batch_space(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const bool to_batch = fdp_.ConsumeBool();
+        const size_t r = shape.size() + (one_in(24) ? 1 : 0);
+        std::vector<int64_t> block(r, 1), lo(r, 0), hi(r, 0);
+        int64_t prod = 1;
+        for (size_t i = 1; i < r; ++i) {
+            block[i] = fdp_.ConsumeIntegralInRange<int64_t>(1, 3);
+            prod *= block[i];
+            const int64_t d = i < shape.size() ? shape[i] : 1;
+            if (to_batch) {
+                lo[i] = fdp_.ConsumeIntegralInRange<int64_t>(0, 2);
+                // Mostly an end pad that makes the padded dim divisible.
+                const int64_t rem = (d + lo[i]) % block[i];
+                hi[i] = one_in(6) ? fdp_.ConsumeIntegralInRange<int64_t>(0, 2) : (rem ? block[i] - rem : 0);
+            } else {
+                const int64_t full = d * block[i];
+                lo[i] = full ? fdp_.ConsumeIntegralInRange<int64_t>(0, full) : 0;
+                hi[i] = one_in(8) ? fdp_.ConsumeIntegralInRange<int64_t>(0, 3) : fdp_.ConsumeIntegralInRange<int64_t>(0, full - lo[i]);
+            }
+        }
+        // BatchToSpace: mostly a batch the blocks divide (else the op refuses it).
+        if (!to_batch && !shape.empty() && !one_in(6) && shape[0] % prod != 0) {
+            std::fill(block.begin(), block.end(), 1);
+            std::fill(lo.begin(), lo.end(), 0);
+            std::fill(hi.begin(), hi.end(), 0);
+        }
+        if (one_in(32) && r > 0) block[fdp_.ConsumeIntegralInRange<size_t>(0, r - 1)] = fdp_.ConsumeIntegralInRange<int64_t>(-1, 0);
+        if (one_in(32) && r > 0) lo[0] = 1;
+        const ElementType type = one_in(24) ? ElementType::u8 : (fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32);
+        const ElementType end_type = one_in(32) ? (type == ElementType::i64 ? ElementType::i32 : ElementType::i64) : type;
+        const RefTensor t_block = index_tensor(type, {static_cast<int64_t>(r)}, block);
+        const RefTensor t_lo = index_tensor(type, {static_cast<int64_t>(r)}, lo);
+        const RefTensor t_hi = index_tensor(end_type, {static_cast<int64_t>(r)}, hi);
+        // The shape inputs are Consts (their values set the output shape), now and then Parameters.
+        std::vector<Value> in{data, source(t_block, one_in(8)), source(t_lo, one_in(8)), source(t_hi, one_in(8))};
+        const auto outs = reference([&] { return std::vector<RefTensor>{ref::batch_space(data.ref, t_block, t_lo, t_hi, to_batch)}; });
+        return emit(to_batch ? "SpaceToBatch" : "BatchToSpace", "opset2", "", pointers(in), outs, 1, shape.size()).at(0);
     }
 
     Value gather_nd(const Value& data) {

@@ -508,6 +508,125 @@ inline RefTensor scatter_elements_update(const RefTensor& data, const RefTensor&
     return out;
 }
 
+// ---- DepthToSpace-1, SpaceToDepth-1 -----------------------------------------------------------
+// [N, C*bs^K, D1..DK] <-> [N, C, D1*bs, ..., DK*bs]: the channel of the deep side is read as
+// (b1..bK, c) (blocks_first) or (c, b1..bK) (depth_first), block bi next to spatial dim i.
+inline RefTensor depth_space(const RefTensor& data, bool to_depth, bool blocks_first, int64_t bs) {
+    const size_t r = data.shape.size();
+    if (r < 3) throw Invalid{"DepthToSpace/SpaceToDepth data needs rank >= 3"};
+    if (bs < 1) throw Invalid{"block_size < 1"};
+    const size_t k = r - 2;
+    int64_t blocks = 1;
+    for (size_t i = 0; i < k; ++i) blocks *= bs;
+    Shape out = data.shape;
+    if (to_depth) {
+        for (size_t i = 2; i < r; ++i) {
+            if (data.shape[i] % bs != 0) throw Invalid{"SpaceToDepth spatial dim not divisible"};
+            out[i] = data.shape[i] / bs;
+        }
+        out[1] = data.shape[1] * blocks;
+    } else {
+        if (data.shape[1] % blocks != 0) throw Invalid{"DepthToSpace channels not divisible"};
+        out[1] = data.shape[1] / blocks;
+        for (size_t i = 2; i < r; ++i) out[i] = data.shape[i] * bs;
+    }
+    const Shape& space = to_depth ? data.shape : out;  // the spatial (shallow) side
+    const Shape& depth = to_depth ? out : data.shape;
+    const int64_t c_count = space[1];
+    RefTensor result = make(data.type, out);
+    // Walk the shallow side; find the deep-side element it pairs with.
+    for_each_index(space, [&](const std::vector<int64_t>& sp) {
+        int64_t flat_b = 0;
+        std::vector<int64_t> dp(r);
+        dp[0] = sp[0];
+        for (size_t i = 2; i < r; ++i) {
+            flat_b = flat_b * bs + sp[i] % bs;
+            dp[i] = sp[i] / bs;
+        }
+        dp[1] = blocks_first ? flat_b * c_count + sp[1] : sp[1] * blocks + flat_b;
+        const int64_t from = to_depth ? offset_of(space, sp) : offset_of(depth, dp);
+        const int64_t to = to_depth ? offset_of(depth, dp) : offset_of(space, sp);
+        result.values[static_cast<size_t>(to)] = data.values[static_cast<size_t>(from)];
+    });
+    return result;
+}
+
+// ---- BatchToSpace-2, SpaceToBatch-2 -------------------------------------------------------------
+// block_shape b (>= 1, b[0] = 1), crops / pads begin and end (>= 0, [0] = 0), r values each, one
+// integer type. BatchToSpace: batch read as (r1..rk, n); out dim i = Di * bi - cb - ce; out (n, y)
+// reads in batch flatten(xi % bi) * (B / prod b) + n at xi / bi, xi = yi + cb. SpaceToBatch: the
+// inverse over the zero-padded data.
+inline RefTensor batch_space(const RefTensor& data, const RefTensor& block_t, const RefTensor& begin_t,
+                             const RefTensor& end_t, bool to_batch) {
+    const size_t r = data.shape.size();
+    if (r < 2) throw Invalid{"BatchToSpace/SpaceToBatch data needs rank >= 2"};
+    for (const RefTensor* t : {&block_t, &begin_t, &end_t}) {
+        if (!is_integer_type(t->type)) throw Invalid{"block/crops/pads must be integers"};
+        if (t->type != block_t.type) throw Invalid{"block/crops/pads types differ"};
+        if (t->shape != Shape{static_cast<int64_t>(r)}) throw Invalid{"block/crops/pads must hold r values"};
+    }
+    std::vector<int64_t> b(r), lo(r), hi(r);
+    int64_t prod = 1;
+    for (size_t i = 0; i < r; ++i) {
+        b[i] = index_value(block_t, i), lo[i] = index_value(begin_t, i), hi[i] = index_value(end_t, i);
+        if (b[i] < 1 || lo[i] < 0 || hi[i] < 0) throw Invalid{"block < 1 or negative crops/pads"};
+        if (b[i] > (int64_t{1} << 20) || lo[i] > (int64_t{1} << 20) || hi[i] > (int64_t{1} << 20)) throw Invalid{"too large"};
+        prod *= b[i];
+    }
+    if (b[0] != 1 || lo[0] != 0 || hi[0] != 0) throw Invalid{"batch dim block/crops/pads"};
+    Shape out = data.shape;
+    if (to_batch) {
+        out[0] = data.shape[0] * prod;
+        for (size_t i = 1; i < r; ++i) {
+            const int64_t padded = data.shape[i] + lo[i] + hi[i];
+            if (padded % b[i] != 0) throw Invalid{"SpaceToBatch padded dim not divisible"};
+            out[i] = padded / b[i];
+        }
+    } else {
+        if (data.shape[0] % prod != 0) throw Invalid{"BatchToSpace batch not divisible"};
+        out[0] = data.shape[0] / prod;
+        for (size_t i = 1; i < r; ++i) {
+            const int64_t full = data.shape[i] * b[i];
+            if (lo[i] + hi[i] > full) throw Invalid{"BatchToSpace crops larger than the dim"};
+            out[i] = full - lo[i] - hi[i];
+        }
+    }
+    RefTensor result = make(data.type, out);
+    const int64_t small_batch = to_batch ? data.shape[0] : out[0];
+    if (to_batch) {
+        // out (ob, y): ob = flatten(o) * B + n; element (n, yi * bi + oi - lo_i) of data, 0 outside.
+        int64_t at = 0;
+        for_each_index(out, [&](const std::vector<int64_t>& y) {
+            int64_t rest = y[0] / small_batch, v = 0;
+            std::vector<int64_t> x(r);
+            x[0] = y[0] % small_batch;
+            bool inside = true;
+            for (size_t i = r; i-- > 1;) {
+                const int64_t o = rest % b[i];
+                rest /= b[i];
+                x[i] = y[i] * b[i] + o - lo[i];
+                if (x[i] < 0 || x[i] >= data.shape[i]) inside = false;
+            }
+            if (inside) v = data.values[static_cast<size_t>(offset_of(data.shape, x))];
+            result.values[static_cast<size_t>(at++)] = v;
+        });
+    } else {
+        int64_t at = 0;
+        for_each_index(out, [&](const std::vector<int64_t>& y) {
+            int64_t flat = 0;
+            std::vector<int64_t> x(r);
+            for (size_t i = 1; i < r; ++i) {
+                const int64_t full = y[i] + lo[i];
+                flat = flat * b[i] + full % b[i];
+                x[i] = full / b[i];
+            }
+            x[0] = flat * small_batch + y[0];
+            result.values[static_cast<size_t>(at++)] = data.values[static_cast<size_t>(offset_of(data.shape, x))];
+        });
+    }
+    return result;
+}
+
 // ---- GatherND-8 --------------------------------------------------------------------------------
 // batch_dims b; each tuple (last dim k of indices) picks data[batch..., i0..ik-1, ...]; a
 // coordinate in [-d, d-1] of its dim (negatives count from the end).
