@@ -2,8 +2,8 @@
 //
 // The fuzzer's bytes drive a FuzzedDataProvider that builds a chain of 1..5 ops (Slice,
 // VariadicSplit, ScatterNDUpdate, ScatterUpdate, ScatterElementsUpdate, GatherElements, GatherND,
-// Roll, DepthToSpace, SpaceToDepth, BatchToSpace, SpaceToBatch, Add, Multiply, Transpose, Concat,
-// Reshape) over
+// Roll, DepthToSpace, SpaceToDepth, BatchToSpace, SpaceToBatch, ShuffleChannels, OneHot, TopK, Add,
+// Multiply, Transpose, Concat, Reshape) over
 // a data tensor of random type and shape (rank 0..4, dims 0..5), with random index values (mostly
 // valid, sometimes out of range or extreme) and constants. Every auxiliary input is a Const or a
 // Parameter (so shapes are known at load time or only at run time), the data source too (a Const
@@ -298,7 +298,7 @@ private:
 
     // ---- ops ----------------------------------------------------------------------------------
     Value apply_random_op(const Value& cur) {
-        switch (fdp_.ConsumeIntegralInRange(0, 14)) {
+        switch (fdp_.ConsumeIntegralInRange(0, 17)) {
             case 0: return slice(cur);
             case 1: return variadic_split(cur);
             case 2: return scatter_nd_update(cur);
@@ -313,6 +313,9 @@ private:
             case 11: return scatter_elements_update(cur);
             case 12: return depth_space(cur);
             case 13: return batch_space(cur);
+            case 14: return shuffle_channels(cur);
+            case 15: return one_hot(cur);
+            case 16: return top_k(cur);
             default: return reshape(cur);
         }
     }
@@ -446,6 +449,69 @@ private:
         std::vector<Value> in{data, source(t_block, one_in(8)), source(t_lo, one_in(8)), source(t_hi, one_in(8))};
         const auto outs = reference([&] { return std::vector<RefTensor>{ref::batch_space(data.ref, t_block, t_lo, t_hi, to_batch)}; });
         return emit(to_batch ? "SpaceToBatch" : "BatchToSpace", "opset2", "", pointers(in), outs, 1, shape.size()).at(0);
+    }
+
+    Value shuffle_channels(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const int64_t rank = static_cast<int64_t>(shape.size());
+        const int64_t axis = one_in(8) ? index_in(-rank, rank - 1) : (rank ? fdp_.ConsumeIntegralInRange(-rank, rank - 1) : 0);
+        const bool axis_ok = axis >= -rank && axis < rank;
+        const int64_t c = axis_ok ? shape[static_cast<size_t>(axis < 0 ? axis + rank : axis)] : 1;
+        // Mostly a group that divides the channels.
+        int64_t group = fdp_.ConsumeIntegralInRange<int64_t>(1, 4);
+        if (!one_in(6) && (c == 0 || c % group != 0)) group = 1;
+        std::vector<Value> in{data};
+        const auto outs = reference([&] { return std::vector<RefTensor>{ref::shuffle_channels(data.ref, axis, group)}; });
+        return emit("ShuffleChannels", "opset1", "axis=\"" + std::to_string(axis) + "\" group=\"" + std::to_string(group) + "\"",
+                    pointers(in), outs, 1, shape.size()).at(0);
+    }
+
+    // OneHot over indices made from the chain's values (the data becomes the indices when it is
+    // i32/i64; otherwise fresh indices are made and the data goes to a Result).
+    Value one_hot(const Value& data) {
+        const bool use_data = ref::is_i32_or_i64(data.ref.type) && !one_in(4);
+        RefTensor t_indices;
+        if (!use_data) {
+            Shape s;
+            for (int i = fdp_.ConsumeIntegralInRange(0, 2); i > 0; --i) s.push_back(fdp_.ConsumeIntegralInRange<int64_t>(0, 3));
+            std::vector<int64_t> v(static_cast<size_t>(ref::count(s)));
+            for (auto& x : v) x = fdp_.ConsumeIntegralInRange<int64_t>(-2, 5);
+            t_indices = index_tensor(one_in(16) ? ElementType::u8 : ElementType::i64, s, v);
+        }
+        const int64_t r = static_cast<int64_t>(use_data ? data.ref.shape.size() : t_indices.shape.size());
+        const int64_t depth = one_in(32) ? -1 : fdp_.ConsumeIntegralInRange<int64_t>(0, 5);
+        const int64_t axis = one_in(16) ? index_in(-2 - r, r + 1) : fdp_.ConsumeIntegralInRange<int64_t>(-1, r);
+        const ElementType type = data_type();
+        const RefTensor t_depth = index_tensor(fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32, {}, {depth});
+        RefTensor on = ref::make(type, {}), off = ref::make(type, {});
+        on.values[0] = fdp_.ConsumeIntegralInRange<int64_t>(-5, 5);
+        off.values[0] = fdp_.ConsumeIntegralInRange<int64_t>(-5, 5);
+        on = fit(on);
+        off = fit(off);
+        if (!use_data) result(data);
+        const Value indices = use_data ? data : aux(t_indices);
+        std::vector<Value> in{indices, source(t_depth, false), aux(on), aux(off)};
+        const auto outs = reference([&] { return std::vector<RefTensor>{ref::one_hot(indices.ref, t_depth, on, off, axis)}; });
+        return emit("OneHot", "opset1", "axis=\"" + std::to_string(axis) + "\"", pointers(in), outs, 1,
+                    static_cast<size_t>(r + 1)).at(0);
+    }
+
+    Value top_k(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const int64_t rank = static_cast<int64_t>(shape.size());
+        const int64_t axis = one_in(8) ? index_in(-rank, rank - 1) : (rank ? fdp_.ConsumeIntegralInRange(-rank, rank - 1) : 0);
+        const bool axis_ok = axis >= -rank && axis < rank;
+        const int64_t d = axis_ok ? shape[static_cast<size_t>(axis < 0 ? axis + rank : axis)] : 0;
+        const int64_t k = one_in(16) ? index_in(-1, d + 1) : fdp_.ConsumeIntegralInRange<int64_t>(0, d);
+        const bool max_mode = fdp_.ConsumeBool(), by_index = fdp_.ConsumeBool();
+        const RefTensor t_k = index_tensor(fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32, {}, {k});
+        std::vector<Value> in{data, source(t_k, one_in(6))};
+        const auto outs = reference([&] { return ref::top_k(data.ref, t_k, axis, max_mode, by_index); });
+        const std::string attrs = "axis=\"" + std::to_string(axis) + "\" mode=\"" + (max_mode ? "max" : "min") +
+                                  "\" sort=\"" + (by_index ? "index" : "value") + "\" index_element_type=\"i32\"";
+        std::vector<Value> parts = emit("TopK", "opset11", attrs, pointers(in), outs, 2, shape.size());
+        result(parts[1]);
+        return parts[0];
     }
 
     Value gather_nd(const Value& data) {

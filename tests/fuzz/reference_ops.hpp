@@ -627,6 +627,99 @@ inline RefTensor batch_space(const RefTensor& data, const RefTensor& block_t, co
     return result;
 }
 
+// ---- ShuffleChannels-1 -------------------------------------------------------------------------
+// Dim `axis` (size C) viewed as [group, C / group] and transposed: input channel g * (C / group) + j
+// goes to output channel j * group + g.
+inline RefTensor shuffle_channels(const RefTensor& data, int64_t axis, int64_t group) {
+    const int64_t rank = static_cast<int64_t>(data.shape.size());
+    if (rank < 1) throw Invalid{"ShuffleChannels data needs rank >= 1"};
+    const size_t a = static_cast<size_t>(normalize_axis(axis, rank, "ShuffleChannels axis"));
+    const int64_t c = data.shape[a];
+    if (group < 1 || c % group != 0) throw Invalid{"ShuffleChannels group must divide the channels"};
+    RefTensor out = make(data.type, data.shape);
+    int64_t at = 0;
+    for_each_index(data.shape, [&](const std::vector<int64_t>& idx) {
+        std::vector<int64_t> dst = idx;
+        const int64_t per = c / group, g = idx[a] / per, j = idx[a] % per;
+        dst[a] = j * group + g;
+        out.values[static_cast<size_t>(offset_of(out.shape, dst))] = data.values[static_cast<size_t>(at++)];
+    });
+    return out;
+}
+
+// ---- OneHot-1 ----------------------------------------------------------------------------------
+// indices (i32/i64) -> their shape with `depth` inserted at axis (-1 appends); on_value where the
+// index equals the position, off_value elsewhere (an index outside [0, depth-1]: all off).
+inline RefTensor one_hot(const RefTensor& indices, const RefTensor& depth_t, const RefTensor& on, const RefTensor& off,
+                         int64_t axis) {
+    if (!is_i32_or_i64(indices.type)) throw Invalid{"OneHot indices must be i32 or i64"};
+    if (!is_integer_type(depth_t.type) || depth_t.values.size() != 1 || depth_t.shape.size() > 1)
+        throw Invalid{"OneHot depth must be one integer"};
+    if (on.type != off.type || !on.shape.empty() || !off.shape.empty()) throw Invalid{"OneHot on/off must be scalars of one type"};
+    const int64_t depth = index_value(depth_t, 0);
+    if (depth < 0 || depth > 64) throw Invalid{"OneHot depth out of range"};
+    const int64_t r = static_cast<int64_t>(indices.shape.size());
+    if (axis < -1 - r || axis > r) throw Invalid{"OneHot axis out of range"};
+    const size_t a = static_cast<size_t>(axis < 0 ? axis + r + 1 : axis);
+    Shape shape = indices.shape;
+    shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(a), depth);
+    RefTensor out = make(on.type, shape);
+    int64_t at = 0;
+    for_each_index(shape, [&](const std::vector<int64_t>& idx) {
+        std::vector<int64_t> src = idx;
+        src.erase(src.begin() + static_cast<std::ptrdiff_t>(a));
+        const int64_t v = indices.values[static_cast<size_t>(offset_of(indices.shape, src))];
+        out.values[static_cast<size_t>(at++)] = v == idx[a] ? on.values[0] : off.values[0];
+    });
+    return out;
+}
+
+// ---- TopK-11 -----------------------------------------------------------------------------------
+// Along `axis`, the k best elements: mode max (largest first) or min; equal values keep index order
+// (lower first). sort = value orders them by that ranking, sort = index by index. Outputs: values
+// and i32 indices.
+inline std::vector<RefTensor> top_k(const RefTensor& data, const RefTensor& k_t, int64_t axis, bool max_mode,
+                                    bool sort_by_index) {
+    if (data.type == ElementType::boolean) throw Invalid{"TopK on boolean"};
+    if (!is_integer_type(k_t.type) || k_t.values.size() != 1 || k_t.shape.size() > 1) throw Invalid{"TopK k must be one integer"};
+    const int64_t rank = static_cast<int64_t>(data.shape.size());
+    if (rank < 1) throw Invalid{"TopK data needs rank >= 1"};
+    const size_t a = static_cast<size_t>(normalize_axis(axis, rank, "TopK axis"));
+    const int64_t k = index_value(k_t, 0), d = data.shape[a];
+    if (k < 0 || k > d) throw Invalid{"TopK k out of range"};
+    Shape shape = data.shape;
+    shape[a] = k;
+    RefTensor values = make(data.type, shape), indices = make(ElementType::i32, shape);
+    const bool u64 = data.type == ElementType::u64;
+    const auto better = [&](int64_t x, int64_t y) {  // x strictly ranks before y by value
+        const bool less = u64 ? static_cast<uint64_t>(x) < static_cast<uint64_t>(y) : x < y;
+        const bool greater = u64 ? static_cast<uint64_t>(x) > static_cast<uint64_t>(y) : x > y;
+        return max_mode ? greater : less;
+    };
+    Shape outer = data.shape;
+    outer[a] = 1;
+    for_each_index(outer, [&](const std::vector<int64_t>& base) {
+        std::vector<int64_t> order(static_cast<size_t>(d));
+        for (int64_t i = 0; i < d; ++i) order[static_cast<size_t>(i)] = i;
+        std::vector<int64_t> at = base;
+        const auto value = [&](int64_t i) {
+            at[a] = i;
+            return data.values[static_cast<size_t>(offset_of(data.shape, at))];
+        };
+        std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return better(value(x), value(y)); });
+        order.resize(static_cast<size_t>(k));
+        if (sort_by_index) std::sort(order.begin(), order.end());
+        for (int64_t j = 0; j < k; ++j) {
+            std::vector<int64_t> dst = base;
+            dst[a] = j;
+            const auto o = static_cast<size_t>(offset_of(shape, dst));
+            values.values[o] = value(order[static_cast<size_t>(j)]);
+            indices.values[o] = order[static_cast<size_t>(j)];
+        }
+    });
+    return {values, indices};
+}
+
 // ---- GatherND-8 --------------------------------------------------------------------------------
 // batch_dims b; each tuple (last dim k of indices) picks data[batch..., i0..ik-1, ...]; a
 // coordinate in [-d, d-1] of its dim (negatives count from the end).
