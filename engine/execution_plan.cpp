@@ -63,7 +63,16 @@ private:
         }
     }
 
+    // Steps in topological order, with one change: a step computed from constants alone that was
+    // not folded (compressed weights unpacked at run time: u4 Const -> Convert -> Subtract ->
+    // Multiply) runs right before the first step that needs it, not where the node order puts it.
+    // Node order would unpack every layer's weights first and keep them all alive at once (a full
+    // f32 copy of the weights in the arena); deferred, each layer's unpacked weights live only
+    // until its MatMul, and the arena holds about one layer's worth.
     void order_steps() {
+        std::vector<ExecStep> in_node_order;
+        std::vector<int> step_of_node(g_.nodes.size(), -1);
+        std::vector<char> deferred;
         for (size_t ni = 0; ni < g_.nodes.size(); ++ni) {
             const Node& n = g_.nodes[ni];
             if (!n.live || n.is_constant()) continue;
@@ -71,11 +80,44 @@ private:
             if (role == OpRole::Parameter || role == OpRole::Result) continue;
             ExecStep step;
             step.node = static_cast<int>(ni);
-            for (const ValueRef& r : n.inputs) step.inputs.push_back(value_of(r));
+            bool from_constants = role == OpRole::Compute && n.def->foldable;
+            for (const ValueRef& r : n.inputs) {
+                step.inputs.push_back(value_of(r));
+                const Node& producer = g_.nodes[static_cast<size_t>(r.node)];
+                const int ps = step_of_node[static_cast<size_t>(r.node)];
+                if (!producer.is_constant() && !(ps >= 0 && deferred[static_cast<size_t>(ps)])) from_constants = false;
+            }
             step.first_output = plan_->node_first_value[ni];
             step.num_outputs = static_cast<int>(n.outputs.size());
-            plan_->steps.push_back(std::move(step));
+            step_of_node[ni] = static_cast<int>(in_node_order.size());
+            deferred.push_back(from_constants);
+            in_node_order.push_back(std::move(step));
         }
+        // Emit each step after the deferred steps it needs, depth first in input order (an explicit
+        // stack: constant chains may be long); deferred steps nothing emitted go last.
+        std::vector<char> emitted(in_node_order.size(), 0);
+        std::vector<std::pair<int, size_t>> stack;  // (step, next input to look at)
+        const auto emit_with_deferred_inputs = [&](int root) {
+            stack.push_back({root, 0});
+            while (!stack.empty()) {
+                auto& [s, next] = stack.back();
+                const Node& n = g_.nodes[static_cast<size_t>(in_node_order[static_cast<size_t>(s)].node)];
+                if (next < n.inputs.size()) {
+                    const int ps = step_of_node[static_cast<size_t>(n.inputs[next++].node)];
+                    if (ps >= 0 && deferred[static_cast<size_t>(ps)] && !emitted[static_cast<size_t>(ps)]) stack.push_back({ps, 0});
+                    continue;
+                }
+                const int done = s;
+                stack.pop_back();
+                if (emitted[static_cast<size_t>(done)]) continue;
+                emitted[static_cast<size_t>(done)] = 1;
+                plan_->steps.push_back(std::move(in_node_order[static_cast<size_t>(done)]));
+            }
+        };
+        for (size_t s = 0; s < in_node_order.size(); ++s)
+            if (!deferred[s]) emit_with_deferred_inputs(static_cast<int>(s));
+        for (size_t s = 0; s < in_node_order.size(); ++s)
+            if (!emitted[s]) emit_with_deferred_inputs(static_cast<int>(s));
     }
 
     void compute_last_uses() {

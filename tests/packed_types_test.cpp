@@ -2,10 +2,12 @@
 // the NNCF decompression pattern end to end, and that unpacking is not folded into the model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
+#include "engine/execution_plan.hpp"
 #include "engine/graph.hpp"
 #include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
@@ -213,6 +215,54 @@ TEST(PackedTypes, ConvertingToFp8IsRefusedWhenTheModelCompiles) {
         EXPECT_EQ(e.code(), "unsupported-element-type") << e.what();
         EXPECT_NE(std::string(e.what()).find("f8e4m3"), std::string::npos) << e.what();
     }
+}
+
+TEST(PackedTypes, EachLayersWeightsAreUnpackedJustBeforeTheirMatMul) {
+    // Four linear layers with u4 weights [64, 64] (16 KiB each once unpacked to f32): node order
+    // would unpack all four first and keep them alive together; the plan defers each unpacking to
+    // just before its MatMul, so the arena holds one layer's weights (and their next stage) at a
+    // time, not four.
+    constexpr int kLayers = 4, kD = 64;
+    IrBuilder b;
+    b.parameter(0, "x", "f32", {1, kD});
+    std::vector<uint8_t> q(kD * kD / 2, 0x21);
+    int prev = 0, prev_port = 0, id = 1;
+    for (int l = 0; l < kLayers; ++l) {
+        const int c = id++, cv = id++, mm = id++;
+        b.constant(c, "q" + std::to_string(l), "u4", {kD, kD}, q.data(), q.size());
+        b.layer(cv, "cq" + std::to_string(l), "Convert", "opset1", "destination_type=\"f32\"",
+                {{0, "U4", {kD, kD}, ""}}, {{1, "FP32", {kD, kD}, ""}});
+        b.layer(mm, "mm" + std::to_string(l), "MatMul", "opset1", "transpose_a=\"false\" transpose_b=\"true\"",
+                {{0, "FP32", {1, kD}, ""}, {1, "FP32", {kD, kD}, ""}}, {{2, "FP32", {1, kD}, ""}});
+        b.edge(c, 0, cv, 0).edge(prev, prev_port, mm, 0).edge(cv, 1, mm, 1);
+        prev = mm, prev_port = 2;
+    }
+    b.result(id, "y", "f32", {1, kD});
+    b.edge(prev, prev_port, id, 0);
+    const auto bin = std::make_shared<std::vector<unsigned char>>(b.weights());
+    const Model model = Model::read_from_memory(b.xml(), bin->data(), bin->size(), bin);
+    const BuildResult g = build_graph(model.document_ptr(), builtin_ops());
+    const auto plan = make_execution_plan(g.graph, "test");
+    const size_t layer_bytes = kD * kD * sizeof(float);
+    EXPECT_LT(plan->arena_bytes, 2 * layer_bytes + 4096) << "unpacked weights of several layers alive at once";
+    // Each Convert runs right before its own MatMul.
+    std::vector<std::string> order;
+    for (const ExecStep& step : plan->steps) order.push_back(g.graph->nodes[static_cast<size_t>(step.node)].layer->name);
+    for (int l = 0; l < kLayers; ++l) {
+        const auto at = std::find(order.begin(), order.end(), "cq" + std::to_string(l));
+        ASSERT_NE(at, order.end());
+        ASSERT_NE(at + 1, order.end());
+        EXPECT_EQ(*(at + 1), "mm" + std::to_string(l));
+    }
+    // And the results are those of the model run in node order: x = 1 everywhere, every weight
+    // 1 or 2 (0x21), a row sums to 96: each layer multiplies every element by 96.
+    const CompiledModel compiled(model);
+    InferRequest request = compiled.create_infer_request();
+    std::vector<float> x(kD, 1.0f);
+    request.set_input(0, Tensor::wrap(ElementType::f32, {1, kD}, x.data()));
+    request.infer();
+    const std::vector<float> y = testing::values_of<float>(request.output(0));
+    EXPECT_FLOAT_EQ(y[0], 96.0f * 96.0f * 96.0f * 96.0f);
 }
 
 }  // namespace
