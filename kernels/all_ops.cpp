@@ -188,6 +188,7 @@ OpDef make_experimental_detectron_detection_output_op();
 OpDef make_experimental_detectron_prior_grid_generator_op();
 OpDef make_experimental_detectron_topk_rois_op();
 OpDef make_experimental_detectron_generate_proposals_op();
+OpDef make_generate_proposals_op();
 
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
@@ -370,6 +371,7 @@ OpRegistry build_registry() {
              make_experimental_detectron_prior_grid_generator_op,
              make_experimental_detectron_topk_rois_op,
              make_experimental_detectron_generate_proposals_op,
+             make_generate_proposals_op,
          })
         r.add(make());
     return r;
