@@ -88,14 +88,18 @@ const std::vector<float> kEval2Scores = {0.7719922f,  0.35906568f,  0.29054508f,
 TEST(ExperimentalDetectronGenerateProposalsSingleImage, OpenVinoReferenceEval) {
     // Unit anchors and deltas in a 1 x 1 image: every box clips to (0, 0, 0, 0); NMS without the +1
     // sees zero areas (IoU 0 / 0, never above the threshold), so the six best scores come out.
-    const auto out = op(reference_attrs()).run({make_tensor<float>({3}, {1, 1, 1}),
-                                                make_tensor(ElementType::f32, {36, 4}, std::vector<double>(144, 1.0)),
-                                                make_tensor(ElementType::f32, {12, 2, 6}, std::vector<double>(144, 1.0)),
-                                                make_tensor(ElementType::f32, {3, 2, 6}, eval_scores())});
-    ASSERT_EQ(out.size(), 2u);
-    EXPECT_EQ(out[0].shape(), (Shape{6, 4}));
-    EXPECT_EQ(values_of<float>(out[0]), std::vector<float>(24, 0.0f));
-    EXPECT_EQ(values_of<float>(out[1]), (std::vector<float>{8, 5, 4, 1, 1, 1}));
+    // OpenVINO runs it in f32, f16 and bf16.
+    for (ElementType t : {ElementType::f32, ElementType::f16, ElementType::bf16}) {
+        SCOPED_TRACE(to_string(t));
+        const auto out = op(reference_attrs()).run({make_tensor(t, {3}, {1, 1, 1}), make_tensor(t, {36, 4}, std::vector<double>(144, 1.0)),
+                                                    make_tensor(t, {12, 2, 6}, std::vector<double>(144, 1.0)),
+                                                    make_tensor(t, {3, 2, 6}, eval_scores())});
+        ASSERT_EQ(out.size(), 2u);
+        EXPECT_EQ(out[0].shape(), (Shape{6, 4}));
+        EXPECT_EQ(out[0].type(), t);
+        EXPECT_EQ(to_doubles(out[0]), std::vector<double>(24, 0.0));
+        EXPECT_EQ(to_doubles(out[1]), (std::vector<double>{8, 5, 4, 1, 1, 1}));
+    }
 }
 
 TEST(ExperimentalDetectronGenerateProposalsSingleImage, OpenVinoReferenceEval2) {
@@ -109,6 +113,24 @@ TEST(ExperimentalDetectronGenerateProposalsSingleImage, OpenVinoReferenceEval2) 
                                   61.89498901367188f, 149, 149, 149, 149, 149, 149, 149, 149, 149, 149}));
     EXPECT_EQ(values_of<float>(out[1]), (std::vector<float>{0.9894874691963196f, 0.9429685473442078f, 0.9402455687522888f,
                                                             0.9237486720085144f, 0.9053611159324646f, 0.8842187523841858f}));
+}
+
+TEST(ExperimentalDetectronGenerateProposalsSingleImage, OpenVinoReferenceEval2In16Bits) {
+    // OpenVINO runs the same vectors in f16 and bf16, compared with a relative tolerance of 1e-2.
+    const std::vector<double> rois = {149, 149, 149, 149, 149, 0, 149, 149, 149, 60.87443542480469, 149, 149, 149,
+                                      61.89498901367188, 149, 149, 149, 149, 149, 149, 149, 149, 149, 149};
+    const std::vector<double> best = {0.9894874691963196, 0.9429685473442078, 0.9402455687522888,
+                                      0.9237486720085144, 0.9053611159324646, 0.8842187523841858};
+    for (ElementType t : {ElementType::f16, ElementType::bf16}) {
+        SCOPED_TRACE(to_string(t));
+        const auto out = op(reference_attrs()).run(
+            {make_tensor(t, {3}, {150, 150, 1}), make_tensor(t, {36, 4}, kEval2Anchors),
+             make_tensor(t, {12, 2, 6}, std::vector<double>(kEval2Deltas.begin(), kEval2Deltas.end())),
+             make_tensor(t, {3, 2, 6}, std::vector<double>(kEval2Scores.begin(), kEval2Scores.end()))});
+        const std::vector<double> got = to_doubles(out[0]), scores = to_doubles(out[1]);
+        for (size_t i = 0; i < rois.size(); ++i) EXPECT_LE(std::fabs(got[i] - rois[i]), 1e-2 * rois[i]) << i;
+        for (size_t i = 0; i < best.size(); ++i) EXPECT_LE(std::fabs(scores[i] - best[i]), 1e-2 * best[i]) << i;
+    }
 }
 
 // ---- hand-computed cases. A = 2 anchors per cell, H = 1, W = 2: proposal p = (h * W + w) * A + a,

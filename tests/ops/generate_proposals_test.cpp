@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <utility>
 
 #include "ir_builder.hpp"
 #include "irlite/irlite.hpp"
@@ -53,15 +54,20 @@ TEST(GenerateProposals, OpenVinoReferenceEval) {
     scores[0] = 5;
     scores[20] = 4;
     scores[34] = 8;
-    for (const char* type : {"i32", "i64"}) {
-        const auto out = op(reference_attrs(type)).run({make_tensor<float>({1, 3}, {1, 1, 0}),
-                                                        make_tensor(ElementType::f32, {2, 6, 3, 4}, std::vector<double>(144, 1.0)),
-                                                        make_tensor(ElementType::f32, {1, 12, 2, 6}, std::vector<double>(144, 1.0)),
-                                                        make_tensor(ElementType::f32, {1, 3, 2, 6}, scores)});
+    // OpenVINO runs it as f32 with i32 and i64 counts, f16 with i32, bf16 with i64.
+    const std::pair<ElementType, const char*> runs[] = {
+        {ElementType::f32, "i32"}, {ElementType::f32, "i64"}, {ElementType::f16, "i32"}, {ElementType::bf16, "i64"}};
+    for (const auto& [t, type] : runs) {
+        SCOPED_TRACE(to_string(t) + std::string(" ") + type);
+        const auto out = op(reference_attrs(type)).run({make_tensor(t, {1, 3}, {1, 1, 0}),
+                                                        make_tensor(t, {2, 6, 3, 4}, std::vector<double>(144, 1.0)),
+                                                        make_tensor(t, {1, 12, 2, 6}, std::vector<double>(144, 1.0)),
+                                                        make_tensor(t, {1, 3, 2, 6}, scores)});
         ASSERT_EQ(out.size(), 3u);
         EXPECT_EQ(out[0].shape(), (Shape{6, 4}));
-        EXPECT_EQ(values_of<float>(out[0]), std::vector<float>(24, 1.0f));
-        EXPECT_EQ(values_of<float>(out[1]), (std::vector<float>{8, 5, 4, 1, 1, 1}));
+        EXPECT_EQ(out[0].type(), t);
+        EXPECT_EQ(to_doubles(out[0]), std::vector<double>(24, 1.0));
+        EXPECT_EQ(to_doubles(out[1]), (std::vector<double>{8, 5, 4, 1, 1, 1}));
         EXPECT_EQ(to_doubles(out[2]), (std::vector<double>{6}));
         EXPECT_EQ(out[2].type(), std::string(type) == "i32" ? ElementType::i32 : ElementType::i64);
     }
@@ -165,17 +171,30 @@ TEST(GenerateProposals, OpenVinoReferenceEval2) {
                                        0.30608943f, 0.6572437f,  0.69185436f, 0.88646156f, 0.36985755f, 0.5590753f,
                                        0.5256446f,  0.03342898f, 0.1344396f,  0.68642473f, 0.37953874f, 0.32575172f,
                                        0.21108444f, 0.5661886f,  0.45378175f, 0.62126315f, 0.26799858f, 0.37272978f};
+    const std::vector<double> want_rois = {4.49132, 4.30537, 8.75027, 8.8035,  0,       1.01395, 4.66909,
+                                           5.14337, 135.501, 137.467, 139.81,  141.726, 47.2348, 47.8342,
+                                           52.5503, 52.3864, 126.483, 128.3,   131.625, 133.707};
+    const std::vector<double> want_scores = {0.826641, 0.566372, 0.559075, 0.479851, 0.267999};
     const auto out = op(reference_attrs("i32")).run({make_tensor<float>({1, 3}, {200, 200, 4}),
                                                      make_tensor(ElementType::f32, {2, 6, 3, 4}, anchors),
                                                      make_tensor<float>({1, 12, 2, 6}, deltas),
                                                      make_tensor<float>({1, 3, 2, 6}, scores)});
     EXPECT_EQ(values_of<int32_t>(out[2]), (std::vector<int32_t>{5}));
     // OpenVINO's expected values (printed to six digits).
-    expect_close(to_doubles(out[0]),
-                 {4.49132, 4.30537, 8.75027, 8.8035, 0,       1.01395, 4.66909, 5.14337, 135.501, 137.467,
-                  139.81,  141.726, 47.2348, 47.8342, 52.5503, 52.3864, 126.483, 128.3,   131.625, 133.707},
-                 1e-5, 1e-5);
-    expect_close(to_doubles(out[1]), {0.826641, 0.566372, 0.559075, 0.479851, 0.267999}, 1e-5);
+    expect_close(to_doubles(out[0]), want_rois, 1e-5, 1e-5);
+    expect_close(to_doubles(out[1]), want_scores, 1e-5);
+    // OpenVINO also runs them in f16 (i32 counts) and bf16 (i64), with a relative tolerance of 1e-2.
+    const std::pair<ElementType, const char*> runs[] = {{ElementType::f16, "i32"}, {ElementType::bf16, "i64"}};
+    for (const auto& [t, type] : runs) {
+        SCOPED_TRACE(to_string(t));
+        const auto narrow = op(reference_attrs(type)).run(
+            {make_tensor(t, {1, 3}, {200, 200, 4}), make_tensor(t, {2, 6, 3, 4}, anchors),
+             make_tensor(t, {1, 12, 2, 6}, std::vector<double>(deltas.begin(), deltas.end())),
+             make_tensor(t, {1, 3, 2, 6}, std::vector<double>(scores.begin(), scores.end()))});
+        EXPECT_EQ(to_doubles(narrow[2]), (std::vector<double>{5}));
+        expect_close(to_doubles(narrow[0]), want_rois, 1e-2);
+        expect_close(to_doubles(narrow[1]), want_scores, 1e-2);
+    }
 }
 
 // ---- hand-computed cases. N = 2, A = 2, H = 1, W = 2: proposal p = (h * W + w) * A + a. Every
