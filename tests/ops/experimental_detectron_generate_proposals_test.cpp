@@ -187,6 +187,21 @@ TEST(ExperimentalDetectronGenerateProposalsSingleImage, NmsHasNoPlusOne) {
               (std::vector<float>{0.875f, 0, 0}));
 }
 
+TEST(ExperimentalDetectronGenerateProposalsSingleImage, DroppedBoxStaysDropped) {
+    // A = 1, H = 1, W = 3, zero deltas: the boxes are the anchors. P0 (0, 0, 9, 9) .875 drops P2 (1, 1,
+    // 10, 10) .625 (IoU 64 / 98 > .5); P1 (50, 50, 59, 59) .75, kept next, does not touch P2. P2 stays
+    // dropped, as in OpenVINO's CPU plugin (its template reference would overwrite P2's flag at P1
+    // and bring it back).
+    Attrs a;
+    a.nms = "0.5";
+    const auto out = op(a).run({make_tensor<float>({3}, {100, 100, 1}),
+                                make_tensor<float>({3, 4}, {0, 0, 9, 9, 50, 50, 59, 59, 1, 1, 10, 10}),
+                                make_tensor<float>({4, 1, 3}, std::vector<float>(12, 0.0f)),
+                                make_tensor<float>({1, 1, 3}, {0.875f, 0.75f, 0.625f})});
+    EXPECT_EQ(values_of<float>(out[0]), (std::vector<float>{0, 0, 9, 9, 50, 50, 59, 59, 0, 0, 0, 0}));
+    EXPECT_EQ(values_of<float>(out[1]), (std::vector<float>{0.875f, 0.75f, 0}));
+}
+
 TEST(ExperimentalDetectronGenerateProposalsSingleImage, MinSizeZeroesScores) {
     // min_size 10 is inclusive: the 10 x 10 boxes pass.
     Attrs a;
