@@ -189,6 +189,8 @@ OpDef make_experimental_detectron_prior_grid_generator_op();
 OpDef make_experimental_detectron_topk_rois_op();
 OpDef make_proposal_1_op();
 OpDef make_proposal_4_op();
+OpDef make_experimental_detectron_generate_proposals_op();
+OpDef make_generate_proposals_op();
 
 // Sequences.
 OpDef make_ctc_greedy_decoder_op();
@@ -372,6 +374,8 @@ OpRegistry build_registry() {
              make_experimental_detectron_topk_rois_op,
              make_proposal_1_op,
              make_proposal_4_op,
+             make_experimental_detectron_generate_proposals_op,
+             make_generate_proposals_op,
          })
         r.add(make());
     return r;
