@@ -803,16 +803,25 @@ private:
     // contradiction is an error: the consumer's declaration is wrong. Against an output that is
     // itself only declared (an op irlite cannot validate), the two ends are two declarations and
     // irlite cannot tell which is wrong: a warning.
+    //
+    // A Result is the exception: it computes nothing, its output is its input as it is, and its
+    // declared dims only record what the writer expected the model's output to be (exporters
+    // write upper bounds there for outputs sized at run time, and OpenVINO's own serialization
+    // fixture ovtest_nms5_dynamism declares [10,3] on NonMaxSuppression-5's [1] valid_outputs).
+    // A contradiction there is a warning: the output is what the producer makes.
     void check_edge(int li, int pos, const Node& producer, int out_pos, const OutputInfo& out) {
         const IrPort& port = doc_.layers[li].inputs[pos];
         if (port.dims_valid && !shapes_compatible(port.dims, out.shape)) {
             const bool inferred = producer.def != nullptr;
-            report(inferred ? Severity::Error : Severity::Warning, ErrorKind::ShapeRule, "dims-mismatch",
+            const bool into_result = canonical_op_type(doc_.layers[li].type) == "result";
+            const char* note = !inferred     ? "; irlite cannot validate that layer, OpenVINO re-infers both"
+                               : into_result ? "; a Result's output is what its producer makes (OpenVINO ignores these dims)"
+                                             : "";
+            report(inferred && !into_result ? Severity::Error : Severity::Warning, ErrorKind::ShapeRule, "dims-mismatch",
                    at_port(li, pos, false),
                    str("input port dims ", dims_text(port.dims), " differ from the producer's ",
                        inferred ? "output " : "declared output ", to_string(out.shape), " (layer '",
-                       producer.layer->name, "' output ", out_pos, ")",
-                       inferred ? "" : "; irlite cannot validate that layer, OpenVINO re-infers both"),
+                       producer.layer->name, "' output ", out_pos, ")", note),
                    dims_text(port.dims), to_string(out.shape));
         }
         // OpenVINO takes an edge's type from its producer and ignores the consumer's precision.

@@ -179,6 +179,38 @@ IrBuilder const_model(const std::string& type, const std::string& shape, const s
     return b;
 }
 
+// OpenVINO's serialization fixture ovtest_nms5_dynamism declares [10,3] on a Result fed by
+// NonMaxSuppression-5's [1] valid_outputs. A Result's declared dims are a warning: it checks with
+// one and runs, giving the producer's shape. Into a layer that computes, the same contradiction
+// stays an error (the corpus's generated/neg_edge_dims_disagree).
+TEST(WildIr, ResultDeclaringOtherDimsIsAWarningAndRuns) {
+    const auto model = [](const char* consumer) {
+        IrBuilder b;
+        b.parameter(0, "x", "f32", {2});
+        b.layer(1, "relu", "ReLU", "opset1", "", {{0, "FP32", {2}, ""}}, {{1, "FP32", {2}, ""}});
+        if (std::string(consumer) == "Result") {
+            b.layer(2, "out", "Result", "opset1", "", {{0, "FP32", {10, 3}, ""}}, {});
+            b.edge(0, 0, 1, 0).edge(1, 1, 2, 0);
+        } else {
+            b.layer(2, "neg", "Negative", "opset1", "", {{0, "FP32", {10, 3}, ""}}, {{1, "FP32", {2}, ""}});
+            b.result(3, "out", "f32", {2});
+            b.edge(0, 0, 1, 0).edge(1, 1, 2, 0).edge(2, 1, 3, 0);
+        }
+        return b;
+    };
+    const BuildResult r = check(model("Result"));
+    EXPECT_NO_ERRORS(r);
+    EXPECT_EQ(codes(r, Severity::Warning), (std::vector<std::string>{"dims-mismatch"})) << all_findings(r);
+    const CompiledModel compiled(Model::read_from_memory(model("Result").xml(), nullptr, 0));
+    InferRequest request = compiled.create_infer_request();
+    float x[] = {-1.0f, 2.0f};
+    request.set_input(0, Tensor::wrap(ElementType::f32, {2}, x));
+    request.infer();
+    EXPECT_EQ(request.output(0).shape(), (Shape{2}));
+    const BuildResult into_op = check(model("Negative"));
+    EXPECT_EQ(codes(into_op, Severity::Error), (std::vector<std::string>{"dims-mismatch"})) << all_findings(into_op);
+}
+
 TEST(WildIr, EmptyConstWrittenWithSizeOne) {
     const BuildResult r = check(const_model("u8", "0", {0}, 1, "U8"));
     EXPECT_NO_ERRORS(r);
