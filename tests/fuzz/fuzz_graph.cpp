@@ -2,8 +2,8 @@
 //
 // The fuzzer's bytes drive a FuzzedDataProvider that builds a chain of 1..5 ops (Slice,
 // VariadicSplit, ScatterNDUpdate, ScatterUpdate, ScatterElementsUpdate, GatherElements, GatherND,
-// Roll, DepthToSpace, SpaceToDepth, BatchToSpace, SpaceToBatch, ShuffleChannels, OneHot, TopK, Add,
-// Multiply, Transpose, Concat, Reshape) over
+// Roll, DepthToSpace, SpaceToDepth, BatchToSpace, SpaceToBatch, ShuffleChannels, OneHot, TopK,
+// NonZero, CumSum, GatherND-5, Add, Multiply, Transpose, Concat, Reshape) over
 // a data tensor of random type and shape (rank 0..4, dims 0..5), with random index values (mostly
 // valid, sometimes out of range or extreme) and constants. Every auxiliary input is a Const or a
 // Parameter (so shapes are known at load time or only at run time), the data source too (a Const
@@ -298,7 +298,7 @@ private:
 
     // ---- ops ----------------------------------------------------------------------------------
     Value apply_random_op(const Value& cur) {
-        switch (fdp_.ConsumeIntegralInRange(0, 17)) {
+        switch (fdp_.ConsumeIntegralInRange(0, 20)) {
             case 0: return slice(cur);
             case 1: return variadic_split(cur);
             case 2: return scatter_nd_update(cur);
@@ -316,6 +316,9 @@ private:
             case 14: return shuffle_channels(cur);
             case 15: return one_hot(cur);
             case 16: return top_k(cur);
+            case 17: return non_zero(cur);
+            case 18: return cum_sum(cur);
+            case 19: return gather_nd_5(cur);
             default: return reshape(cur);
         }
     }
@@ -512,6 +515,65 @@ private:
         std::vector<Value> parts = emit("TopK", "opset11", attrs, pointers(in), outs, 2, shape.size());
         result(parts[1]);
         return parts[0];
+    }
+
+    // NonZero's row count depends on the values: a dim made at run time downstream.
+    Value non_zero(const Value& data) {
+        const ElementType out_type = fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32;
+        std::vector<Value> in{data};
+        const auto outs = reference([&] { return std::vector<RefTensor>{ref::non_zero(data.ref, out_type)}; });
+        const std::string attrs = out_type == ElementType::i64 ? (fdp_.ConsumeBool() ? "output_type=\"i64\"" : "") : "output_type=\"i32\"";
+        return emit("NonZero", "opset3", attrs, pointers(in), outs, 1, 2).at(0);
+    }
+
+    // CumSum on integers (wrapping, exact) and f64; an f32 sum would round at each step in irlite
+    // and once in the reference.
+    Value cum_sum(const Value& data) {
+        if (data.ref.type == ElementType::f32) return data;
+        const Shape& shape = data.ref.shape;
+        const int64_t rank = static_cast<int64_t>(shape.size());
+        const int64_t axis = one_in(8) ? index_in(-rank, rank - 1) : (rank ? fdp_.ConsumeIntegralInRange(-rank, rank - 1) : 0);
+        const bool exclusive = fdp_.ConsumeBool(), reverse = fdp_.ConsumeBool();
+        const RefTensor t_axis = index_tensor(fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32, {}, {axis});
+        std::vector<Value> in{data, source(t_axis, one_in(6))};
+        const auto outs = reference([&] { return std::vector<RefTensor>{ref::cum_sum(data.ref, t_axis, exclusive, reverse)}; });
+        const std::string attrs = std::string("exclusive=\"") + (exclusive ? "true" : "false") + "\" reverse=\"" +
+                                  (reverse ? "true" : "false") + "\"";
+        return emit("CumSum", "opset3", attrs, pointers(in), outs, 1, shape.size()).at(0);
+    }
+
+    // GatherND-5: GatherND-8's selection, with the batch dims of the output merged into one.
+    Value gather_nd_5(const Value& data) {
+        const Shape& shape = data.ref.shape;
+        const size_t rank = shape.size();
+        const int64_t batch = rank > 1 && one_in(2) ? fdp_.ConsumeIntegralInRange<int64_t>(1, static_cast<int64_t>(rank) - 1) : 0;
+        const auto b = static_cast<size_t>(batch);
+        Shape indices_shape(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(std::min(b, rank)));
+        for (int i = fdp_.ConsumeIntegralInRange(0, 2); i > 0; --i) indices_shape.push_back(fdp_.ConsumeIntegralInRange<int64_t>(0, 3));
+        const int64_t max_k = static_cast<int64_t>(rank) - batch;
+        const int64_t k = one_in(16) ? max_k + 1 : fdp_.ConsumeIntegralInRange<int64_t>(0, std::max<int64_t>(max_k, 0));
+        indices_shape.push_back(k);
+        const int64_t rows = ref::count(indices_shape) / std::max<int64_t>(k, 1);
+        std::vector<int64_t> indices;
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < k; ++j) {
+                const int64_t d = b + static_cast<size_t>(j) < rank ? shape[b + static_cast<size_t>(j)] : 1;
+                indices.push_back(one_in(4) ? index_in(-d, d - 1) : (d > 0 ? fdp_.ConsumeIntegralInRange<int64_t>(-d, d - 1) : 0));
+            }
+        indices.resize(static_cast<size_t>(ref::count(indices_shape)), 0);
+        const RefTensor t_indices = index_tensor(index_type(false), indices_shape, indices);
+        std::vector<Value> in{data, aux(t_indices)};
+        const auto outs = reference([&] {
+            RefTensor out = ref::gather_nd(data.ref, t_indices, batch);
+            if (batch > 0) {  // merge the batch dims
+                Shape merged{1};
+                for (size_t i = 0; i < b; ++i) merged[0] *= out.shape[i];
+                merged.insert(merged.end(), out.shape.begin() + static_cast<std::ptrdiff_t>(b), out.shape.end());
+                out.shape = merged;
+            }
+            return std::vector<RefTensor>{out};
+        });
+        return emit("GatherND", "opset5", "batch_dims=\"" + std::to_string(batch) + "\"", pointers(in), outs, 1, rank).at(0);
     }
 
     Value gather_nd(const Value& data) {

@@ -627,6 +627,50 @@ inline RefTensor batch_space(const RefTensor& data, const RefTensor& block_t, co
     return result;
 }
 
+// ---- NonZero-3 ---------------------------------------------------------------------------------
+// [rank, n]: column j the coordinates of the j-th non-zero element in row-major order (a scalar:
+// [0, n]); output type i64 or i32.
+inline RefTensor non_zero(const RefTensor& data, ElementType out_type) {
+    std::vector<std::vector<int64_t>> found;
+    int64_t at = 0;
+    for_each_index(data.shape, [&](const std::vector<int64_t>& idx) {
+        if (data.values[static_cast<size_t>(at++)] != 0) found.push_back(idx);
+    });
+    const int64_t rank = static_cast<int64_t>(data.shape.size()), n = static_cast<int64_t>(found.size());
+    RefTensor out = make(out_type, {rank, n});
+    for (int64_t d = 0; d < rank; ++d)
+        for (int64_t j = 0; j < n; ++j)
+            out.values[static_cast<size_t>(d * n + j)] = found[static_cast<size_t>(j)][static_cast<size_t>(d)];
+    return out;
+}
+
+// ---- CumSum-3 ----------------------------------------------------------------------------------
+// Sums along `axis` (inclusive or exclusive, forward or reverse), wrapping in the integer type.
+inline RefTensor cum_sum(const RefTensor& data, const RefTensor& axis_t, bool exclusive, bool reverse) {
+    if (!is_i32_or_i64(axis_t.type) || axis_t.values.size() != 1 || axis_t.shape.size() > 1)
+        throw Invalid{"CumSum axis must be one i32/i64 value"};
+    const int64_t rank = static_cast<int64_t>(data.shape.size());
+    if (rank < 1) throw Invalid{"CumSum data needs rank >= 1"};
+    const size_t a = static_cast<size_t>(normalize_axis(index_value(axis_t, 0), rank, "CumSum axis"));
+    RefTensor out = data;
+    const int64_t d = data.shape[a];
+    Shape outer = data.shape;
+    outer[a] = 1;
+    for_each_index(outer, [&](const std::vector<int64_t>& base) {
+        std::vector<int64_t> at = base;
+        uint64_t sum = 0;
+        for (int64_t step = 0; step < d; ++step) {
+            at[a] = reverse ? d - 1 - step : step;
+            const auto o = static_cast<size_t>(offset_of(data.shape, at));
+            const uint64_t v = static_cast<uint64_t>(data.values[o]);
+            if (!exclusive) sum += v;
+            out.values[o] = to_type(data.type, static_cast<int64_t>(sum));
+            if (exclusive) sum += v;
+        }
+    });
+    return out;
+}
+
 // ---- ShuffleChannels-1 -------------------------------------------------------------------------
 // Dim `axis` (size C) viewed as [group, C / group] and transposed: input channel g * (C / group) + j
 // goes to output channel j * group + g.
