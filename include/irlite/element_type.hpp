@@ -44,6 +44,8 @@ inline bool is_float(ElementType t) { return traits(t).is_float; }
 inline bool is_integral(ElementType t) { return traits(t).is_integral; }
 // True for the types irlite stores (f16 .. boolean); false for sub-byte, f8, string, dynamic.
 inline bool is_storable(ElementType t) { return static_cast<int>(t) < kNumElementTypes; }
+// The floating-point types irlite stores and computes with: f16, bf16, f32, f64.
+inline bool is_storable_float(ElementType t) { return is_storable(t) && is_float(t); }
 
 // The compressed weight types irlite holds packed, as OpenVINO packs them: u4, i4 and the 4-bit
 // floats nf4 and f4e2m1 two per byte (element 0 in the low nibble), u1 eight per byte (element 0

@@ -19,7 +19,30 @@
 #include <cmath>
 #include <cstdint>
 
+#include "engine/op.hpp"
+
 namespace irlite::detail {
+
+// Shape rules: merges a known dim d of port `port` into `into` (a dim several inputs must agree
+// on, with the port it came from, for messages); throws when they disagree.
+inline void merge_dim(const InferContext& ctx, size_t port, int64_t d, const char* what, int64_t& into, size_t& from) {
+    if (d == kDynamic) return;
+    if (into != kDynamic && into != d)
+        throw ctx.input_error(port, ErrorKind::ShapeRule, "shape-mismatch",
+                              str(ctx.def().input_role(port), " gives ", what, " = ", d, " but ",
+                                  ctx.def().input_role(from), " gives ", into, ": ", to_string(ctx.shape(port)), " vs ",
+                                  to_string(ctx.shape(from))));
+    if (into == kDynamic) from = port;  // the first port that gave it
+    into = d;
+}
+
+// Shape rules: port `port` has rank `rank` when its rank is known (`layout` names its dims).
+inline void require_rank_exactly(const InferContext& ctx, size_t port, size_t rank, const char* layout) {
+    const PartialShape& s = ctx.shape(port);
+    if (s.rank_known() && s.rank() != rank)
+        throw ctx.input_error(port, ErrorKind::ShapeRule, "rank-invalid",
+                              str(ctx.def().input_role(port), " must be ", rank, "-D ", layout, ", got ", to_string(s)));
+}
 
 template <class C>
 struct Proposal {

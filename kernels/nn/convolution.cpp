@@ -365,7 +365,6 @@ bool is_pointwise(const ConvProblem& p) {
 
 // ---- 2-D fast paths (NCHW): no allocation, geometry precomputed in the plan ------------------
 
-
 // ---- depthwise (a group with one input channel), 2-D ------------------------------------------
 // The data plane is first copied into scratch with its padding written as zeros (DwLayout), so that
 // every output element reads KH x KW real elements: no bounds checks, no border cases. Each output

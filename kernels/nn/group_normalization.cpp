@@ -28,13 +28,9 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     return a;
 }
 
-bool is_float_type(ElementType t) {
-    return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;
-}
-
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const ElementType type = ctx.type(0);
-    if (!is_float_type(type))
+    if (!is_storable_float(type))
         throw ctx.input_error(0, ErrorKind::Type, "element-type-unsupported", str("data must be a floating-point tensor, got ", to_string(type)));
     const PartialShape& data = ctx.shape(0);
     if (data.rank_known() && data.rank() < 2)

@@ -39,12 +39,8 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     return a;
 }
 
-bool is_float_type(ElementType t) {
-    return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;
-}
-
 std::vector<OutputInfo> infer(const InferContext& ctx) {
-    if (!is_float_type(ctx.type(kData)))
+    if (!is_storable_float(ctx.type(kData)))
         throw ctx.input_error(kData, ErrorKind::Type, "element-type-unsupported",
                               str("data must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(ctx.type(kData))));
     if (!is_integral(ctx.type(kAxes)))

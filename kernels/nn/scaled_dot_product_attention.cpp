@@ -31,10 +31,6 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     return a;
 }
 
-bool is_float_type(ElementType t) {
-    return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;
-}
-
 // Numpy broadcast of the batch dims (all but the last two) of several shapes.
 std::vector<int64_t> broadcast_batch(const InferContext& ctx, const std::vector<size_t>& ports) {
     size_t rank = 0;
@@ -61,7 +57,7 @@ bool mask_used(const InferContext& ctx) { return ctx.num_inputs() > kMask && !ct
 
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const ElementType type = ctx.type(kQ);
-    if (!is_float_type(type))
+    if (!is_storable_float(type))
         throw ctx.input_error(kQ, ErrorKind::Type, "element-type-unsupported",
                               str("query must be a floating-point tensor, got ", to_string(type)));
     for (size_t p : {kK, kV})

@@ -74,10 +74,6 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r, bool v1) {
     return a;
 }
 
-bool is_float_type(ElementType t) {
-    return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;
-}
-
 // The sizes every rule and kernel needs, from static input shapes.
 struct Geometry {
     int64_t batch = 0, priors = 0, classes = 0, loc_classes = 1, prior_size = 4, prior_batches = 1, rows = 0;
@@ -127,11 +123,11 @@ Geometry geometry(const InferContext& ctx, const Shape& loc, const Shape& conf, 
 
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const ElementType type = ctx.type(kLoc);
-    if (!is_float_type(type))
+    if (!is_storable_float(type))
         throw ctx.input_error(kLoc, ErrorKind::Type, "element-type-unsupported",
                               str("box_logits must be a floating-point tensor, got ", to_string(type)));
     for (size_t i = 1; i < ctx.num_inputs(); ++i)
-        if (!is_float_type(ctx.type(i)))
+        if (!is_storable_float(ctx.type(i)))
             throw ctx.input_error(i, ErrorKind::Type, "element-type-unsupported",
                                   str(ctx.def().input_role(i), " must be a floating-point tensor, got ", to_string(ctx.type(i))));
     if (ctx.num_inputs() > 3)

@@ -103,10 +103,6 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     return a;
 }
 
-bool is_float_type(ElementType t) {
-    return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;
-}
-
 // The output count: what the layer declares (1 to 3); 3 when it declares none (unit tests).
 size_t output_count(const InferContext& ctx) {
     const int declared = ctx.declared_outputs();
@@ -142,7 +138,7 @@ void check_2d(const InferContext& ctx, size_t port, int64_t cols, const char* wh
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const auto& a = ctx.attrs<DetectronOutputAttrs>();
     const ElementType type = ctx.type(kRois);
-    if (!is_float_type(type))
+    if (!is_storable_float(type))
         throw ctx.input_error(kRois, ErrorKind::Type, "element-type-unsupported",
                               str("rois must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
     for (size_t i = 1; i < ctx.num_inputs(); ++i)

@@ -74,33 +74,10 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     return a;
 }
 
-bool is_float_type(ElementType t) {
-    return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;
-}
-
-// Merges a known dim d of port `port` into `into` (A, H or W so far, with the port it came from).
-void merge_dim(const InferContext& ctx, size_t port, int64_t d, const char* what, int64_t& into, size_t& from) {
-    if (d == kDynamic) return;
-    if (into != kDynamic && into != d)
-        throw ctx.input_error(port, ErrorKind::ShapeRule, "shape-mismatch",
-                              str(ctx.def().input_role(port), " gives ", what, " = ", d, " but ",
-                                  ctx.def().input_role(from), " gives ", into, ": ", to_string(ctx.shape(port)), " vs ",
-                                  to_string(ctx.shape(from))));
-    if (into == kDynamic) from = port;  // the first port that gave it, for messages
-    into = d;
-}
-
-void require_rank(const InferContext& ctx, size_t port, size_t rank, const char* layout) {
-    const PartialShape& s = ctx.shape(port);
-    if (s.rank_known() && s.rank() != rank)
-        throw ctx.input_error(port, ErrorKind::ShapeRule, "rank-invalid",
-                              str(ctx.def().input_role(port), " must be ", rank, "-D ", layout, ", got ", to_string(s)));
-}
-
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const auto& a = ctx.attrs<ProposalsAttrs>();
     const ElementType type = ctx.type(kImInfo);
-    if (!is_float_type(type))
+    if (!is_storable_float(type))
         throw ctx.input_error(kImInfo, ErrorKind::Type, "element-type-unsupported",
                               str("im_info must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
     for (size_t i = 1; i < ctx.num_inputs(); ++i)
@@ -108,10 +85,10 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
             throw ctx.input_error(i, ErrorKind::Type, "element-type-mismatch",
                                   str(ctx.def().input_role(i), " is ", to_string(ctx.type(i)), " but im_info is ",
                                       to_string(type), ": every input has the same type"));
-    require_rank(ctx, kImInfo, 1, "[3] (image_height, image_width, scale)");
-    require_rank(ctx, kAnchors, 2, "[height * width * number_of_channels, 4]");
-    require_rank(ctx, kDeltas, 3, "[number_of_channels * 4, height, width]");
-    require_rank(ctx, kScores, 3, "[number_of_channels, height, width]");
+    detail::require_rank_exactly(ctx, kImInfo, 1, "[3] (image_height, image_width, scale)");
+    detail::require_rank_exactly(ctx, kAnchors, 2, "[height * width * number_of_channels, 4]");
+    detail::require_rank_exactly(ctx, kDeltas, 3, "[number_of_channels * 4, height, width]");
+    detail::require_rank_exactly(ctx, kScores, 3, "[number_of_channels, height, width]");
     const PartialShape& info = ctx.shape(kImInfo);
     if (info.rank_known() && !dims_compatible(info[0], 3))
         throw ctx.input_error(kImInfo, ErrorKind::ShapeRule, "shape-invalid",
@@ -125,18 +102,18 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     int64_t h = kDynamic, w = kDynamic, chans = kDynamic;
     size_t h_from = kScores, w_from = kScores, chans_from = kScores;
     if (scores.rank_known()) {
-        merge_dim(ctx, kScores, scores[0], "number_of_channels", chans, chans_from);
-        merge_dim(ctx, kScores, scores[1], "height", h, h_from);
-        merge_dim(ctx, kScores, scores[2], "width", w, w_from);
+        detail::merge_dim(ctx, kScores, scores[0], "number_of_channels", chans, chans_from);
+        detail::merge_dim(ctx, kScores, scores[1], "height", h, h_from);
+        detail::merge_dim(ctx, kScores, scores[2], "width", w, w_from);
     }
     if (deltas.rank_known()) {
         if (deltas[0] != kDynamic && deltas[0] % 4 != 0)
             throw ctx.input_error(kDeltas, ErrorKind::ShapeRule, "shape-invalid",
                                   str("deltas must be [number_of_channels * 4, height, width]: its first dim ", deltas[0],
                                       " is not a multiple of 4"));
-        merge_dim(ctx, kDeltas, deltas[0] == kDynamic ? kDynamic : deltas[0] / 4, "number_of_channels", chans, chans_from);
-        merge_dim(ctx, kDeltas, deltas[1], "height", h, h_from);
-        merge_dim(ctx, kDeltas, deltas[2], "width", w, w_from);
+        detail::merge_dim(ctx, kDeltas, deltas[0] == kDynamic ? kDynamic : deltas[0] / 4, "number_of_channels", chans, chans_from);
+        detail::merge_dim(ctx, kDeltas, deltas[1], "height", h, h_from);
+        detail::merge_dim(ctx, kDeltas, deltas[2], "width", w, w_from);
     }
     if (anchors.rank_known() && anchors[0] != kDynamic && h != kDynamic && w != kDynamic && chans != kDynamic &&
         anchors[0] != h * w * chans)

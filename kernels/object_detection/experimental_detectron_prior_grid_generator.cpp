@@ -58,17 +58,13 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     return a;
 }
 
-bool is_float_type(ElementType t) {
-    return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;
-}
-
 int64_t multiply(int64_t a, int64_t b) { return a == kDynamic || b == kDynamic ? kDynamic : a * b; }
 
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const auto& a = ctx.attrs<PriorGridAttrs>();
     const ElementType type = ctx.type(kPriors);
     for (size_t i = 0; i < ctx.num_inputs(); ++i)
-        if (!is_float_type(ctx.type(i)))
+        if (!is_storable_float(ctx.type(i)))
             throw ctx.input_error(i, ErrorKind::Type, "element-type-unsupported",
                                   str(ctx.def().input_role(i), " must be a floating-point tensor (f16, bf16, f32, f64), got ",
                                       to_string(ctx.type(i))));

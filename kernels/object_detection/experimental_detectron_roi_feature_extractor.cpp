@@ -82,10 +82,6 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     return a;
 }
 
-bool is_float_type(ElementType t) {
-    return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;
-}
-
 // The output count: what the layer declares (1 or 2); 2 when it declares none (unit tests).
 size_t output_count(const InferContext& ctx) {
     const int declared = ctx.declared_outputs();
@@ -99,7 +95,7 @@ size_t output_count(const InferContext& ctx) {
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const auto& a = ctx.attrs<RoiFeatureAttrs>();
     const ElementType type = ctx.type(kRois);
-    if (!is_float_type(type))
+    if (!is_storable_float(type))
         throw ctx.input_error(kRois, ErrorKind::Type, "element-type-unsupported",
                               str("rois must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
     const size_t levels = ctx.num_inputs() - kFirstLevel;

@@ -31,14 +31,10 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     return a;
 }
 
-bool is_float_type(ElementType t) {
-    return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;
-}
-
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const auto& a = ctx.attrs<TopKRoisAttrs>();
     const ElementType type = ctx.type(kRois);
-    if (!is_float_type(type))
+    if (!is_storable_float(type))
         throw ctx.input_error(kRois, ErrorKind::Type, "element-type-unsupported",
                               str("rois must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
     if (ctx.type(kProbs) != type)

@@ -91,33 +91,10 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     return a;
 }
 
-bool is_float_type(ElementType t) {
-    return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;
-}
-
-// Merges a known dim d of port `port` into `into` (N, A, H or W so far, with the port it came from).
-void merge_dim(const InferContext& ctx, size_t port, int64_t d, const char* what, int64_t& into, size_t& from) {
-    if (d == kDynamic) return;
-    if (into != kDynamic && into != d)
-        throw ctx.input_error(port, ErrorKind::ShapeRule, "shape-mismatch",
-                              str(ctx.def().input_role(port), " gives ", what, " = ", d, " but ",
-                                  ctx.def().input_role(from), " gives ", into, ": ", to_string(ctx.shape(port)), " vs ",
-                                  to_string(ctx.shape(from))));
-    if (into == kDynamic) from = port;  // the first port that gave it, for messages
-    into = d;
-}
-
-void require_rank(const InferContext& ctx, size_t port, size_t rank, const char* layout) {
-    const PartialShape& s = ctx.shape(port);
-    if (s.rank_known() && s.rank() != rank)
-        throw ctx.input_error(port, ErrorKind::ShapeRule, "rank-invalid",
-                              str(ctx.def().input_role(port), " must be ", rank, "-D ", layout, ", got ", to_string(s)));
-}
-
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const auto& a = ctx.attrs<GenerateProposalsAttrs>();
     const ElementType type = ctx.type(kImInfo);
-    if (!is_float_type(type))
+    if (!is_storable_float(type))
         throw ctx.input_error(kImInfo, ErrorKind::Type, "element-type-unsupported",
                               str("im_info must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
     for (size_t i = 1; i < ctx.num_inputs(); ++i)
@@ -125,10 +102,10 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
             throw ctx.input_error(i, ErrorKind::Type, "element-type-mismatch",
                                   str(ctx.def().input_role(i), " is ", to_string(ctx.type(i)), " but im_info is ",
                                       to_string(type), ": every input has the same type"));
-    require_rank(ctx, kImInfo, 2, "[num_batches, 3 or 4]");
-    require_rank(ctx, kAnchors, 4, "[height, width, number_of_anchors, 4]");
-    require_rank(ctx, kDeltas, 4, "[num_batches, number_of_anchors * 4, height, width]");
-    require_rank(ctx, kScores, 4, "[num_batches, number_of_anchors, height, width]");
+    detail::require_rank_exactly(ctx, kImInfo, 2, "[num_batches, 3 or 4]");
+    detail::require_rank_exactly(ctx, kAnchors, 4, "[height, width, number_of_anchors, 4]");
+    detail::require_rank_exactly(ctx, kDeltas, 4, "[num_batches, number_of_anchors * 4, height, width]");
+    detail::require_rank_exactly(ctx, kScores, 4, "[num_batches, number_of_anchors, height, width]");
     const PartialShape& info = ctx.shape(kImInfo);
     if (info.rank_known() && info[1] != kDynamic && info[1] != 3 && info[1] != 4)
         throw ctx.input_error(kImInfo, ErrorKind::ShapeRule, "shape-invalid",
@@ -143,27 +120,27 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     const PartialShape& scores = ctx.shape(kScores);
     int64_t n = kDynamic, anchors_per_cell = kDynamic, h = kDynamic, w = kDynamic;
     size_t n_from = kImInfo, a_from = kScores, h_from = kScores, w_from = kScores;
-    if (info.rank_known()) merge_dim(ctx, kImInfo, info[0], "num_batches", n, n_from);
+    if (info.rank_known()) detail::merge_dim(ctx, kImInfo, info[0], "num_batches", n, n_from);
     if (scores.rank_known()) {
-        merge_dim(ctx, kScores, scores[0], "num_batches", n, n_from);
-        merge_dim(ctx, kScores, scores[1], "number_of_anchors", anchors_per_cell, a_from);
-        merge_dim(ctx, kScores, scores[2], "height", h, h_from);
-        merge_dim(ctx, kScores, scores[3], "width", w, w_from);
+        detail::merge_dim(ctx, kScores, scores[0], "num_batches", n, n_from);
+        detail::merge_dim(ctx, kScores, scores[1], "number_of_anchors", anchors_per_cell, a_from);
+        detail::merge_dim(ctx, kScores, scores[2], "height", h, h_from);
+        detail::merge_dim(ctx, kScores, scores[3], "width", w, w_from);
     }
     if (deltas.rank_known()) {
         if (deltas[1] != kDynamic && deltas[1] % 4 != 0)
             throw ctx.input_error(kDeltas, ErrorKind::ShapeRule, "shape-invalid",
                                   str("deltas must be [num_batches, number_of_anchors * 4, height, width]: its second dim ",
                                       deltas[1], " is not a multiple of 4"));
-        merge_dim(ctx, kDeltas, deltas[0], "num_batches", n, n_from);
-        merge_dim(ctx, kDeltas, deltas[1] == kDynamic ? kDynamic : deltas[1] / 4, "number_of_anchors", anchors_per_cell, a_from);
-        merge_dim(ctx, kDeltas, deltas[2], "height", h, h_from);
-        merge_dim(ctx, kDeltas, deltas[3], "width", w, w_from);
+        detail::merge_dim(ctx, kDeltas, deltas[0], "num_batches", n, n_from);
+        detail::merge_dim(ctx, kDeltas, deltas[1] == kDynamic ? kDynamic : deltas[1] / 4, "number_of_anchors", anchors_per_cell, a_from);
+        detail::merge_dim(ctx, kDeltas, deltas[2], "height", h, h_from);
+        detail::merge_dim(ctx, kDeltas, deltas[3], "width", w, w_from);
     }
     if (anchors.rank_known()) {
-        merge_dim(ctx, kAnchors, anchors[0], "height", h, h_from);
-        merge_dim(ctx, kAnchors, anchors[1], "width", w, w_from);
-        merge_dim(ctx, kAnchors, anchors[2], "number_of_anchors", anchors_per_cell, a_from);
+        detail::merge_dim(ctx, kAnchors, anchors[0], "height", h, h_from);
+        detail::merge_dim(ctx, kAnchors, anchors[1], "width", w, w_from);
+        detail::merge_dim(ctx, kAnchors, anchors[2], "number_of_anchors", anchors_per_cell, a_from);
     }
     return {{type, PartialShape({kDynamic, 4})}, {type, PartialShape({kDynamic})}, {a.roi_num_type, PartialShape({n})}};
 }

@@ -48,10 +48,6 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r, int version) {
     return a;
 }
 
-bool is_float_type(ElementType t) {
-    return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;
-}
-
 bool dynamic_outputs(const NmsAttrs& a) { return a.version >= 5; }
 
 // max_output_boxes_per_class, when known (0 when the input is absent).
@@ -68,15 +64,15 @@ std::optional<int64_t> known_max_out(const InferContext& ctx) {
 
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const auto& a = ctx.attrs<NmsAttrs>();
-    if (!is_float_type(ctx.type(kBoxes)))
+    if (!is_storable_float(ctx.type(kBoxes)))
         throw ctx.input_error(kBoxes, ErrorKind::Type, "element-type-unsupported",
                               str("boxes must be a floating-point tensor, got ", to_string(ctx.type(kBoxes))));
-    if (!is_float_type(ctx.type(kScores)))
+    if (!is_storable_float(ctx.type(kScores)))
         throw ctx.input_error(kScores, ErrorKind::Type, "element-type-unsupported",
                               str("scores must be a floating-point tensor, got ", to_string(ctx.type(kScores))));
     if (ctx.num_inputs() > kMaxOut) detail::require_index_type(ctx, kMaxOut, detail::IndexTypes::AnyInteger);
     for (size_t port = kIou; port < ctx.num_inputs(); ++port)
-        if (!is_float_type(ctx.type(port)))
+        if (!is_storable_float(ctx.type(port)))
             throw ctx.input_error(port, ErrorKind::Type, "element-type-unsupported",
                                   str(ctx.def().input_role(port), " must be a floating-point scalar, got ", to_string(ctx.type(port))));
     for (size_t port = kMaxOut; port < ctx.num_inputs(); ++port) {

@@ -128,10 +128,6 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r, bool v4) {
     return a;
 }
 
-bool is_float_type(ElementType t) {
-    return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;
-}
-
 int64_t anchor_count(const ProposalAttrs& a) {
     return static_cast<int64_t>(a.ratio.size() * a.scale.size());
 }
@@ -163,7 +159,7 @@ void check_map(const InferContext& ctx, size_t port, int64_t per_anchor, int64_t
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const auto& a = ctx.attrs<ProposalAttrs>();
     for (size_t i = 0; i < ctx.num_inputs(); ++i)
-        if (!is_float_type(ctx.type(i)))
+        if (!is_storable_float(ctx.type(i)))
             throw ctx.input_error(i, ErrorKind::Type, "element-type-unsupported",
                                   str(ctx.def().input_role(i), " must be a floating-point tensor (f16, bf16, f32, f64), got ",
                                       to_string(ctx.type(i))));

@@ -34,13 +34,9 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     return a;
 }
 
-bool is_float_type(ElementType t) {
-    return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;
-}
-
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const ElementType type = ctx.type(kData);
-    if (!is_float_type(type))
+    if (!is_storable_float(type))
         throw ctx.input_error(kData, ErrorKind::Type, "element-type-unsupported",
                               str("data must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
     if (ctx.type(kMask) != type)
@@ -149,7 +145,7 @@ std::unique_ptr<OpAttrs> parse_seq_len(const AttrReader& r) {
 
 std::vector<OutputInfo> infer_seq_len(const InferContext& ctx) {
     const auto& a = ctx.attrs<SeqLenAttrs>();
-    if (!is_float_type(ctx.type(kSeqData)))
+    if (!is_storable_float(ctx.type(kSeqData)))
         throw ctx.input_error(kSeqData, ErrorKind::Type, "element-type-unsupported",
                               str("data must be a floating-point tensor, got ", to_string(ctx.type(kSeqData))));
     for (size_t p = kSeqLength; p < ctx.num_inputs(); ++p)

@@ -587,7 +587,6 @@ void compute(KernelContext& ctx) {
 
 }  // namespace
 
-
 OpDef make_gather_elements_op() {
     OpDef d;
     d.type = "GatherElements";
