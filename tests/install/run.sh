@@ -15,13 +15,17 @@ expected=$(printf 'head [1,3]\nreversed [3,3]\npatched [3,3]\nscaled [4,6]')
 # Only the public header tree is installed.
 headers=$(cd "$prefix/include" && find . -type f | sort)
 echo "installed headers:" $headers
-if echo "$headers" | grep -qv '^\./irlite/'; then echo "a header outside include/irlite/"; exit 1; fi
+if grep -qv '^\./irlite/' <<<"$headers"; then echo "a header outside include/irlite/"; exit 1; fi
 
 shared=no
 if [ -n "$(find "$prefix" -name 'libirlite.so.*' -print -quit)" ]; then shared=yes; fi
 links_shared() {  # the executable needs libirlite.so.<major>, resolved in the prefix
   [ "$shared" = no ] && return 0
-  LD_LIBRARY_PATH="$(dirname "$(find "$prefix" -name 'libirlite.so.*' | head -1)")" ldd "$1" | grep -q 'libirlite\.so\.[0-9]* => .*prefix'
+  # ldd's output is captured first: `ldd | grep -q` under pipefail fails whenever grep's early exit
+  # makes ldd die of SIGPIPE.
+  local deps
+  deps=$(LD_LIBRARY_PATH="$(dirname "$(find "$prefix" -name 'libirlite.so.*' | head -1)")" ldd "$1")
+  grep -q 'libirlite\.so\.[0-9]* => .*prefix' <<<"$deps"
 }
 
 # 1. CMake: find_package(irlite)
