@@ -111,6 +111,16 @@ T from_compute(C v) {
     else
         return static_cast<T>(v);
 }
+// Element i of float data as a double, and a double stored into element i (f16/bf16 through f32):
+// the per-element access of the kernels that compute in double (ROI and detection ops).
+template <class T>
+double load_double(const T* p, int64_t i) {
+    return to_compute<double>(p[i]);
+}
+template <class T>
+void store_double(T* p, int64_t i, double v) {
+    p[i] = from_compute<T>(v);
+}
 
 // True when a buffer of S can be read as C in place (same type, or signed/unsigned twins).
 template <class S, class C>

@@ -23,6 +23,15 @@
 
 namespace irlite::detail {
 
+// Attributes: a finite number >= 0 (min_size, nms_threshold).
+inline double non_negative_attr(const AttrReader& r, const char* name) {
+    const double v = r.get_f64(name);
+    if (!(v >= 0) || std::isinf(v))
+        throw Error(ErrorKind::Attribute, "attribute-invalid",
+                    str("attribute '", name, "' = ", v, ": it must be a non-negative number (allowed [0, inf))"));
+    return v;
+}
+
 // Shape rules: merges a known dim d of port `port` into `into` (a dim several inputs must agree
 // on, with the port it came from, for messages); throws when they disagree.
 inline void merge_dim(const InferContext& ctx, size_t port, int64_t d, const char* what, int64_t& into, size_t& from) {

@@ -30,6 +30,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/index_values.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/parallel.hpp"
@@ -105,13 +106,6 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     const Mode m = ctx.attrs<GridSampleAttrs>().mode;
     plan->method = m == Mode::Nearest ? "nearest" : m == Mode::Bicubic ? "bicubic" : "bilinear";
     return plan;
-}
-
-template <class T>
-double load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(p[i].bits);
-    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(p[i].bits);
-    else return static_cast<double>(p[i]);
 }
 
 template <class T>
@@ -246,7 +240,7 @@ void sample(const GridSampleAttrs& a, const GridSamplePlan& p, const T* data, co
             const T* s = src + c * plane;
             double v = 0;
             for (int k = 0; k < taps.count; ++k)
-                v += taps.weight[static_cast<size_t>(k)] * load(s, taps.offset[static_cast<size_t>(k)]);
+                v += taps.weight[static_cast<size_t>(k)] * detail::load_double(s, taps.offset[static_cast<size_t>(k)]);
             store(o, c * out_plane, v);
         }
     }

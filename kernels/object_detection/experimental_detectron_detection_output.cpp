@@ -47,6 +47,7 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/eltwise.hpp"
 
 namespace irlite {
 namespace {
@@ -199,13 +200,6 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
 }
 
 template <class T>
-double load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(p[i].bits);
-    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(p[i].bits);
-    else return static_cast<double>(p[i]);
-}
-
-template <class T>
 T from_double(double v) {
     if constexpr (std::is_same_v<T, float16>) return float16{f32_to_f16(static_cast<float>(v))};
     else if constexpr (std::is_same_v<T, bfloat16>) return bfloat16{f32_to_bf16(static_cast<float>(v))};
@@ -242,22 +236,22 @@ void detect(KernelContext& ctx, const DetectronOutputPlan& plan) {
 
     // The refined box of ROI r for class c.
     const auto refine = [&](int64_t r, int64_t c, double* box) {
-        const double x0 = load(rois, r * 4), y0 = load(rois, r * 4 + 1), x1 = load(rois, r * 4 + 2),
-                     y1 = load(rois, r * 4 + 3);
+        const double x0 = detail::load_double(rois, r * 4), y0 = detail::load_double(rois, r * 4 + 1), x1 = detail::load_double(rois, r * 4 + 2),
+                     y1 = detail::load_double(rois, r * 4 + 3);
         const double bw = x1 - x0 + 1.0, bh = y1 - y0 + 1.0;
         const double cx = x0 + 0.5 * bw, cy = y0 + 0.5 * bh;
         const T* d = deltas + (r * classes + c) * 4;
-        const double dx = load(d, 0) / a.weights[0], dy = load(d, 1) / a.weights[1];
-        const double dw = load(d, 2) / a.weights[2], dh = load(d, 3) / a.weights[3];
+        const double dx = detail::load_double(d, 0) / a.weights[0], dy = detail::load_double(d, 1) / a.weights[1];
+        const double dw = detail::load_double(d, 2) / a.weights[2], dh = detail::load_double(d, 3) / a.weights[3];
         const double ew = std::exp(std::min(dw, a.max_delta_log_wh)), eh = std::exp(std::min(dh, a.max_delta_log_wh));
         box[0] = clip_at_zero(cx + (dx - 0.5 * ew) * bw);
         box[1] = clip_at_zero(cy + (dy - 0.5 * eh) * bh);
         box[2] = clip_at_zero(cx + (dx + 0.5 * ew) * bw - 1.0);
         box[3] = clip_at_zero(cy + (dy + 0.5 * eh) * bh - 1.0);
     };
-    const auto score = [&](int64_t r, int64_t c) { return load(scores, r * classes + c); };
+    const auto score = [&](int64_t r, int64_t c) { return detail::load_double(scores, r * classes + c); };
     const auto valid_roi = [&](int64_t r) {
-        return load(rois, r * 4 + 2) - load(rois, r * 4) > 0 && load(rois, r * 4 + 3) - load(rois, r * 4 + 1) > 0;
+        return detail::load_double(rois, r * 4 + 2) - detail::load_double(rois, r * 4) > 0 && detail::load_double(rois, r * 4 + 3) - detail::load_double(rois, r * 4 + 1) > 0;
     };
 
     int64_t total = 0;

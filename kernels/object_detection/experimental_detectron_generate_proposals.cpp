@@ -49,18 +49,10 @@ struct ProposalsAttrs : OpAttrs {
     int64_t pre_nms_count = 0, post_nms_count = 0;
 };
 
-double non_negative(const AttrReader& r, const char* name) {
-    const double v = r.get_f64(name);
-    if (!(v >= 0) || std::isinf(v))
-        throw Error(ErrorKind::Attribute, "attribute-invalid",
-                    str("attribute '", name, "' = ", v, ": it must be a non-negative number (allowed [0, inf))"));
-    return v;
-}
-
 std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     auto a = std::make_unique<ProposalsAttrs>();
-    a->min_size = non_negative(r, "min_size");
-    a->nms_threshold = non_negative(r, "nms_threshold");
+    a->min_size = detail::non_negative_attr(r, "min_size");
+    a->nms_threshold = detail::non_negative_attr(r, "nms_threshold");
     a->pre_nms_count = r.get_i64("pre_nms_count");
     if (a->pre_nms_count < 0)
         throw Error(ErrorKind::Attribute, "attribute-invalid",

@@ -26,6 +26,7 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/eltwise.hpp"
 
 namespace irlite {
 namespace {
@@ -127,13 +128,6 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
 }
 
 template <class T>
-double load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(p[i].bits);
-    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(p[i].bits);
-    else return static_cast<double>(p[i]);
-}
-
-template <class T>
 T from_double(double v) {
     if constexpr (std::is_same_v<T, float16>) return float16{f32_to_f16(static_cast<float>(v))};
     else if constexpr (std::is_same_v<T, bfloat16>) return bfloat16{f32_to_bf16(static_cast<float>(v))};
@@ -151,10 +145,10 @@ void generate(KernelContext& ctx, const PriorGridPlan& plan) {
             const double dx = plan.step_x * (static_cast<double>(j) + 0.5);
             for (int64_t s = 0; s < plan.priors; ++s, ++row) {
                 T* o = out + row * 4;
-                o[0] = from_double<T>(load(priors, s * 4) + dx);
-                o[1] = from_double<T>(load(priors, s * 4 + 1) + dy);
-                o[2] = from_double<T>(load(priors, s * 4 + 2) + dx);
-                o[3] = from_double<T>(load(priors, s * 4 + 3) + dy);
+                o[0] = from_double<T>(detail::load_double(priors, s * 4) + dx);
+                o[1] = from_double<T>(detail::load_double(priors, s * 4 + 1) + dy);
+                o[2] = from_double<T>(detail::load_double(priors, s * 4 + 2) + dx);
+                o[3] = from_double<T>(detail::load_double(priors, s * 4 + 3) + dy);
             }
         }
     }

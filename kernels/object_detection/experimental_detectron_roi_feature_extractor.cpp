@@ -41,6 +41,7 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/parallel.hpp"
 
 namespace irlite {
@@ -172,13 +173,6 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
 }
 
 template <class T>
-double load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(p[i].bits);
-    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(p[i].bits);
-    else return static_cast<double>(p[i]);
-}
-
-template <class T>
 T from_double(double v) {
     if constexpr (std::is_same_v<T, float16>) return float16{f32_to_f16(static_cast<float>(v))};
     else if constexpr (std::is_same_v<T, bfloat16>) return bfloat16{f32_to_bf16(static_cast<float>(v))};
@@ -224,7 +218,7 @@ void extract(KernelContext& ctx, const RoiFeaturePlan& plan) {
     for (int64_t r = 0; r < plan.rois; ++r) {
         double box[4];
         for (int k = 0; k < 4; ++k) {
-            box[k] = load(rois, r * 4 + k);
+            box[k] = detail::load_double(rois, r * 4 + k);
             if (!std::isfinite(box[k]))
                 throw ctx.input_error(kRois, ErrorKind::Value, "roi-invalid",
                                       str("ROI ", r, " has the non-finite coordinate ", box[k], " (column ", k,
@@ -249,7 +243,7 @@ void extract(KernelContext& ctx, const RoiFeaturePlan& plan) {
         for (int64_t r = begin; r < end; ++r) {
             T* o = out + r * per_roi;
             double box[4];
-            for (int k = 0; k < 4; ++k) box[k] = load(rois, r * 4 + k);
+            for (int k = 0; k < 4; ++k) box[k] = detail::load_double(rois, r * 4 + k);
             const int64_t l = level_of(box[0], box[1], box[2], box[3], levels);
             const Level* level = l >= 0 ? &plan.levels[static_cast<size_t>(l)] : nullptr;
             if (!level || level->height == 0 || level->width == 0) {
@@ -283,7 +277,7 @@ void extract(KernelContext& ctx, const RoiFeaturePlan& plan) {
                             const int64_t p00 = y0 * W + x0, p01 = y0 * W + x1, p10 = y1 * W + x0, p11 = y1 * W + x1;
                             for (int64_t c = 0; c < c_count; ++c) {
                                 const T* f = map + c * H * W;
-                                acc[c] += w00 * load(f, p00) + w01 * load(f, p01) + w10 * load(f, p10) + w11 * load(f, p11);
+                                acc[c] += w00 * detail::load_double(f, p00) + w01 * detail::load_double(f, p01) + w10 * detail::load_double(f, p10) + w11 * detail::load_double(f, p11);
                             }
                         }
                     }

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/eltwise.hpp"
 
 namespace irlite {
 namespace {
@@ -73,13 +74,6 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
 }
 
 template <class T>
-double load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(p[i].bits);
-    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(p[i].bits);
-    else return static_cast<double>(p[i]);
-}
-
-template <class T>
 void top_rois(KernelContext& ctx, const TopKRoisPlan& plan) {
     const T* probs = ctx.input(kProbs).data<T>();
     const std::byte* rois = ctx.input(kRois).bytes();
@@ -89,7 +83,7 @@ void top_rois(KernelContext& ctx, const TopKRoisPlan& plan) {
     std::iota(order, order + plan.rois, int64_t{0});
     // a before b: the higher probability (NaN highest), then the lower index.
     std::partial_sort(order, order + k, order + plan.rois, [&](int64_t x, int64_t y) {
-        const double u = load(probs, x), v = load(probs, y);
+        const double u = detail::load_double(probs, x), v = detail::load_double(probs, y);
         const bool un = std::isnan(u), vn = std::isnan(v);
         if (un != vn) return un;
         if (!un && u != v) return u > v;

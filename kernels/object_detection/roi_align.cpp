@@ -32,6 +32,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/index_values.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/parallel.hpp"
@@ -126,20 +127,6 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     return plan;
 }
 
-template <class T>
-double load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(p[i].bits);
-    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(p[i].bits);
-    else return static_cast<double>(p[i]);
-}
-
-template <class T>
-void store(T* p, int64_t i, double v) {
-    if constexpr (std::is_same_v<T, float16>) p[i] = float16{f32_to_f16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<T, bfloat16>) p[i] = bfloat16{f32_to_bf16(static_cast<float>(v))};
-    else p[i] = static_cast<T>(v);
-}
-
 // One axis of one ROI: the box start, the bin size and the samples per bin.
 struct Axis {
     double start = 0, bin = 0, step = 0;
@@ -209,13 +196,13 @@ void check_rois(const KernelContext& ctx, const RoiAlignPlan& plan, const T* roi
                                   str("batch_indices[", r, "] = ", id, " (data has N = ", plan.n,
                                       "): ", detail::value_range_message(id, 0, plan.n - 1)));
         for (int64_t k = 0; k < 4; ++k) {
-            const double v = load(rois, r * 4 + k);
+            const double v = detail::load_double(rois, r * 4 + k);
             if (!std::isfinite(v))
                 throw ctx.input_error(kRois, ErrorKind::Value, "roi-invalid",
                                       str("rois[", r, ", ", k, "] = ", v, ": ROI coordinates must be finite numbers"));
         }
-        const Axis ys = make_axis(a, load(rois, r * 4 + 1), load(rois, r * 4 + 3), a.pooled_h);
-        const Axis xs = make_axis(a, load(rois, r * 4 + 0), load(rois, r * 4 + 2), a.pooled_w);
+        const Axis ys = make_axis(a, detail::load_double(rois, r * 4 + 1), detail::load_double(rois, r * 4 + 3), a.pooled_h);
+        const Axis xs = make_axis(a, detail::load_double(rois, r * 4 + 0), detail::load_double(rois, r * 4 + 2), a.pooled_w);
         for (const Axis* ax : {&ys, &xs})
             if (ax->count_wanted > static_cast<double>(kMaxInt))
                 throw ctx.input_error(kRois, ErrorKind::Value, "roi-invalid",
@@ -231,8 +218,8 @@ void align(const RoiAlignAttrs& a, const RoiAlignPlan& plan, const T* data, cons
     for (int64_t rc = begin; rc < end; ++rc) {
         const int64_t r = rc / plan.c, c = rc % plan.c;
         const T* roi = rois + r * 4;
-        const Axis ys = make_axis(a, load(roi, 1), load(roi, 3), ph_n);
-        const Axis xs = make_axis(a, load(roi, 0), load(roi, 2), pw_n);
+        const Axis ys = make_axis(a, detail::load_double(roi, 1), detail::load_double(roi, 3), ph_n);
+        const Axis xs = make_axis(a, detail::load_double(roi, 0), detail::load_double(roi, 2), pw_n);
         const T* plane = data + (batch.value_as_int64(r) * plan.c + c) * H * W;
         T* o = out + rc * ph_n * pw_n;
         const double total = static_cast<double>(ys.count) * static_cast<double>(xs.count);
@@ -248,10 +235,10 @@ void align(const RoiAlignAttrs& a, const RoiAlignPlan& plan, const T* data, cons
                     for (int64_t ix = x_lo; ix <= x_hi; ++ix) {
                         Tap tx;
                         if (!tap_at(sample_position(xs, pw, ix), W, tx)) continue;
-                        const double v = (1 - ty.frac) * ((1 - tx.frac) * load(plane, ty.low * W + tx.low) +
-                                                          tx.frac * load(plane, ty.low * W + tx.high)) +
-                                         ty.frac * ((1 - tx.frac) * load(plane, ty.high * W + tx.low) +
-                                                    tx.frac * load(plane, ty.high * W + tx.high));
+                        const double v = (1 - ty.frac) * ((1 - tx.frac) * detail::load_double(plane, ty.low * W + tx.low) +
+                                                          tx.frac * detail::load_double(plane, ty.low * W + tx.high)) +
+                                         ty.frac * ((1 - tx.frac) * detail::load_double(plane, ty.high * W + tx.low) +
+                                                    tx.frac * detail::load_double(plane, ty.high * W + tx.high));
                         if (a.max) {
                             if (inside == 0) m = v;
                             else if (!std::isnan(m) && (v > m || std::isnan(v))) m = v;
@@ -267,7 +254,7 @@ void align(const RoiAlignAttrs& a, const RoiAlignPlan& plan, const T* data, cons
                     else if (inside == 0) result = 0;
                     else result = static_cast<double>(inside) < total && m < 0 ? 0.0 : m;
                 }
-                store(o, ph * pw_n + pw, result);
+                detail::store_double(o, ph * pw_n + pw, result);
             }
         }
     }

@@ -27,6 +27,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/parallel.hpp"
 
@@ -98,31 +99,17 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     return plan;
 }
 
-template <class T>
-double load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(p[i].bits);
-    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(p[i].bits);
-    else return static_cast<double>(p[i]);
-}
-
-template <class T>
-void store(T* p, int64_t i, double v) {
-    if constexpr (std::is_same_v<T, float16>) p[i] = float16{f32_to_f16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<T, bfloat16>) p[i] = bfloat16{f32_to_bf16(static_cast<float>(v))};
-    else p[i] = static_cast<T>(v);
-}
-
 // Every ROI's batch id in range and coordinates not NaN, before anything is written.
 template <class T>
 void check_rois(const KernelContext& ctx, const RoiPoolingPlan& plan, const T* rois) {
     for (int64_t r = 0; r < plan.rois; ++r) {
-        const double id = load(rois, r * 5);
+        const double id = detail::load_double(rois, r * 5);
         if (!(id > -1.0 && id < static_cast<double>(plan.n)))
             throw ctx.input_error(kRois, ErrorKind::Value, "roi-batch-invalid",
                                   str("rois[", r, ", 0] = ", id, ": batch id not in [0, ", plan.n - 1,
                                       "] (data has N = ", plan.n, ")"));
         for (int64_t k = 1; k < 5; ++k)
-            if (std::isnan(load(rois, r * 5 + k)))
+            if (std::isnan(detail::load_double(rois, r * 5 + k)))
                 throw ctx.input_error(kRois, ErrorKind::Value, "roi-invalid",
                                       str("rois[", r, ", ", k, "] = nan: ROI coordinates must be numbers"));
     }
@@ -139,9 +126,9 @@ void pool_max(const RoiPoolingAttrs& a, const RoiPoolingPlan& plan, const T* dat
     for (int64_t rc = begin; rc < end; ++rc) {
         const int64_t r = rc / plan.c, c = rc % plan.c;
         const T* roi = rois + r * 5;
-        const auto batch = static_cast<int64_t>(load(roi, 0));
-        const int64_t x1 = scaled_pixel(load(roi, 1), a.spatial_scale), y1 = scaled_pixel(load(roi, 2), a.spatial_scale);
-        const int64_t x2 = scaled_pixel(load(roi, 3), a.spatial_scale), y2 = scaled_pixel(load(roi, 4), a.spatial_scale);
+        const auto batch = static_cast<int64_t>(detail::load_double(roi, 0));
+        const int64_t x1 = scaled_pixel(detail::load_double(roi, 1), a.spatial_scale), y1 = scaled_pixel(detail::load_double(roi, 2), a.spatial_scale);
+        const int64_t x2 = scaled_pixel(detail::load_double(roi, 3), a.spatial_scale), y2 = scaled_pixel(detail::load_double(roi, 4), a.spatial_scale);
         const int64_t roi_h = std::max<int64_t>(y2 - y1 + 1, 1), roi_w = std::max<int64_t>(x2 - x1 + 1, 1);
         const T* plane = data + (batch * plan.c + c) * H * W;
         T* o = out + rc * ph_n * pw_n;
@@ -153,15 +140,15 @@ void pool_max(const RoiPoolingAttrs& a, const RoiPoolingPlan& plan, const T* dat
                 const int64_t we = std::clamp(x1 + ((pw + 1) * roi_w + pw_n - 1) / pw_n, int64_t{0}, W);
                 double m = 0;
                 if (he > hs && we > ws) {
-                    m = load(plane, hs * W + ws);
+                    m = detail::load_double(plane, hs * W + ws);
                     for (int64_t y = hs; y < he; ++y)
                         for (int64_t x = ws; x < we; ++x) {
-                            const double v = load(plane, y * W + x);
+                            const double v = detail::load_double(plane, y * W + x);
                             if (v > m || std::isnan(v)) m = v;
                             if (std::isnan(m)) break;
                         }
                 }
-                store(o, ph * pw_n + pw, m);
+                detail::store_double(o, ph * pw_n + pw, m);
             }
         }
     }
@@ -182,8 +169,8 @@ void pool_bilinear(const RoiPoolingAttrs& a, const RoiPoolingPlan& plan, const T
     for (int64_t rc = begin; rc < end; ++rc) {
         const int64_t r = rc / plan.c, c = rc % plan.c;
         const T* roi = rois + r * 5;
-        const auto batch = static_cast<int64_t>(load(roi, 0));
-        const double x1 = load(roi, 1), y1 = load(roi, 2), x2 = load(roi, 3), y2 = load(roi, 4);
+        const auto batch = static_cast<int64_t>(detail::load_double(roi, 0));
+        const double x1 = detail::load_double(roi, 1), y1 = detail::load_double(roi, 2), x2 = detail::load_double(roi, 3), y2 = detail::load_double(roi, 4);
         const T* plane = data + (batch * plan.c + c) * H * W;
         T* o = out + rc * ph_n * pw_n;
         for (int64_t ph = 0; ph < ph_n; ++ph) {
@@ -195,12 +182,12 @@ void pool_bilinear(const RoiPoolingAttrs& a, const RoiPoolingPlan& plan, const T
                     const auto top = static_cast<int64_t>(std::floor(y)), left = static_cast<int64_t>(std::floor(x));
                     const int64_t bottom = std::min(top + 1, H - 1), right = std::min(left + 1, W - 1);
                     const double dy = y - static_cast<double>(top), dx = x - static_cast<double>(left);
-                    const double tl = load(plane, top * W + left), tr = load(plane, top * W + right);
-                    const double bl = load(plane, bottom * W + left), br = load(plane, bottom * W + right);
+                    const double tl = detail::load_double(plane, top * W + left), tr = detail::load_double(plane, top * W + right);
+                    const double bl = detail::load_double(plane, bottom * W + left), br = detail::load_double(plane, bottom * W + right);
                     const double upper = tl + (tr - tl) * dx, lower = bl + (br - bl) * dx;
                     v = upper + (lower - upper) * dy;
                 }
-                store(o, ph * pw_n + pw, v);
+                detail::store_double(o, ph * pw_n + pw, v);
             }
         }
     }
