@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string_view>
+#include <vector>
 
 #include "irlite/error.hpp"
 
@@ -61,12 +63,22 @@ const ElementTypeTraits& traits(ElementType t) { return kTraits[static_cast<int>
 
 ElementType parse_element_type(std::string_view text) {
     // OpenVINO accepts the lower-case names and the upper-case precision names, not mixed case
-    // (so "bool" and "Fp32" are errors there too).
-    for (int i = 0; i < kNumAllElementTypes; ++i) {
-        if (text == kTraits[i].name || text == kTraits[i].precision) return static_cast<ElementType>(i);
-    }
-    for (const Alias& a : kAliases)
-        if (text == a.text) return a.type;
+    // (so "bool" and "Fp32" are errors there too). Every spelling as a string_view, made once: the
+    // lengths compare first, and a large model parses a precision for every port.
+    struct Spelling {
+        std::string_view text;
+        ElementType type;
+    };
+    static const std::vector<Spelling> spellings = [] {
+        std::vector<Spelling> all;
+        for (int i = 0; i < kNumAllElementTypes; ++i) all.push_back({kTraits[i].name, static_cast<ElementType>(i)});
+        for (int i = 0; i < kNumAllElementTypes; ++i)
+            all.push_back({kTraits[i].precision, static_cast<ElementType>(i)});
+        for (const Alias& a : kAliases) all.push_back({a.text, a.type});
+        return all;
+    }();
+    for (const Spelling& s : spellings)
+        if (s.text == text) return s.type;
     throw Error(ErrorKind::Parse, "unknown-element-type",
                 str("unknown element type '", text, "' (expected one of f16, bf16, f32, f64, i8, i16, i32, i64, u8, ",
                     "u16, u32, u64, boolean, u1, u2, u3, u4, u6, i4, nf4, f8e4m3, f8e5m2, f4e2m1, f8e8m0, string, ",

@@ -73,6 +73,9 @@ private:
         std::vector<ExecStep> in_node_order;
         std::vector<int> step_of_node(g_.nodes.size(), -1);
         std::vector<char> deferred;
+        in_node_order.reserve(g_.nodes.size());
+        deferred.reserve(g_.nodes.size());
+        plan_->steps.reserve(g_.nodes.size());
         for (size_t ni = 0; ni < g_.nodes.size(); ++ni) {
             const Node& n = g_.nodes[ni];
             if (!n.live || n.is_constant()) continue;
@@ -80,6 +83,7 @@ private:
             if (role == OpRole::Parameter || role == OpRole::Result) continue;
             ExecStep step;
             step.node = static_cast<int>(ni);
+            step.inputs.reserve(n.inputs.size());
             bool from_constants = role == OpRole::Compute && n.def->foldable;
             for (const ValueRef& r : n.inputs) {
                 step.inputs.push_back(value_of(r));
@@ -163,6 +167,7 @@ private:
         }
         if (n.def->prepare) {
             std::vector<InferContext::Input> in;
+            in.reserve(step.inputs.size());
             for (int v : step.inputs) {
                 const ValueSlot& slot = plan_->values[static_cast<size_t>(v)];
                 const Node& producer = g_.nodes[static_cast<size_t>(slot.node)];

@@ -9,18 +9,25 @@ namespace {
 
 class Fuser {
 public:
+    // Consumers of every node in one array (grouped by producer, counted first): one allocation
+    // for the graph instead of one per node.
     explicit Fuser(const Graph& g) : g_(g), claimed_(g.nodes.size(), false) {
-        consumers_.resize(g.nodes.size());
-        for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
-            const Node& n = g.nodes[ni];
-            if (!n.live) continue;
-            for (size_t i = 0; i < n.inputs.size(); ++i) {
-                const ValueRef& r = n.inputs[i];
-                if (r.node < 0) continue;
-                auto& list = consumers_[static_cast<size_t>(r.node)];
-                list.push_back({static_cast<int>(ni), r.output, static_cast<int>(i)});
+        first_use_.assign(g.nodes.size() + 1, 0);
+        const auto for_each_use = [&g](auto&& f) {
+            for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+                const Node& n = g.nodes[ni];
+                if (!n.live) continue;
+                for (size_t i = 0; i < n.inputs.size(); ++i)
+                    if (n.inputs[i].node >= 0) f(ni, i, n.inputs[i]);
             }
-        }
+        };
+        for_each_use([&](size_t, size_t, const ValueRef& r) { ++first_use_[static_cast<size_t>(r.node) + 1]; });
+        for (size_t ni = 0; ni < g.nodes.size(); ++ni) first_use_[ni + 1] += first_use_[ni];
+        uses_.resize(first_use_.back());
+        std::vector<size_t> filled(first_use_.begin(), first_use_.end() - 1);
+        for_each_use([&](size_t ni, size_t i, const ValueRef& r) {
+            uses_[filled[static_cast<size_t>(r.node)]++] = {static_cast<int>(ni), r.output, static_cast<int>(i)};
+        });
     }
 
     std::shared_ptr<const Graph> run(std::shared_ptr<const Graph> original) {
@@ -49,17 +56,18 @@ private:
 
     // The only consumer of output 0 of `node`, or -1.
     int single_consumer(int node) const {
-        const auto& uses = consumers_[static_cast<size_t>(node)];
+        const Use* begin = uses_.data() + first_use_[static_cast<size_t>(node)];
+        const Use* end = uses_.data() + first_use_[static_cast<size_t>(node) + 1];
         int found = -1;
-        for (const Use& u : uses) {
-            if (u.output != 0) continue;
+        for (const Use* u = begin; u != end; ++u) {
+            if (u->output != 0) continue;
             if (found >= 0) return -1;
-            found = u.node;
+            found = u->node;
         }
         if (found < 0) return -1;
         // Used twice by the same consumer (x + x): not a chain.
         int times = 0;
-        for (const Use& u : uses) times += u.output == 0 && u.node == found ? 1 : 0;
+        for (const Use* u = begin; u != end; ++u) times += u->output == 0 && u->node == found ? 1 : 0;
         return times == 1 ? found : -1;
     }
 
@@ -167,7 +175,8 @@ private:
     }
 
     const Graph& g_;
-    std::vector<std::vector<Use>> consumers_;
+    std::vector<size_t> first_use_;  // uses of node n: uses_[first_use_[n] .. first_use_[n + 1])
+    std::vector<Use> uses_;
     std::vector<bool> claimed_;  // heads and members of the chains found so far
 };
 

@@ -9,7 +9,6 @@
 //   6. propagate types and shapes in order, compare them with declared dims and precisions, and fold
 //      nodes whose inputs are all known.
 #include <algorithm>
-#include <deque>
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
@@ -124,6 +123,42 @@ private:
     std::vector<EdgeEnd> ends_;
 };
 
+// Layer id -> layer index. OpenVINO's writers number layers 0, 1, 2, ..., so ids are usually
+// dense: then a plain array, with no allocation per layer; sparse ids go to a hash map.
+class LayerIdIndex {
+public:
+    explicit LayerIdIndex(const std::vector<IrLayer>& layers) {
+        uint64_t max_id = 0;
+        for (const IrLayer& l : layers)
+            if (l.id) max_id = std::max(max_id, *l.id);
+        dense_ = max_id < 4 * static_cast<uint64_t>(layers.size()) + 64;
+        if (dense_) slots_.assign(static_cast<size_t>(max_id) + 1, -1);
+    }
+    // Records that layer `li` has `id`, unless another layer has it already: that one is returned
+    // then (and nothing is recorded); -1 otherwise.
+    int insert(uint64_t id, int li) {
+        if (dense_) {
+            int& slot = slots_[static_cast<size_t>(id)];
+            if (slot >= 0) return slot;
+            slot = li;
+            return -1;
+        }
+        const auto [it, inserted] = sparse_.emplace(id, li);
+        return inserted ? -1 : it->second;
+    }
+    // The layer with `id`, or -1.
+    int find(uint64_t id) const {
+        if (dense_) return id < slots_.size() ? slots_[static_cast<size_t>(id)] : -1;
+        const auto it = sparse_.find(id);
+        return it == sparse_.end() ? -1 : it->second;
+    }
+
+private:
+    bool dense_ = false;
+    std::vector<int> slots_;
+    std::unordered_map<uint64_t, int> sparse_;
+};
+
 class Builder {
 public:
     Builder(std::shared_ptr<const IrDocument> doc, const OpRegistry& registry, const BuildOptions& options)
@@ -194,11 +229,11 @@ private:
                        str("layer id \"", l.id_text, "\" is not an unsigned integer"));
                 continue;
             }
-            auto [it, inserted] = id_to_layer_.emplace(*l.id, li);
-            if (!inserted) {
+            const int owner = id_to_layer_.insert(*l.id, li);
+            if (owner >= 0) {
                 report(Severity::Error, ErrorKind::Graph, "duplicate-layer-id", at_layer(li),
-                       str("layer id ", *l.id, " is already used by layer '", doc_.layers[it->second].name,
-                           "' at line ", doc_.layers[it->second].line));
+                       str("layer id ", *l.id, " is already used by layer '", doc_.layers[owner].name,
+                           "' at line ", doc_.layers[owner].line));
                 continue;
             }
             valid_[li] = true;
@@ -273,29 +308,28 @@ private:
                        str("edge ", edge_text(e), ": from-layer, from-port, to-layer and to-port must be unsigned integers"));
                 continue;
             }
-            const auto src = id_to_layer_.find(*e.from_layer);
-            const auto dst = id_to_layer_.find(*e.to_layer);
+            const int src = id_to_layer_.find(*e.from_layer);
+            const int dst = id_to_layer_.find(*e.to_layer);
             // Built only when there is something to report: a Location holds several strings.
             const auto where = [&] {
-                if (dst != id_to_layer_.end()) return at_layer(dst->second, e.line);
+                if (dst >= 0) return at_layer(dst, e.line);
                 Location w;
                 w.file = doc_.xml_path;
                 w.line = e.line;
                 return w;
             };
-            if (src == id_to_layer_.end() || dst == id_to_layer_.end()) {
+            if (src < 0 || dst < 0) {
                 report(Severity::Error, ErrorKind::Graph, "edge-missing-layer", where(),
-                       str("edge ", edge_text(e), ": no layer with id ",
-                           src == id_to_layer_.end() ? *e.from_layer : *e.to_layer));
+                       str("edge ", edge_text(e), ": no layer with id ", src < 0 ? *e.from_layer : *e.to_layer));
                 continue;
             }
-            const IrLayer& from = doc_.layers[src->second];
-            const IrLayer& to = doc_.layers[dst->second];
+            const IrLayer& from = doc_.layers[src];
+            const IrLayer& to = doc_.layers[dst];
             const int out_pos = find_port(from.outputs, *e.from_port);
             if (out_pos < 0) {
                 const bool is_input = find_port(from.inputs, *e.from_port) >= 0;
                 report(Severity::Error, ErrorKind::Graph, is_input ? "edge-from-input-port" : "edge-missing-port", where(),
-                       str("edge ", edge_text(e), ": layer ", layer_ref(src->second),
+                       str("edge ", edge_text(e), ": layer ", layer_ref(src),
                            is_input ? " port " : " has no output port ", *e.from_port,
                            is_input ? " is an input port, not an output" : ""));
                 continue;
@@ -304,14 +338,14 @@ private:
             if (in_pos < 0) {
                 const bool is_output = find_port(to.outputs, *e.to_port) >= 0;
                 report(Severity::Error, ErrorKind::Graph, is_output ? "edge-into-output-port" : "edge-missing-port", where(),
-                       str("edge ", edge_text(e), ": layer ", layer_ref(dst->second),
+                       str("edge ", edge_text(e), ": layer ", layer_ref(dst),
                            is_output ? " port " : " has no input port ", *e.to_port,
                            is_output ? " is an output port, not an input" : ""));
                 continue;
             }
-            in_edges_.add(static_cast<size_t>(dst->second), static_cast<size_t>(in_pos), {src->second, out_pos, e.line});
-            feeds_something_[src->second] = true;
-            output_feeds_[output_base_[src->second] + static_cast<size_t>(out_pos)] = true;
+            in_edges_.add(static_cast<size_t>(dst), static_cast<size_t>(in_pos), {src, out_pos, e.line});
+            feeds_something_[src] = true;
+            output_feeds_[output_base_[src] + static_cast<size_t>(out_pos)] = true;
         }
         in_edges_.finish();
         for (size_t li = 0; li < doc_.layers.size(); ++li) {
@@ -335,33 +369,44 @@ private:
     }
 
     // ---- 3. order -----------------------------------------------------------------------------
+    // Kahn's algorithm, first in first out. The queue is the order itself: layers are appended as
+    // they become ready and taken in the same order. Producer and consumer lists are flat arrays
+    // (no allocation per layer).
     std::vector<int> topological_order() {
         const int n = static_cast<int>(doc_.layers.size());
-        std::vector<std::vector<int>> consumers(n);
         std::vector<int> pending(n, 0);
-        std::vector<int> producers;  // of one layer, each once
+        std::vector<size_t> first_producer(n + 1, 0);
+        std::vector<int> producers;  // of layer li: producers[first_producer[li] .. first_producer[li + 1]), each once
+        producers.reserve(doc_.edges.size());
         for (int li = 0; li < n; ++li) {
-            if (!valid_[li]) continue;
-            producers.clear();
-            for (const auto& ends : in_edges_[li])
-                for (const auto& end : ends) producers.push_back(end.layer);
-            std::sort(producers.begin(), producers.end());
-            producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
-            pending[li] = static_cast<int>(producers.size());
-            for (int p : producers) consumers[p].push_back(li);
+            const size_t begin = producers.size();
+            if (valid_[li]) {
+                for (const auto& ends : in_edges_[li])
+                    for (const auto& end : ends) producers.push_back(end.layer);
+                std::sort(producers.begin() + static_cast<ptrdiff_t>(begin), producers.end());
+                producers.erase(std::unique(producers.begin() + static_cast<ptrdiff_t>(begin), producers.end()),
+                                producers.end());
+                pending[li] = static_cast<int>(producers.size() - begin);
+            }
+            first_producer[li + 1] = producers.size();
         }
-        std::deque<int> ready;
+        std::vector<size_t> first_consumer(n + 1, 0);
+        for (const int p : producers) ++first_consumer[p + 1];
+        for (int li = 0; li < n; ++li) first_consumer[li + 1] += first_consumer[li];
+        std::vector<int> consumers(producers.size());  // of layer p, in layer order
+        std::vector<size_t> next(first_consumer.begin(), first_consumer.end() - 1);
         for (int li = 0; li < n; ++li)
-            if (valid_[li] && pending[li] == 0) ready.push_back(li);
+            for (size_t k = first_producer[li]; k < first_producer[li + 1]; ++k) consumers[next[producers[k]]++] = li;
         std::vector<int> order;
+        order.reserve(n);
+        for (int li = 0; li < n; ++li)
+            if (valid_[li] && pending[li] == 0) order.push_back(li);
         std::vector<bool> placed(n, false);
-        while (!ready.empty()) {
-            const int li = ready.front();
-            ready.pop_front();
-            order.push_back(li);
+        for (size_t taken = 0; taken < order.size(); ++taken) {
+            const int li = order[taken];
             placed[li] = true;
-            for (int c : consumers[li])
-                if (--pending[c] == 0) ready.push_back(c);
+            for (size_t k = first_consumer[li]; k < first_consumer[li + 1]; ++k)
+                if (--pending[consumers[k]] == 0) order.push_back(consumers[k]);
         }
         report_cycles(placed);
         return order;
@@ -923,7 +968,7 @@ private:
     const OpRegistry& registry_;
     const BuildOptions& options_;
     std::vector<Diagnostic> diagnostics_;
-    std::unordered_map<uint64_t, int> id_to_layer_;
+    LayerIdIndex id_to_layer_{doc_.layers};
     std::vector<bool> valid_;                          // per layer: usable id
     InputEdges in_edges_;  // per layer, per input position
     std::vector<bool> live_;

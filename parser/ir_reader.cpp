@@ -11,7 +11,10 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <limits>
+#include <thread>
+#include <vector>
 #include <pugixml.hpp>
 
 #include "irlite/error.hpp"
@@ -132,14 +135,138 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
            });
 }
 
+// How many children a node has, whatever their names: an upper bound to reserve with, that
+// costs no string comparison.
+size_t count_children(const pugi::xml_node& parent) {
+    size_t n = 0;
+    for (pugi::xml_node c = parent.first_child(); c; c = c.next_sibling()) ++n;
+    return n;
+}
+
+// Reads layers, ports and edges out of the parsed tree. Large documents are read by two threads,
+// each with its own ElementReader: line numbers are counted forward from the last one asked.
+class ElementReader {
+public:
+    explicit ElementReader(std::string_view text) : lines_(text.data(), text.size()) {}
+
+    void read_layer(const pugi::xml_node& node, IrLayer& layer) {
+        layer.line = line(node);
+        for (const pugi::xml_attribute a : node.attributes()) {
+            const std::string_view name = a.name();
+            if (name == "id") layer.id_text = a.value();
+            else if (name == "name") layer.name = a.value();
+            else if (name == "type") layer.type = a.value();
+            else if (name == "version") layer.version = a.value();
+            else layer.layer_attributes.push_back({a.name(), a.value()});
+        }
+        layer.id = parse_id(layer.id_text);
+        // One pass over the children for the first <data>, <input> and <output>.
+        pugi::xml_node data, inputs, outputs;
+        for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
+            const std::string_view name = c.name();
+            if (name == "data" && !data) data = c;
+            else if (name == "input" && !inputs) inputs = c;
+            else if (name == "output" && !outputs) outputs = c;
+        }
+        layer.data_line = data ? line(data) : layer.line;
+        size_t n_attributes = 0;
+        for (pugi::xml_attribute a = data.first_attribute(); a; a = a.next_attribute()) ++n_attributes;
+        layer.attributes.reserve(n_attributes);
+        for (const pugi::xml_attribute a : data.attributes()) layer.attributes.push_back({a.name(), a.value()});
+        layer.inputs.reserve(count_children(inputs));
+        layer.outputs.reserve(count_children(outputs));
+        for (pugi::xml_node port = inputs.child("port"); port; port = port.next_sibling("port"))
+            read_port(port, layer.inputs.emplace_back());
+        for (pugi::xml_node port = outputs.child("port"); port; port = port.next_sibling("port"))
+            read_port(port, layer.outputs.emplace_back());
+    }
+
+    void read_port(const pugi::xml_node& node, IrPort& port) {
+        port.line = line(node);
+        // One pass over the attributes (the first of each name counts, as with node.attribute()).
+        bool seen_id = false, seen_precision = false, seen_names = false;
+        for (const pugi::xml_attribute a : node.attributes()) {
+            const std::string_view name = a.name();
+            if (name == "id" && !seen_id) {
+                port.id_text = a.value();
+                seen_id = true;
+            } else if (name == "precision" && !seen_precision) {
+                port.precision = a.value();
+                seen_precision = true;
+            } else if (name == "names" && !seen_names) {
+                port.names = split_names(a.value());
+                seen_names = true;
+            }
+        }
+        port.id = parse_id(port.id_text);
+        port.dims.reserve(count_children(node));
+        for (pugi::xml_node dim = node.child("dim"); dim; dim = dim.next_sibling("dim")) {
+            int64_t value = -1;
+            if (!parse_dim(dim.child_value(), value)) {
+                if (port.dims_valid)
+                    port.dims_error = str("<dim>", dim.child_value(), "</dim> (line ", line(dim),
+                                          ") is not a valid dimension: expected an integer >= -1 (-1 = dynamic; ",
+                                          "'?' and intervals are not allowed in port dims)");
+                port.dims_valid = false;
+            }
+            port.dims.push_back(value);
+        }
+    }
+
+    void read_edge(const pugi::xml_node& node, IrEdge& edge) {
+        edge.line = line(node);
+        // One pass over the attributes; the first of each name counts, "" when absent.
+        const char* from_layer = nullptr;
+        const char* from_port = nullptr;
+        const char* to_layer = nullptr;
+        const char* to_port = nullptr;
+        for (const pugi::xml_attribute a : node.attributes()) {
+            const std::string_view name = a.name();
+            const char** slot = name == "from-layer" ? &from_layer
+                                : name == "from-port" ? &from_port
+                                : name == "to-layer"  ? &to_layer
+                                : name == "to-port"   ? &to_port
+                                                      : nullptr;
+            if (slot && !*slot) *slot = a.value();
+        }
+        for (const char** v : {&from_layer, &from_port, &to_layer, &to_port})
+            if (!*v) *v = "";
+        edge.from_layer = parse_id(from_layer);
+        edge.from_port = parse_id(from_port);
+        edge.to_layer = parse_id(to_layer);
+        edge.to_port = parse_id(to_port);
+        // The text as written is kept only when the ids do not give it back (junk, leading zeros):
+        // a string per edge shows in the load time of large models. edge_text() rebuilds the rest.
+        const auto canonical = [](const char* v, const IrId& id) { return id && (v[0] != '0' || v[1] == '\0'); };
+        if (!canonical(from_layer, edge.from_layer) || !canonical(from_port, edge.from_port) ||
+            !canonical(to_layer, edge.to_layer) || !canonical(to_port, edge.to_port)) {
+            edge.text.append("from-layer=\"").append(from_layer).append("\" from-port=\"").append(from_port);
+            edge.text.append("\" to-layer=\"").append(to_layer).append("\" to-port=\"").append(to_port).append("\"");
+        }
+    }
+
+private:
+    int64_t line(const pugi::xml_node& node) { return lines_.line_of(node.offset_debug()); }
+
+    LineIndex lines_;
+};
+
 class Reader {
 public:
-    Reader(std::string_view text, std::string file) : text_(text), lines_(text.data(), text.size()), file_(std::move(file)) {}
+    // `text` is the document as written (lines are counted in it). `scratch`, when given, is a
+    // private copy of it that pugixml may parse in place (it writes terminators into the text it
+    // parses); otherwise pugixml copies `text` first.
+    Reader(std::string_view text, std::string file, char* scratch = nullptr)
+        : text_(text), scratch_(scratch), lines_(text.data(), text.size()), file_(std::move(file)) {}
 
     IrDocument read() const {
         pugi::xml_document xml;
+        // parse_embed_pcdata keeps a <dim>'s text in the element itself instead of a child node:
+        // a smaller tree to build, walk and free (a large IR has several dims per port).
+        const unsigned options = pugi::parse_default | pugi::parse_fragment | pugi::parse_embed_pcdata;
         const pugi::xml_parse_result parsed =
-            xml.load_buffer(text_.data(), text_.size(), pugi::parse_default | pugi::parse_fragment, pugi::encoding_utf8);
+            scratch_ ? xml.load_buffer_inplace(scratch_, text_.size(), options, pugi::encoding_utf8)
+                     : xml.load_buffer(text_.data(), text_.size(), options, pugi::encoding_utf8);
         if (!parsed) {
             const int64_t line = lines_.line_of(parsed.offset);
             throw Error(ErrorKind::Parse, "xml-malformed",
@@ -160,25 +287,56 @@ public:
         doc.ir_version = read_version(net);
         const pugi::xml_node layers = net.child("layers");
         const pugi::xml_node edges = net.child("edges");
-        doc.layers.reserve(count_children(layers));
-        doc.edges.reserve(count_children(edges));
-        for (pugi::xml_node layer = layers.child("layer"); layer; layer = layer.next_sibling("layer"))
-            doc.layers.push_back(read_layer(layer));
-        for (pugi::xml_node edge = edges.child("edge"); edge; edge = edge.next_sibling("edge"))
-            doc.edges.push_back(read_edge(edge));
+        read_elements(layers, edges, doc);
         return doc;
     }
 
 private:
     int64_t line(const pugi::xml_node& node) const { return lines_.line_of(node.offset_debug()); }
 
-    // How many children a node has, whatever their names: an upper bound to reserve with, that
-    // costs no string comparison.
-    static size_t count_children(const pugi::xml_node& parent) {
-        size_t n = 0;
-        for (pugi::xml_node c = parent.first_child(); c; c = c.next_sibling()) ++n;
-        return n;
+    // Every <layer> and <edge>, in file order. Each element is read on its own (into its slot of
+    // the document), so a large document is split between two threads: on a model of thousands of
+    // layers the walk over the tree and the document's allocations are most of the load time.
+    void read_elements(const pugi::xml_node& layers, const pugi::xml_node& edges, IrDocument& doc) const {
+        std::vector<pugi::xml_node> layer_nodes, edge_nodes;
+        layer_nodes.reserve(count_children(layers));
+        edge_nodes.reserve(count_children(edges));
+        for (pugi::xml_node layer = layers.child("layer"); layer; layer = layer.next_sibling("layer"))
+            layer_nodes.push_back(layer);
+        for (pugi::xml_node edge = edges.child("edge"); edge; edge = edge.next_sibling("edge"))
+            edge_nodes.push_back(edge);
+        doc.layers.resize(layer_nodes.size());
+        doc.edges.resize(edge_nodes.size());
+        const auto read_part = [&](size_t layers_begin, size_t layers_end, size_t edges_begin, size_t edges_end) {
+            ElementReader reader(text_);
+            for (size_t i = layers_begin; i < layers_end; ++i) reader.read_layer(layer_nodes[i], doc.layers[i]);
+            for (size_t i = edges_begin; i < edges_end; ++i) reader.read_edge(edge_nodes[i], doc.edges[i]);
+        };
+        // A thread costs tens of microseconds: worth it only for large documents.
+        constexpr size_t kParallelFrom = 1024;
+        const size_t n_layers = layer_nodes.size(), n_edges = edge_nodes.size();
+        if (n_layers + n_edges < kParallelFrom || std::thread::hardware_concurrency() < 2) {
+            read_part(0, n_layers, 0, n_edges);
+            return;
+        }
+        std::exception_ptr failed;  // bad_alloc and the like, rethrown here
+        std::thread second([&] {
+            try {
+                read_part(n_layers / 2, n_layers, n_edges / 2, n_edges);
+            } catch (...) {
+                failed = std::current_exception();
+            }
+        });
+        try {
+            read_part(0, n_layers / 2, 0, n_edges / 2);
+        } catch (...) {
+            second.join();
+            throw;
+        }
+        second.join();
+        if (failed) std::rethrow_exception(failed);
     }
+
     Location at(const pugi::xml_node& node) const { return file_and_line(file_, line(node)); }
 
     // Parsed as a fragment so that pugixml keeps top-level text (it would drop it silently); then
@@ -219,109 +377,8 @@ private:
                     at(net));
     }
 
-    IrLayer read_layer(const pugi::xml_node& node) const {
-        IrLayer layer;
-        layer.line = line(node);
-        for (const pugi::xml_attribute a : node.attributes()) {
-            const std::string_view name = a.name();
-            if (name == "id") layer.id_text = a.value();
-            else if (name == "name") layer.name = a.value();
-            else if (name == "type") layer.type = a.value();
-            else if (name == "version") layer.version = a.value();
-            else layer.layer_attributes.push_back({a.name(), a.value()});
-        }
-        layer.id = parse_id(layer.id_text);
-        // One pass over the children for the first <data>, <input> and <output>.
-        pugi::xml_node data, inputs, outputs;
-        for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
-            const std::string_view name = c.name();
-            if (name == "data" && !data) data = c;
-            else if (name == "input" && !inputs) inputs = c;
-            else if (name == "output" && !outputs) outputs = c;
-        }
-        layer.data_line = data ? line(data) : layer.line;
-        size_t n_attributes = 0;
-        for (pugi::xml_attribute a = data.first_attribute(); a; a = a.next_attribute()) ++n_attributes;
-        layer.attributes.reserve(n_attributes);
-        for (const pugi::xml_attribute a : data.attributes()) layer.attributes.push_back({a.name(), a.value()});
-        layer.inputs.reserve(count_children(inputs));
-        layer.outputs.reserve(count_children(outputs));
-        for (pugi::xml_node port = inputs.child("port"); port; port = port.next_sibling("port"))
-            layer.inputs.push_back(read_port(port));
-        for (pugi::xml_node port = outputs.child("port"); port; port = port.next_sibling("port"))
-            layer.outputs.push_back(read_port(port));
-        return layer;
-    }
-
-    IrPort read_port(const pugi::xml_node& node) const {
-        IrPort port;
-        port.line = line(node);
-        // One pass over the attributes (the first of each name counts, as with node.attribute()).
-        bool seen_id = false, seen_precision = false, seen_names = false;
-        for (const pugi::xml_attribute a : node.attributes()) {
-            const std::string_view name = a.name();
-            if (name == "id" && !seen_id) {
-                port.id_text = a.value();
-                seen_id = true;
-            } else if (name == "precision" && !seen_precision) {
-                port.precision = a.value();
-                seen_precision = true;
-            } else if (name == "names" && !seen_names) {
-                port.names = split_names(a.value());
-                seen_names = true;
-            }
-        }
-        port.id = parse_id(port.id_text);
-        port.dims.reserve(count_children(node));
-        for (pugi::xml_node dim = node.child("dim"); dim; dim = dim.next_sibling("dim")) {
-            int64_t value = -1;
-            if (!parse_dim(dim.child_value(), value)) {
-                if (port.dims_valid)
-                    port.dims_error = str("<dim>", dim.child_value(), "</dim> (line ", line(dim),
-                                          ") is not a valid dimension: expected an integer >= -1 (-1 = dynamic; ",
-                                          "'?' and intervals are not allowed in port dims)");
-                port.dims_valid = false;
-            }
-            port.dims.push_back(value);
-        }
-        return port;
-    }
-
-    IrEdge read_edge(const pugi::xml_node& node) const {
-        IrEdge edge;
-        edge.line = line(node);
-        // One pass over the attributes; the first of each name counts, "" when absent.
-        const char* from_layer = nullptr;
-        const char* from_port = nullptr;
-        const char* to_layer = nullptr;
-        const char* to_port = nullptr;
-        for (const pugi::xml_attribute a : node.attributes()) {
-            const std::string_view name = a.name();
-            const char** slot = name == "from-layer" ? &from_layer
-                                : name == "from-port" ? &from_port
-                                : name == "to-layer"  ? &to_layer
-                                : name == "to-port"   ? &to_port
-                                                      : nullptr;
-            if (slot && !*slot) *slot = a.value();
-        }
-        for (const char** v : {&from_layer, &from_port, &to_layer, &to_port})
-            if (!*v) *v = "";
-        edge.from_layer = parse_id(from_layer);
-        edge.from_port = parse_id(from_port);
-        edge.to_layer = parse_id(to_layer);
-        edge.to_port = parse_id(to_port);
-        // The text as written is kept only when the ids do not give it back (junk, leading zeros):
-        // a string per edge shows in the load time of large models. edge_text() rebuilds the rest.
-        const auto canonical = [](const char* v, const IrId& id) { return id && (v[0] != '0' || v[1] == '\0'); };
-        if (!canonical(from_layer, edge.from_layer) || !canonical(from_port, edge.from_port) ||
-            !canonical(to_layer, edge.to_layer) || !canonical(to_port, edge.to_port)) {
-            edge.text.append("from-layer=\"").append(from_layer).append("\" from-port=\"").append(from_port);
-            edge.text.append("\" to-layer=\"").append(to_layer).append("\" to-port=\"").append(to_port).append("\"");
-        }
-        return edge;
-    }
-
     std::string_view text_;
+    char* scratch_;
     LineIndex lines_;
     std::string file_;
 };
@@ -334,7 +391,9 @@ private:
 // private read buffer would only add page faults (a large IR is tens of megabytes).
 class MappedText {
 public:
-    explicit MappedText(const std::string& path) {
+    // writable: a private copy-on-write mapping whose pages are all copied up front (MAP_POPULATE),
+    // for pugixml to parse in place: one system call instead of a page fault per page written.
+    explicit MappedText(const std::string& path, bool writable = false) {
         const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0) xml_unreadable(path, "open", errno);
         struct stat st {};
@@ -349,25 +408,27 @@ public:
         }
         size_ = static_cast<size_t>(st.st_size);
         if (size_ > 0) {
-            void* addr = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+            void* addr = writable ? ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_POPULATE, fd, 0)
+                                  : ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
             if (addr == MAP_FAILED) {
                 const int err = errno;
                 ::close(fd);
                 xml_unreadable(path, "map", err);
             }
-            data_ = static_cast<const char*>(addr);
+            data_ = static_cast<char*>(addr);
         }
         ::close(fd);
     }
     ~MappedText() {
-        if (data_) ::munmap(const_cast<char*>(data_), size_);
+        if (data_) ::munmap(data_, size_);
     }
     MappedText(const MappedText&) = delete;
     MappedText& operator=(const MappedText&) = delete;
     std::string_view text() const { return data_ ? std::string_view(data_, size_) : std::string_view("", 0); }
+    char* writable_data() const { return data_; }  // only for a writable mapping
 
 private:
-    const char* data_ = nullptr;
+    char* data_ = nullptr;
     size_t size_ = 0;
 };
 
@@ -392,16 +453,26 @@ IrDocument read_ir_memory(std::string_view xml_text, std::shared_ptr<WeightsBlob
     return doc;
 }
 
-IrDocument read_ir_xml_only(const std::string& xml_path) {
+namespace {
+// The file mapped twice: as written, to count lines in, and as a private copy pugixml parses in
+// place (saving it a copy of the whole text).
+IrDocument read_xml(const std::string& xml_path) {
     const MappedText file(xml_path);
-    IrDocument doc = Reader(file.text(), xml_path).read();
+    const MappedText scratch(xml_path, /*writable=*/true);
+    if (scratch.text().size() != file.text().size())  // the file changed between the two opens
+        return Reader(file.text(), xml_path).read();
+    return Reader(file.text(), xml_path, scratch.writable_data()).read();
+}
+}  // namespace
+
+IrDocument read_ir_xml_only(const std::string& xml_path) {
+    IrDocument doc = read_xml(xml_path);
     doc.weights_note = "weights not read (--no-weights)";
     return doc;
 }
 
 IrDocument read_ir_file(const std::string& xml_path, const std::string& bin_path) {
-    const MappedText file(xml_path);
-    IrDocument doc = Reader(file.text(), xml_path).read();
+    IrDocument doc = read_xml(xml_path);
     if (!bin_path.empty()) {
         doc.weights = map_weights_file(bin_path);
         return doc;

@@ -1,5 +1,7 @@
 #include "kernels/detail/broadcast.hpp"
 
+#include "kernels/detail/small_buffer.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -53,7 +55,7 @@ PartialShape broadcast_shapes(const PartialShape& a, const PartialShape& b, Auto
                 throw incompatible(a, b, mode, str("dim ", i, " is ", a[i], " vs ", b[i]));
             dims[i] = a[i] == kDynamic ? b[i] : a[i];
         }
-        return PartialShape(dims);
+        return PartialShape(std::move(dims));
     }
     const size_t rank = std::max(a.rank(), b.rank());
     std::vector<int64_t> dims(rank);
@@ -68,7 +70,7 @@ PartialShape broadcast_shapes(const PartialShape& a, const PartialShape& b, Auto
                 a, b, mode,
                 str("dim ", x, " and dim ", y, " (", i + 1, " from the end) can be neither matched nor stretched"));
     }
-    return PartialShape(dims);
+    return PartialShape(std::move(dims));
 }
 
 int64_t BroadcastPlan::num_rows() const {
@@ -86,29 +88,31 @@ BroadcastPlan plan_broadcast(const Shape& a, const Shape& b, const Shape& out) {
     if (a.size() > rank || b.size() > rank) throw fail();
     // Per output dim of size != 1, which inputs advance along it (bit 0: a, bit 1: b).
     struct Dim {
-        int64_t count;
-        int pattern;
+        int64_t count = 0;
+        int pattern = 0;
     };
-    std::vector<Dim> dims;
+    SmallBuffer<Dim, 8> dims_storage(rank);  // merged dims; a model's ranks fit without allocating
+    size_t n_dims = 0;
     for (size_t d = 0; d < rank; ++d) {
         const int64_t x = d + a.size() >= rank ? a[d + a.size() - rank] : 1;
         const int64_t y = d + b.size() >= rank ? b[d + b.size() - rank] : 1;
         if ((x != out[d] && x != 1) || (y != out[d] && y != 1)) throw fail();
         if (out[d] == 1) continue;
         const int pattern = (x == out[d] ? 1 : 0) | (y == out[d] ? 2 : 0);
-        if (!dims.empty() && dims.back().pattern == pattern)
-            dims.back().count *= out[d];
+        if (n_dims > 0 && dims_storage[n_dims - 1].pattern == pattern)
+            dims_storage[n_dims - 1].count *= out[d];
         else
-            dims.push_back({out[d], pattern});
+            dims_storage[n_dims++] = {out[d], pattern};
     }
     BroadcastPlan plan;
-    if (dims.empty()) return plan;  // one element
-    plan.row_length = dims.back().count;
-    plan.a_varies = dims.back().pattern & 1;
-    plan.b_varies = dims.back().pattern & 2;
+    if (n_dims == 0) return plan;  // one element
+    const Dim* dims = dims_storage.data();
+    plan.row_length = dims[n_dims - 1].count;
+    plan.a_varies = dims[n_dims - 1].pattern & 1;
+    plan.b_varies = dims[n_dims - 1].pattern & 2;
     int64_t a_run = plan.a_varies ? plan.row_length : 1;
     int64_t b_run = plan.b_varies ? plan.row_length : 1;
-    const size_t outer = dims.size() - 1;
+    const size_t outer = n_dims - 1;
     plan.outer_counts.resize(outer);
     plan.a_strides.resize(outer);
     plan.b_strides.resize(outer);

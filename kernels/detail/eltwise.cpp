@@ -17,7 +17,10 @@ std::unique_ptr<OpAttrs> parse_binary_attrs(const AttrReader& reader) {
     return a;
 }
 
-std::vector<OutputInfo> infer_binary(const InferContext& ctx, TypeMask allowed, BinaryOutput output) {
+namespace {
+
+// The output shape of a binary op, after checking its input types.
+PartialShape binary_output_shape(const InferContext& ctx, TypeMask allowed) {
     const ElementType ta = ctx.type(0), tb = ctx.type(1);
     if (!(allowed & type_bit(ta)))
         throw ctx.input_error(0, ErrorKind::Type, "element-type-unsupported",
@@ -27,16 +30,25 @@ std::vector<OutputInfo> infer_binary(const InferContext& ctx, TypeMask allowed, 
         throw ctx.input_error(1, ErrorKind::Type, "element-type-mismatch",
                               str("element type ", to_string(tb), " differs from input 0's ", to_string(ta),
                                   "; both inputs must have the same type"));
-    const PartialShape shape = broadcast_shapes(ctx.shape(0), ctx.shape(1), ctx.attrs<BinaryAttrs>().broadcast);
-    return {{output == BinaryOutput::Boolean ? ElementType::boolean : ta, shape}};
+    return broadcast_shapes(ctx.shape(0), ctx.shape(1), ctx.attrs<BinaryAttrs>().broadcast);
 }
 
-std::unique_ptr<OpPlan> prepare_binary(const InferContext& ctx, TypeMask allowed, BinaryOutput output) {
-    const std::vector<OutputInfo> out = infer_binary(ctx, allowed, output);
-    const Shape& out_shape = out[0].shape.dims();  // static at prepare time: dims are the shape
+}  // namespace
+
+std::vector<OutputInfo> infer_binary(const InferContext& ctx, TypeMask allowed, BinaryOutput output) {
+    std::vector<OutputInfo> out(1);
+    out[0].shape = binary_output_shape(ctx, allowed);
+    out[0].type = output == BinaryOutput::Boolean ? ElementType::boolean : ctx.type(0);
+    return out;
+}
+
+std::unique_ptr<OpPlan> prepare_binary(const InferContext& ctx, TypeMask allowed, BinaryOutput /*output*/) {
+    const PartialShape out = binary_output_shape(ctx, allowed);
+    const Shape& out_shape = out.dims();  // static at prepare time: dims are the shape
     auto plan = std::make_unique<BinaryPlan>();
     plan->broadcast = plan_broadcast(ctx.shape(0).dims(), ctx.shape(1).dims(), out_shape);
     plan->method = "eltwise";
+    plan->in_place.reserve(2);
     for (int i = 0; i < 2; ++i)
         if (ctx.shape(static_cast<size_t>(i)).dims() == out_shape) plan->in_place.push_back({0, i});
     return plan;
