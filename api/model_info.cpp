@@ -24,9 +24,9 @@ PortInfoDeclared declared_port(const IrLayer& l, const IrPort* port) {
     p.name = l.name;
     p.element_type = attribute(l, "element_type");
     if (port) {
-        p.names = port->names;
+        p.names = port->names();
         if (p.element_type.empty()) p.element_type = port->precision;
-        if (port->dims_valid) p.shape = PartialShape(port->dims);
+        if (port->dims_valid) p.shape = PartialShape(port->dims.to_vector());
     }
     return p;
 }
@@ -63,9 +63,9 @@ std::vector<PortInfoDeclared> Model::outputs() const {
             for (const IrLayer& producer : document_->layers) {
                 if (producer.id != e.from_layer) continue;
                 for (const IrPort& out : producer.outputs)
-                    if (e.from_port && out.id == e.from_port && !out.names.empty()) {
-                        p.names = out.names;
-                        p.name = out.names.front();
+                    if (e.from_port && out.id == e.from_port && !out.names().empty()) {
+                        p.names = out.names();
+                        p.name = p.names.front();
                         if (p.element_type.empty()) p.element_type = out.precision;
                     }
             }
@@ -78,9 +78,9 @@ std::vector<PortInfoDeclared> Model::outputs() const {
 std::vector<std::string> Model::ops() const {
     std::vector<std::string> ops;
     for (const IrLayer& l : document_->layers) {
-        std::string v = l.version;
+        std::string v(l.version);
         if (v.rfind("opset", 0) == 0) v = v.substr(5);
-        const std::string op = l.type + "-" + v;
+        const std::string op = std::string(l.type) + "-" + v;
         if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
     }
     return ops;

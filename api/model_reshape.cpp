@@ -23,16 +23,18 @@ std::string shape_attribute(const std::vector<int64_t>& dims) {
 IrLayer& find_parameter(IrDocument& doc, const std::string& name) {
     for (IrLayer& l : doc.layers) {
         if (!is_parameter(l)) continue;
-        const bool named = l.name == name ||
-                           (!l.outputs.empty() && std::count(l.outputs[0].names.begin(), l.outputs[0].names.end(), name));
-        if (named) return l;
+        if (l.name == name) return l;
+        if (!l.outputs.empty()) {
+            const std::vector<std::string> names = l.outputs[0].names();
+            if (std::count(names.begin(), names.end(), name)) return l;
+        }
     }
     std::string params;
     for (const IrLayer& l : doc.layers)
-        if (is_parameter(l)) params += (params.empty() ? "'" : ", '") + l.name + "'";
+        if (is_parameter(l)) params += str(params.empty() ? "'" : ", '", l.name, "'");
     std::string other;
     for (const IrLayer& l : doc.layers)
-        if (l.name == name) other = " ('" + name + "' is a " + l.type + " layer)";
+        if (l.name == name) other = str(" ('", name, "' is a ", l.type, " layer)");
     throw Error(ErrorKind::Input, "reshape-unknown-input",
                 "the model has no Parameter named '" + name + "'" + other + "; its Parameters are " +
                     (params.empty() ? std::string("none") : params));
@@ -53,7 +55,7 @@ void reshape_parameters(IrDocument& doc, const std::vector<std::pair<std::string
             if (a.name == "shape") a.value = shape_attribute(dims), has_shape = true;
         if (!has_shape) target.attributes.push_back({"shape", shape_attribute(dims)});
         if (!target.outputs.empty()) {
-            target.outputs[0].dims = dims;
+            target.outputs[0].dims = doc.keep(dims);
             target.outputs[0].dims_valid = true;
             target.outputs[0].dims_error.clear();
         }
@@ -67,11 +69,17 @@ void Model::reshape(const std::vector<std::pair<std::string, PartialShape>>& sha
     // The dims the file declares on the other layers' ports describe the old input shapes: as
     // OpenVINO's reshape does, every shape is now inferred from the Parameters. A declared dim of
     // -1 matches anything, so the graph builder no longer holds the layers to the old ones.
+    // The dims are views of arrays the original document shares: they point to one array of -1s.
+    size_t max_rank = 0;
+    for (const IrLayer& l : copy->layers)
+        for (const auto* ports : {&l.inputs, &l.outputs})
+            for (const IrPort& p : *ports) max_rank = std::max(max_rank, p.dims.size());
+    const IrDims unknown = copy->keep(std::vector<int64_t>(max_rank, -1));
     for (IrLayer& l : copy->layers) {
         if (is_parameter(l)) continue;
         for (auto* ports : {&l.inputs, &l.outputs})
             for (IrPort& p : *ports)
-                if (p.dims_valid) std::fill(p.dims.begin(), p.dims.end(), int64_t{-1});
+                if (p.dims_valid) p.dims = IrDims(unknown.data(), p.dims.size());
     }
     document_ = std::move(copy);
 }

@@ -21,8 +21,8 @@ class Node1 {
 public:
     Node1(const std::string& type, int opset, std::vector<IrAttribute> attributes, std::vector<Tensor> inputs)
         : inputs_(std::move(inputs)) {
-        layer_.type = type;
-        layer_.version = "opset" + std::to_string(opset);
+        layer_.type = strings_.keep(type);
+        layer_.version = strings_.keep("opset" + std::to_string(opset));
         layer_.attributes = std::move(attributes);
         def_ = builtin_ops().find(type, opset);
         if (!def_) throw Error(ErrorKind::Unsupported, "unsupported-op", type + " is not registered");
@@ -39,6 +39,7 @@ public:
     const Tensor& output() const { return outputs_[0]; }
 
 private:
+    IrDocument strings_;  // keeps the layer's strings
     IrLayer layer_;
     const OpDef* def_ = nullptr;
     std::unique_ptr<OpAttrs> attrs_;

@@ -151,7 +151,7 @@ private:
             } else {
                 break;
             }
-            epi->parts.push_back(n.layer->type);
+            epi->parts.emplace_back(n.layer->type);
             chain.nodes.push_back(c);
             cur = c;
         }
@@ -189,13 +189,13 @@ std::shared_ptr<const Graph> fuse_graph(std::shared_ptr<const Graph> graph) {
 }
 
 std::string node_type_name(const Node& node) {
-    if (node.fused.empty()) return node.layer ? node.layer->type : std::string();
+    if (node.fused.empty()) return node.layer ? std::string(node.layer->type) : std::string();
     std::string s;
-    for (const IrLayer* l : node.fused) s += (s.empty() ? "" : "+") + l->type;
+    for (const IrLayer* l : node.fused) s.append(s.empty() ? "" : "+").append(l->type);
     return s;
 }
 
-const std::string& node_display_name(const Node& node) {
+std::string_view node_display_name(const Node& node) {
     return node.fused.empty() ? node.layer->name : node.fused.front()->name;
 }
 

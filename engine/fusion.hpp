@@ -31,6 +31,6 @@ std::shared_ptr<const Graph> fuse_graph(std::shared_ptr<const Graph> graph);
 // node, the layer's type otherwise.
 std::string node_type_name(const Node& node);
 // The name of the layer whose op runs (the head of a fused node).
-const std::string& node_display_name(const Node& node);
+std::string_view node_display_name(const Node& node);
 
 }  // namespace irlite

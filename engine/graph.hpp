@@ -71,6 +71,11 @@ struct BuildResult {
 BuildResult build_graph(std::shared_ptr<const IrDocument> document, const OpRegistry& registry,
                         const BuildOptions& options = {});
 
+// A model output's name as users see it (README: input and output names): the first tensor name
+// of the port that feeds the Result; in IR v10, which has none, the producing layer's name (with
+// ".<port>" when it has several outputs); else the Result's own name.
+std::string output_name(const Graph& graph, const Node& result);
+
 // Runs one node's kernel on the given inputs (used by constant folding and the executor): infers
 // output shapes when `infos` is null, allocates outputs unless the op does that itself, runs the
 // kernel, and checks what it produced. Errors come back located at the node.

@@ -30,7 +30,8 @@ Location layer_location(const IrDocument& doc, const IrLayer& layer, int64_t lin
     return where;
 }
 
-std::string dims_text(const std::vector<int64_t>& dims) {
+template <class Dims>  // std::vector<int64_t> or IrDims
+std::string dims_text(const Dims& dims) {
     std::string s = "[";
     for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
     return s + "]";
@@ -38,7 +39,7 @@ std::string dims_text(const std::vector<int64_t>& dims) {
 
 // True when the known dims multiply to more than INT64_MAX elements (an empty dim makes the tensor
 // empty whatever the others are; dynamic dims are left out).
-bool element_count_overflows(const std::vector<int64_t>& dims) {
+bool element_count_overflows(const IrDims& dims) {
     if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return false;
     int64_t count = 1;
     for (const int64_t d : dims) {
@@ -47,6 +48,15 @@ bool element_count_overflows(const std::vector<int64_t>& dims) {
         count *= d;
     }
     return false;
+}
+
+// shapes_compatible for the dims a port declares.
+bool declared_compatible(const IrDims& declared, const PartialShape& inferred) {
+    if (!inferred.rank_known()) return true;
+    if (declared.size() != inferred.rank()) return false;
+    for (size_t i = 0; i < declared.size(); ++i)
+        if (!dims_compatible(declared[i], inferred[i])) return false;
+    return true;
 }
 
 struct EdgeEnd {
@@ -602,7 +612,7 @@ private:
         const OpDef* def = nullptr;
         bool in_openvino_opset = true;  // false: resolved through a listed deviation
     };
-    const TypeResolution& resolve_type(const std::string& type, const std::string& version) {
+    const TypeResolution& resolve_type(std::string_view type, std::string_view version) {
         std::string key;
         key.reserve(type.size() + 1 + version.size());
         key.append(type).append(1, '\n').append(version);
@@ -663,7 +673,7 @@ private:
     }
 
     // The catalog's op type nearest to `type` (edit distance at most 2, ignoring case), or "".
-    static std::string closest_op_type(const std::string& type) {
+    static std::string closest_op_type(std::string_view type) {
         const std::string key = canonical_op_type(type);
         std::string best;
         size_t best_distance = 3;
@@ -703,7 +713,7 @@ private:
             if (!port.precision.empty()) info.type = parse_element_type(port.precision);
         } catch (const Error&) {
         }
-        info.shape = PartialShape(port.dims);
+        info.shape = PartialShape(port.dims.to_vector());
         return info;
     }
 
@@ -833,7 +843,7 @@ private:
             PartialShape& shape = inferred[pos].shape;
             if (!port.dims_valid || shape.is_static()) continue;
             if (!shape.rank_known()) {
-                shape = PartialShape(port.dims);
+                shape = PartialShape(port.dims.to_vector());
                 continue;
             }
             if (shape.rank() != port.dims.size()) continue;  // reported as dims-mismatch
@@ -856,7 +866,7 @@ private:
     // A contradiction there is a warning: the output is what the producer makes.
     void check_edge(int li, int pos, const Node& producer, int out_pos, const OutputInfo& out) {
         const IrPort& port = doc_.layers[li].inputs[pos];
-        if (port.dims_valid && !shapes_compatible(port.dims, out.shape)) {
+        if (port.dims_valid && !declared_compatible(port.dims, out.shape)) {
             const bool inferred = producer.def != nullptr;
             const bool into_result = canonical_op_type(doc_.layers[li].type) == "result";
             const char* note = !inferred     ? "; irlite cannot validate that layer, OpenVINO re-infers both"
@@ -886,7 +896,7 @@ private:
                 report(severity, ErrorKind::Type, "precision-mismatch", where(),
                        str("precision ", port.precision, " differs from ", against, " type ", to_string(actual),
                            severity == Severity::Warning ? " (OpenVINO ignores it and uses the producer's)" : ""),
-                       port.precision, to_string(actual));
+                       std::string(port.precision), to_string(actual));
         } catch (const Error& e) {
             report(Severity::Error, e.kind(), "precision-invalid", where(),
                    str("precision \"", port.precision, "\": ", e.message()));
@@ -897,7 +907,7 @@ private:
         const IrLayer& l = doc_.layers[li];
         for (size_t pos = 0; pos < l.outputs.size() && pos < inferred.size(); ++pos) {
             const IrPort& port = l.outputs[pos];
-            if (port.dims_valid && !shapes_compatible(port.dims, inferred[pos].shape)) {
+            if (port.dims_valid && !declared_compatible(port.dims, inferred[pos].shape)) {
                 report(Severity::Error, ErrorKind::ShapeRule, "dims-mismatch", at_port(li, static_cast<int>(pos), true),
                        str("declared dims ", dims_text(port.dims), " differ from the inferred ",
                            to_string(inferred[pos].shape)),

@@ -1,12 +1,19 @@
 // The IR document: what the parser reads from model.xml (and model.bin), before any checking
 // beyond well-formedness. Plain data: layers, ports, dims, attributes and edges, each with the XML
 // line it came from, so that every later error can point into the file.
+//
+// Compact, because a large model's document is built on every load: names, types and other texts
+// are views of the XML text as pugixml left it (parsed in place, escapes resolved), and dims are
+// views of arrays the document keeps; IrDocument::storage owns all of them and is shared by copies
+// of the document. Code that builds a document by hand keeps its strings alive itself or stores
+// them with IrDocument::keep.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace irlite {
@@ -29,23 +36,55 @@ struct IrAttribute {
     std::string value;
 };
 
+// A port's dims: a view of an array the document keeps (or, in code that builds ports by hand, of
+// any array that outlives the port).
+class IrDims {
+public:
+    IrDims() = default;
+    IrDims(const int64_t* data, size_t size) : data_(data), size_(size) {}
+    const int64_t* begin() const { return data_; }
+    const int64_t* end() const { return data_ + size_; }
+    const int64_t* data() const { return data_; }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    int64_t operator[](size_t i) const { return data_[i]; }
+    std::vector<int64_t> to_vector() const { return std::vector<int64_t>(begin(), end()); }
+    bool operator==(const std::vector<int64_t>& o) const {
+        if (o.size() != size_) return false;
+        for (size_t i = 0; i < size_; ++i)
+            if (data_[i] != o[i]) return false;
+        return true;
+    }
+
+private:
+    const int64_t* data_ = nullptr;
+    size_t size_ = 0;
+};
+
+// Tensor names as written in a port's `names` attribute: split on unescaped commas ("\," is a
+// literal comma), spaces around each name and empty names dropped.
+std::vector<std::string> split_port_names(std::string_view names);
+
 struct IrPort {
-    std::string id_text;  // the `id` attribute as written (validated by the graph builder)
-    IrId id;              // parsed id; nullopt when id_text is not a valid unsigned integer
-    std::string precision;  // as written; may be empty (input ports often have none)
-    std::vector<int64_t> dims;  // the <dim> children, -1 = dynamic
-    bool dims_valid = true;     // false when a <dim> was not an integer >= -1
-    std::string dims_error;     // why, when !dims_valid
-    std::vector<std::string> names;  // tensor names (output ports), escapes resolved
+    std::string_view id_text;    // the `id` attribute as written (validated by the graph builder)
+    IrId id;                     // parsed id; nullopt when id_text is not a valid unsigned integer
+    std::string_view precision;  // as written; may be empty (input ports often have none)
+    IrDims dims;                 // the <dim> children, -1 = dynamic
+    bool dims_valid = true;      // false when a <dim> was not an integer >= -1
+    std::string dims_error;      // why, when !dims_valid
+    std::string_view names_text;  // the `names` attribute as written (escapes resolved)
     int64_t line = 0;
+
+    // The tensor names (output ports), split_port_names(names_text).
+    std::vector<std::string> names() const { return split_port_names(names_text); }
 };
 
 struct IrLayer {
-    std::string id_text;
+    std::string_view id_text;
     IrId id;  // nullopt when id_text is not a valid unsigned integer
-    std::string name;
-    std::string type;
-    std::string version;  // opset name as written, e.g. "opset8"
+    std::string_view name;
+    std::string_view type;
+    std::string_view version;  // opset name as written, e.g. "opset8"
     std::vector<IrAttribute> attributes;  // the <data> element's attributes, in file order
     int64_t data_line = 0;                // line of <data>, or of the layer when absent
     std::vector<IrPort> inputs;
@@ -69,6 +108,15 @@ inline std::string edge_text(const IrEdge& e) {
 }
 
 struct IrDocument {
+    // What the views in layers and ports point into (the parsed XML text, dims arrays, kept
+    // strings). Shared with copies of the document, so their views stay valid.
+    std::vector<std::shared_ptr<const void>> storage;
+
+    // Stores `text` with the document; the view stays valid as long as the document or a copy.
+    std::string_view keep(std::string text);
+    // The same for dims.
+    IrDims keep(std::vector<int64_t> dims);
+
     std::string xml_path;  // for messages; "<memory>" when read from memory
     std::string name;      // <net name>
     int64_t ir_version = 0;

@@ -85,19 +85,6 @@ struct CompiledModel::Impl {
 
 namespace {
 
-std::string output_name(const Graph& g, const Node& result) {
-    const ValueRef src = result.inputs.empty() ? ValueRef{} : result.inputs[0];
-    if (src.node < 0) return result.layer->name;
-    const IrLayer& producer = *g.nodes[src.node].layer;
-    const IrPort& port = producer.outputs[src.output];
-    if (!port.names.empty()) return port.names.front();
-    // IR v10 has no tensor names: OpenVINO names the output after the producing layer, with
-    // ".<port>" when that layer has several outputs.
-    if (g.document->ir_version == 10)
-        return producer.outputs.size() > 1 ? str(producer.name, ".", src.output) : producer.name;
-    return result.layer->name;
-}
-
 // Consumers whose shapes were settled at load time rely on their inputs having those shapes: a
 // run-time shape that contradicts a load-time one is an error, never a surprise for a kernel.
 void check_against_load_time(const Node& node, const std::vector<Tensor>& values, const std::string& file) {
@@ -168,6 +155,19 @@ void log_plan(const detail::Log& log, const ExecutionPlan& plan, const std::stri
 
 }  // namespace
 
+std::string output_name(const Graph& g, const Node& result) {
+    const ValueRef src = result.inputs.empty() ? ValueRef{} : result.inputs[0];
+    if (src.node < 0) return std::string(result.layer->name);
+    const IrLayer& producer = *g.nodes[src.node].layer;
+    const std::vector<std::string> names = producer.outputs[src.output].names();
+    if (!names.empty()) return names.front();
+    // IR v10 has no tensor names: OpenVINO names the output after the producing layer, with
+    // ".<port>" when that layer has several outputs.
+    if (g.document->ir_version == 10)
+        return producer.outputs.size() > 1 ? str(producer.name, ".", src.output) : std::string(producer.name);
+    return std::string(result.layer->name);
+}
+
 std::shared_ptr<const ExecutionPlan> CompiledModel::Impl::plan_for(const std::vector<Shape>& shapes) const {
     std::lock_guard<std::mutex> lock(specialised_mutex);
     auto it = specialised.find(shapes);
@@ -208,7 +208,7 @@ CompiledModel::CompiledModel(const Model& model, const CompileOptions& options) 
         const Node& n = g.nodes[ni];
         PortInfo p;
         p.name = n.layer->name;
-        if (!n.layer->outputs.empty()) p.names = n.layer->outputs[0].names;
+        if (!n.layer->outputs.empty()) p.names = n.layer->outputs[0].names();
         p.type = n.outputs[0].type;
         p.shape = n.outputs[0].shape;
         impl->inputs.push_back(std::move(p));
@@ -219,7 +219,7 @@ CompiledModel::CompiledModel(const Model& model, const CompileOptions& options) 
         p.name = output_name(g, n);
         const ValueRef src = n.inputs[0];
         const Node& producer = g.nodes[src.node];
-        p.names = producer.layer->outputs[src.output].names;
+        p.names = producer.layer->outputs[src.output].names();
         p.type = producer.outputs[src.output].type;
         p.shape = producer.outputs[src.output].shape;
         impl->outputs.push_back(std::move(p));

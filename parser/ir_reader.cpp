@@ -105,29 +105,6 @@ bool parse_dim(std::string_view text, int64_t& out) {
     return out >= 0;
 }
 
-// Splits `names` on unescaped commas; "\," is a literal comma. Spaces around each name are
-// dropped, and so are empty names.
-std::vector<std::string> split_names(std::string_view text) {
-    std::vector<std::string> out;
-    std::string current;
-    const auto flush = [&] {
-        const std::string_view name = trim(current);
-        if (!name.empty()) out.emplace_back(name);
-        current.clear();
-    };
-    for (size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == ',') {
-            current += ',';
-            ++i;
-        } else if (text[i] == ',') {
-            flush();
-        } else {
-            current += text[i];
-        }
-    }
-    flush();
-    return out;
-}
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -148,6 +125,9 @@ size_t count_children(const pugi::xml_node& parent) {
 class ElementReader {
 public:
     explicit ElementReader(std::string_view text) : lines_(text.data(), text.size()) {}
+
+    // The arrays the ports' dims point into, for the document to keep.
+    std::vector<std::shared_ptr<const void>> take_dims_storage() { return std::move(dims_blocks_); }
 
     void read_layer(const pugi::xml_node& node, IrLayer& layer) {
         layer.line = line(node);
@@ -194,12 +174,13 @@ public:
                 port.precision = a.value();
                 seen_precision = true;
             } else if (name == "names" && !seen_names) {
-                port.names = split_names(a.value());
+                port.names_text = a.value();
                 seen_names = true;
             }
         }
         port.id = parse_id(port.id_text);
-        port.dims.reserve(count_children(node));
+        int64_t* dims = allocate_dims(count_children(node));
+        size_t rank = 0;
         for (pugi::xml_node dim = node.child("dim"); dim; dim = dim.next_sibling("dim")) {
             int64_t value = -1;
             if (!parse_dim(dim.child_value(), value)) {
@@ -209,8 +190,9 @@ public:
                                           "'?' and intervals are not allowed in port dims)");
                 port.dims_valid = false;
             }
-            port.dims.push_back(value);
+            dims[rank++] = value;
         }
+        port.dims = IrDims(dims, rank);
     }
 
     void read_edge(const pugi::xml_node& node, IrEdge& edge) {
@@ -248,15 +230,37 @@ public:
 private:
     int64_t line(const pugi::xml_node& node) { return lines_.line_of(node.offset_debug()); }
 
+    // Room for n dims, in blocks shared by many ports (one allocation per few thousand dims).
+    int64_t* allocate_dims(size_t n) {
+        constexpr size_t kBlock = 4096;
+        if (n > kBlock) {
+            auto own = std::make_shared<std::vector<int64_t>>(n);
+            dims_blocks_.push_back(own);
+            return own->data();
+        }
+        if (!block_ || block_used_ + n > kBlock) {
+            block_ = std::make_shared<std::vector<int64_t>>(kBlock);
+            dims_blocks_.push_back(block_);
+            block_used_ = 0;
+        }
+        int64_t* at = block_->data() + block_used_;
+        block_used_ += n;
+        return at;
+    }
+
     LineIndex lines_;
+    std::vector<std::shared_ptr<const void>> dims_blocks_;
+    std::shared_ptr<std::vector<int64_t>> block_;
+    size_t block_used_ = 0;
 };
 
 class Reader {
 public:
-    // `text` is the document as written (lines are counted in it). `scratch`, when given, is a
-    // private copy of it that pugixml may parse in place (it writes terminators into the text it
-    // parses); otherwise pugixml copies `text` first.
-    Reader(std::string_view text, std::string file, char* scratch = nullptr)
+    // `text` is the document as written (lines are counted in it); `scratch`, a private copy of it
+    // of the same size that pugixml parses in place (it writes terminators and resolved escapes
+    // into it). The document's strings are views of `scratch`: the caller keeps it in the
+    // document's storage.
+    Reader(std::string_view text, std::string file, char* scratch)
         : text_(text), scratch_(scratch), lines_(text.data(), text.size()), file_(std::move(file)) {}
 
     IrDocument read() const {
@@ -264,9 +268,7 @@ public:
         // parse_embed_pcdata keeps a <dim>'s text in the element itself instead of a child node:
         // a smaller tree to build, walk and free (a large IR has several dims per port).
         const unsigned options = pugi::parse_default | pugi::parse_fragment | pugi::parse_embed_pcdata;
-        const pugi::xml_parse_result parsed =
-            scratch_ ? xml.load_buffer_inplace(scratch_, text_.size(), options, pugi::encoding_utf8)
-                     : xml.load_buffer(text_.data(), text_.size(), options, pugi::encoding_utf8);
+        const pugi::xml_parse_result parsed = xml.load_buffer_inplace(scratch_, text_.size(), options, pugi::encoding_utf8);
         if (!parsed) {
             const int64_t line = lines_.line_of(parsed.offset);
             throw Error(ErrorKind::Parse, "xml-malformed",
@@ -305,36 +307,41 @@ private:
             layer_nodes.push_back(layer);
         for (pugi::xml_node edge = edges.child("edge"); edge; edge = edge.next_sibling("edge"))
             edge_nodes.push_back(edge);
-        doc.layers.resize(layer_nodes.size());
-        doc.edges.resize(edge_nodes.size());
-        const auto read_part = [&](size_t layers_begin, size_t layers_end, size_t edges_begin, size_t edges_end) {
+        const size_t n_layers = layer_nodes.size(), n_edges = edge_nodes.size();
+        doc.layers.resize(n_layers);
+        doc.edges.resize(n_edges);
+        const auto read_part = [&](size_t layers_begin, size_t layers_end, size_t edges_begin, size_t edges_end,
+                                   std::vector<std::shared_ptr<const void>>& storage) {
             ElementReader reader(text_);
             for (size_t i = layers_begin; i < layers_end; ++i) reader.read_layer(layer_nodes[i], doc.layers[i]);
             for (size_t i = edges_begin; i < edges_end; ++i) reader.read_edge(edge_nodes[i], doc.edges[i]);
+            storage = reader.take_dims_storage();
         };
+        std::vector<std::shared_ptr<const void>> first_storage, second_storage;
         // A thread costs tens of microseconds: worth it only for large documents.
         constexpr size_t kParallelFrom = 1024;
-        const size_t n_layers = layer_nodes.size(), n_edges = edge_nodes.size();
         if (n_layers + n_edges < kParallelFrom || std::thread::hardware_concurrency() < 2) {
-            read_part(0, n_layers, 0, n_edges);
-            return;
-        }
-        std::exception_ptr failed;  // bad_alloc and the like, rethrown here
-        std::thread second([&] {
+            read_part(0, n_layers, 0, n_edges, first_storage);
+        } else {
+            std::exception_ptr failed;  // bad_alloc and the like, rethrown here
+            std::thread second([&] {
+                try {
+                    read_part(n_layers / 2, n_layers, n_edges / 2, n_edges, second_storage);
+                } catch (...) {
+                    failed = std::current_exception();
+                }
+            });
             try {
-                read_part(n_layers / 2, n_layers, n_edges / 2, n_edges);
+                read_part(0, n_layers / 2, 0, n_edges / 2, first_storage);
             } catch (...) {
-                failed = std::current_exception();
+                second.join();
+                throw;
             }
-        });
-        try {
-            read_part(0, n_layers / 2, 0, n_edges / 2);
-        } catch (...) {
             second.join();
-            throw;
+            if (failed) std::rethrow_exception(failed);
         }
-        second.join();
-        if (failed) std::rethrow_exception(failed);
+        for (auto* part : {&first_storage, &second_storage})
+            doc.storage.insert(doc.storage.end(), part->begin(), part->end());
     }
 
     Location at(const pugi::xml_node& node) const { return file_and_line(file_, line(node)); }
@@ -446,24 +453,36 @@ std::string default_bin_path(const std::string& xml_path) {
 
 }  // namespace
 
+namespace {
+
+// Reads `text` through a private copy pugixml parses in place, which the document keeps.
+IrDocument read_text(std::string_view text, std::string display_name) {
+    auto copy = std::make_shared<std::string>(text);
+    IrDocument doc = Reader(text, std::move(display_name), copy->data()).read();
+    doc.storage.push_back(std::move(copy));
+    return doc;
+}
+
+// The file mapped twice: as written, to count lines in, and as a private copy pugixml parses in
+// place (saving it a copy of the whole text), which the document keeps.
+IrDocument read_xml(const std::string& xml_path) {
+    const MappedText file(xml_path);
+    auto scratch = std::make_shared<const MappedText>(xml_path, /*writable=*/true);
+    if (scratch->text().size() != file.text().size() || file.text().empty())  // changed between the opens; or empty
+        return read_text(file.text(), xml_path);
+    IrDocument doc = Reader(file.text(), xml_path, scratch->writable_data()).read();
+    doc.storage.push_back(std::move(scratch));
+    return doc;
+}
+
+}  // namespace
+
 IrDocument read_ir_memory(std::string_view xml_text, std::shared_ptr<WeightsBlob> weights, std::string display_name) {
-    IrDocument doc = Reader(xml_text, std::move(display_name)).read();
+    IrDocument doc = read_text(xml_text, std::move(display_name));
     doc.weights = std::move(weights);
     if (!doc.weights) doc.weights_note = "no weights were given";
     return doc;
 }
-
-namespace {
-// The file mapped twice: as written, to count lines in, and as a private copy pugixml parses in
-// place (saving it a copy of the whole text).
-IrDocument read_xml(const std::string& xml_path) {
-    const MappedText file(xml_path);
-    const MappedText scratch(xml_path, /*writable=*/true);
-    if (scratch.text().size() != file.text().size())  // the file changed between the two opens
-        return Reader(file.text(), xml_path).read();
-    return Reader(file.text(), xml_path, scratch.writable_data()).read();
-}
-}  // namespace
 
 IrDocument read_ir_xml_only(const std::string& xml_path) {
     IrDocument doc = read_xml(xml_path);

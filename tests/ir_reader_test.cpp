@@ -154,7 +154,7 @@ TEST(IrReader, NamesSplitOnUnescapedCommas) {
     };
     for (const NamesRow& row : rows) {
         const IrDocument doc = parse(net(layer_with_port(std::string("id=\"0\" names=\"") + row.attribute + "\"")));
-        EXPECT_EQ(doc.layers.at(0).outputs.at(0).names, row.expected) << row.label;
+        EXPECT_EQ(doc.layers.at(0).outputs.at(0).names(), row.expected) << row.label;
     }
 }
 
@@ -328,6 +328,69 @@ TEST(IrReader, LinesAreRight) {
 TEST(IrReader, LineOnTheFirstLine) {
     const IrDocument doc = parse("<net version=\"11\"><layers><layer id=\"0\"/></layers></net>");
     EXPECT_EQ(doc.layers.at(0).line, 1);
+}
+
+// A model large enough to be read by two threads: every layer, port, dim, name and edge must land
+// in its own slot with its own line, whichever thread read it.
+TEST(IrReader, LargeDocumentsReadByTwoThreadsKeepEveryDetail) {
+    constexpr int kLayers = 3000;
+    std::string layers, edges;
+    // Each layer takes 8 lines, from line 4 on (the header, <net> and <layers> come first).
+    for (int i = 0; i < kLayers; ++i) {
+        layers += "<layer id=\"" + std::to_string(i) + "\" name=\"l" + std::to_string(i) +
+                  "\" type=\"Relu\" version=\"opset1\">\n<input>\n<port id=\"0\" precision=\"FP32\"><dim>" +
+                  std::to_string(i) + "</dim><dim>2</dim></port>\n</input>\n<output>\n<port id=\"1\" names=\"t" +
+                  std::to_string(i) + ",u\\,v\"><dim>" + std::to_string(i) + "</dim><dim>2</dim></port>\n</output>\n</layer>\n";
+        if (i > 0)
+            edges += "<edge from-layer=\"" + std::to_string(i - 1) + "\" from-port=\"1\" to-layer=\"" + std::to_string(i) +
+                     "\" to-port=\"0\"/>\n";
+    }
+    const IrDocument doc = parse(net(layers, edges));
+    ASSERT_EQ(doc.layers.size(), static_cast<size_t>(kLayers));
+    ASSERT_EQ(doc.edges.size(), static_cast<size_t>(kLayers - 1));
+    for (int i = 0; i < kLayers; ++i) {
+        const IrLayer& l = doc.layers[static_cast<size_t>(i)];
+        ASSERT_EQ(l.id, static_cast<uint64_t>(i));
+        ASSERT_EQ(l.name, "l" + std::to_string(i));
+        ASSERT_EQ(l.line, 4 + 8 * i) << l.name;
+        ASSERT_EQ(l.inputs.at(0).line, 6 + 8 * i) << l.name;
+        ASSERT_EQ(l.inputs.at(0).dims, (std::vector<int64_t>{i, 2})) << l.name;
+        ASSERT_EQ(l.outputs.at(0).dims, (std::vector<int64_t>{i, 2})) << l.name;
+        ASSERT_EQ(l.outputs.at(0).names(), (std::vector<std::string>{"t" + std::to_string(i), "u,v"})) << l.name;
+    }
+    const int first_edge_line = 4 + 8 * kLayers + 2;
+    for (int i = 1; i < kLayers; ++i) {
+        const IrEdge& e = doc.edges[static_cast<size_t>(i - 1)];
+        ASSERT_EQ(e.from_layer, static_cast<uint64_t>(i - 1));
+        ASSERT_EQ(e.to_layer, static_cast<uint64_t>(i));
+        ASSERT_EQ(e.line, first_edge_line + i - 1);
+    }
+}
+
+// The document's strings and dims are views of memory it keeps: they outlive the text it was read
+// from, and copies of the document (Model::reshape edits one) keep them after the original is gone.
+TEST(IrReader, DocumentViewsOutliveTheTextAndTheOriginal) {
+    auto text = std::make_unique<std::string>(net(
+        "<layer id=\"0\" name=\"x &amp; y\" type=\"Parameter\" version=\"opset1\"><data shape=\"2\" element_type=\"f32\"/>"
+        "<output><port id=\"0\" precision=\"FP32\" names=\"in\"><dim>2</dim></port></output></layer>\n"));
+    auto original = std::make_unique<IrDocument>(parse(*text));
+    text.reset();  // overwrite nothing: ASan reports any view into the freed text
+    IrDocument copy = *original;
+    original.reset();
+    const IrLayer& l = copy.layers.at(0);
+    EXPECT_EQ(l.name, "x & y");
+    EXPECT_EQ(l.type, "Parameter");
+    EXPECT_EQ(l.version, "opset1");
+    EXPECT_EQ(l.outputs.at(0).precision, "FP32");
+    EXPECT_EQ(l.outputs.at(0).dims, (std::vector<int64_t>{2}));
+    EXPECT_EQ(l.outputs.at(0).names(), (std::vector<std::string>{"in"}));
+    const IrDims kept = copy.keep(std::vector<int64_t>{5, 6});
+    const std::string_view word = copy.keep(std::string("kept"));
+    const IrDocument second = copy;
+    copy = IrDocument();
+    EXPECT_EQ(kept, (std::vector<int64_t>{5, 6}));
+    EXPECT_EQ(word, "kept");
+    EXPECT_EQ(second.layers.at(0).name, "x & y");
 }
 
 // ---- document-level errors --------------------------------------------------------------------
@@ -544,7 +607,7 @@ TEST(IrReaderRealModels, ScalarModelDetails) {
     EXPECT_EQ(constant.type, "Const");
     EXPECT_EQ(constant.line, 10);
     EXPECT_EQ(constant.data_line, 11);
-    EXPECT_EQ(constant.outputs.at(0).names, (std::vector<std::string>{"const", "const:0"}));
+    EXPECT_EQ(constant.outputs.at(0).names(), (std::vector<std::string>{"const", "const:0"}));
     EXPECT_TRUE(constant.outputs.at(0).dims.empty());
 }
 

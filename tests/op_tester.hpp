@@ -150,9 +150,9 @@ inline RuleInput unknown(ElementType type, PartialShape shape) { return {type, s
 class OpTester {
 public:
     OpTester(std::string type, int opset, std::vector<IrAttribute> attributes = {}) {
-        layer_.type = std::move(type);
-        layer_.version = "opset" + std::to_string(opset);
-        layer_.name = "test_" + layer_.type;
+        layer_.type = strings_.keep(type);
+        layer_.version = strings_.keep("opset" + std::to_string(opset));
+        layer_.name = strings_.keep("test_" + type);
         layer_.id = 1;
         layer_.attributes = std::move(attributes);
         def_ = builtin_ops().find(layer_.type, opset);
@@ -258,6 +258,7 @@ private:
         }
     }
 
+    IrDocument strings_;  // keeps the layer's strings (shared by copies of the tester)
     IrLayer layer_;
     const OpDef* def_ = nullptr;
 };

@@ -247,7 +247,7 @@ TEST(PackedTypes, EachLayersWeightsAreUnpackedJustBeforeTheirMatMul) {
     EXPECT_LT(plan->arena_bytes, 2 * layer_bytes + 4096) << "unpacked weights of several layers alive at once";
     // Each Convert runs right before its own MatMul.
     std::vector<std::string> order;
-    for (const ExecStep& step : plan->steps) order.push_back(g.graph->nodes[static_cast<size_t>(step.node)].layer->name);
+    for (const ExecStep& step : plan->steps) order.emplace_back(g.graph->nodes[static_cast<size_t>(step.node)].layer->name);
     for (int l = 0; l < kLayers; ++l) {
         const auto at = std::find(order.begin(), order.end(), "cq" + std::to_string(l));
         ASSERT_NE(at, order.end());

@@ -40,8 +40,8 @@ std::string dot_quoted(const std::string& s) {
 
 // A port as the file declares it (where no inferred type and shape exist), in the spelling of the
 // inferred ones: "f32 [4,?]", not "FP32 [4,-1]".
-std::string port_label(const std::string& precision, const std::vector<int64_t>& dims) {
-    std::string s = precision.empty() ? "?" : precision;
+std::string port_label(std::string_view precision, const IrDims& dims) {
+    std::string s = precision.empty() ? std::string("?") : std::string(precision);
     try {
         if (!precision.empty()) s = to_string(parse_element_type(precision));
     } catch (const Error&) {
@@ -90,7 +90,7 @@ std::string to_dot(const CheckReport& report) {
     for (size_t i = 0; i < doc.layers.size(); ++i) {
         const IrLayer& l = doc.layers[i];
         const std::string type = canonical_op_type(l.type);
-        std::string attrs = "label=" + dot_quoted(l.name + "\n" + l.type + "-" + (l.version.empty() ? "?" : l.version));
+        std::string attrs = "label=" + dot_quoted(str(l.name, "\n", l.type, "-", l.version.empty() ? std::string_view("?") : l.version));
         if (type == "const") {
             attrs += ", fontsize=7, height=0.2, width=0.3, margin=\"0.04,0.02\", fillcolor=\"#eeeeee\"";
         } else if (type == "parameter") {

@@ -60,18 +60,6 @@ struct ModelInfo {
     uint64_t const_bytes = 0;
 };
 
-// The output's user-facing name, as the runtime names it (see README: input and output names).
-std::string output_name(const Graph& g, const Node& result) {
-    const ValueRef src = result.inputs.empty() ? ValueRef{} : result.inputs[0];
-    if (src.node < 0) return result.layer->name;
-    const IrLayer& producer = *g.nodes[static_cast<size_t>(src.node)].layer;
-    const IrPort& port = producer.outputs[static_cast<size_t>(src.output)];
-    if (!port.names.empty()) return port.names.front();
-    if (g.document->ir_version == 10)
-        return producer.outputs.size() > 1 ? str(producer.name, ".", src.output) : producer.name;
-    return result.layer->name;
-}
-
 // What graph fusion makes of the graph (nothing when it has errors).
 void collect_fusion(const CheckReport& report, ModelInfo& info) {
     if (!report.graph || report.errors > 0) return;
@@ -99,7 +87,7 @@ ModelInfo collect(const CheckReport& report) {
         for (int ni : g->parameters) {
             const Node& n = g->nodes[static_cast<size_t>(ni)];
             if (n.outputs.empty()) continue;
-            info.inputs.push_back({n.layer->name, n.layer->outputs.empty() ? std::vector<std::string>{} : n.layer->outputs[0].names,
+            info.inputs.push_back({std::string(n.layer->name), n.layer->outputs.empty() ? std::vector<std::string>{} : n.layer->outputs[0].names(),
                                    n.outputs[0].type, n.outputs[0].shape});
         }
         for (int ni : g->results) {
@@ -110,7 +98,7 @@ ModelInfo collect(const CheckReport& report) {
             if (!n.inputs.empty() && n.inputs[0].node >= 0) {
                 const Node& p = g->nodes[static_cast<size_t>(n.inputs[0].node)];
                 const size_t out = static_cast<size_t>(n.inputs[0].output);
-                b.names = p.layer->outputs[out].names;
+                b.names = p.layer->outputs[out].names();
                 b.type = p.outputs[out].type;
                 b.shape = p.outputs[out].shape;
             }
@@ -124,7 +112,7 @@ ModelInfo collect(const CheckReport& report) {
         ++use.count;
         const std::optional<int> opset = parse_opset(l.version);
         if (opset) use.opsets.insert(*opset);
-        else use.other_versions.insert(l.version);
+        else use.other_versions.insert(std::string(l.version));
         // Looked up as the graph builder does (MVN written as opset1 runs as MVN-1 of opset2).
         const std::optional<int> lookup = lookup_opset(l.type, l.version);
         if (!lookup || !builtin_ops().find(l.type, *lookup)) use.cannot_run.insert(opset ? *opset : 0);
