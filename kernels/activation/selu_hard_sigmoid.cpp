@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/float_dispatch.hpp"
 #include "kernels/detail/parallel.hpp"
 
 namespace irlite {
@@ -50,24 +51,21 @@ void compute(KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
     Tensor& out = ctx.output(0);
     const double p1 = ctx.input(1).value_as_double(0), p2 = ctx.input(2).value_as_double(0);
-    dispatch_type(x.type(), [&](auto tag) {
+    detail::dispatch_storable_float(x.type(), [&](auto tag) {
         using T = decltype(tag);
-        if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float> ||
-                      std::is_same_v<T, double>) {
-            using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
-            const T* in = x.data<T>();
-            T* o = out.data<T>();
-            const C a = static_cast<C>(p1), b = static_cast<C>(p2);
-            detail::for_chunks(ctx.pool(), x.num_elements(), 1 << 14, [&](int64_t first, int64_t last) {
-                for (int64_t i = first; i < last; ++i) {
-                    const C v = load<T, C>(in[i]);
-                    C r;
-                    if constexpr (kSelu) r = b * (v > C(0) ? v : a * std::expm1(v));
-                    else r = std::isnan(v) ? v : std::min(C(1), std::max(C(0), a * v + b));
-                    o[i] = store<T, C>(r);
-                }
-            });
-        }
+        using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+        const T* in = x.data<T>();
+        T* o = out.data<T>();
+        const C a = static_cast<C>(p1), b = static_cast<C>(p2);
+        detail::for_chunks(ctx.pool(), x.num_elements(), 1 << 14, [&](int64_t first, int64_t last) {
+            for (int64_t i = first; i < last; ++i) {
+                const C v = load<T, C>(in[i]);
+                C r;
+                if constexpr (kSelu) r = b * (v > C(0) ? v : a * std::expm1(v));
+                else r = std::isnan(v) ? v : std::min(C(1), std::max(C(0), a * v + b));
+                o[i] = store<T, C>(r);
+            }
+        });
     });
 }
 

@@ -48,6 +48,7 @@
 
 #include "engine/op.hpp"
 #include "kernels/detail/eltwise.hpp"
+#include "kernels/detail/float_dispatch.hpp"
 
 namespace irlite {
 namespace {
@@ -298,11 +299,9 @@ void compute(KernelContext& ctx) {
     const auto& plan = ctx.plan<DetectronOutputPlan>();
     IRLITE_CHECK(ctx.output(0).num_elements() == plan.rows * 4, ErrorKind::ShapeRule, "kernel-output-mismatch",
                  "output 0 disagrees with the plan");
-    dispatch_type(ctx.input(kRois).type(), [&](auto tag) {
+    detail::dispatch_storable_float(ctx.input(kRois).type(), [&](auto tag) {
         using T = decltype(tag);
-        if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float> ||
-                      std::is_same_v<T, double>)
-            detect<T>(ctx, plan);
+        detect<T>(ctx, plan);
     });
 }
 

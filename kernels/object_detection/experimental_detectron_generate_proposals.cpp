@@ -37,6 +37,7 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/float_dispatch.hpp"
 #include "kernels/detail/proposals.hpp"
 
 namespace irlite {
@@ -221,11 +222,9 @@ void compute(KernelContext& ctx) {
                      ctx.input(kDeltas).num_elements() == plan.count * 4 &&
                      ctx.input(kAnchors).num_elements() == plan.count * 4 && ctx.input(kImInfo).num_elements() == 3,
                  ErrorKind::ShapeRule, "kernel-output-mismatch", "the inputs or outputs disagree with the plan");
-    dispatch_type(ctx.input(kImInfo).type(), [&](auto tag) {
+    detail::dispatch_storable_float(ctx.input(kImInfo).type(), [&](auto tag) {
         using T = decltype(tag);
-        if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float> ||
-                      std::is_same_v<T, double>)
-            propose<T>(ctx, plan);
+        propose<T>(ctx, plan);
     });
 }
 

@@ -27,6 +27,7 @@
 
 #include "engine/op.hpp"
 #include "kernels/detail/eltwise.hpp"
+#include "kernels/detail/float_dispatch.hpp"
 
 namespace irlite {
 namespace {
@@ -159,11 +160,9 @@ void compute(KernelContext& ctx) {
     const auto& plan = ctx.plan<PriorGridPlan>();
     IRLITE_CHECK(ctx.output(0).num_elements() == plan.total_rows * 4 && plan.rows * plan.cols * plan.priors <= plan.total_rows,
                  ErrorKind::ShapeRule, "kernel-output-mismatch", "output disagrees with the plan");
-    dispatch_type(ctx.input(kPriors).type(), [&](auto tag) {
+    detail::dispatch_storable_float(ctx.input(kPriors).type(), [&](auto tag) {
         using T = decltype(tag);
-        if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float> ||
-                      std::is_same_v<T, double>)
-            generate<T>(ctx, plan);
+        generate<T>(ctx, plan);
     });
 }
 

@@ -42,6 +42,7 @@
 
 #include "engine/op.hpp"
 #include "kernels/detail/eltwise.hpp"
+#include "kernels/detail/float_dispatch.hpp"
 #include "kernels/detail/parallel.hpp"
 
 namespace irlite {
@@ -292,11 +293,9 @@ void compute(KernelContext& ctx) {
     Tensor& features = ctx.output(0);
     IRLITE_CHECK(features.num_elements() == plan.rois * plan.channels * plan.size * plan.size, ErrorKind::ShapeRule,
                  "kernel-output-mismatch", "output 0 disagrees with the plan");
-    dispatch_type(ctx.input(kRois).type(), [&](auto tag) {
+    detail::dispatch_storable_float(ctx.input(kRois).type(), [&](auto tag) {
         using T = decltype(tag);
-        if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float> ||
-                      std::is_same_v<T, double>)
-            extract<T>(ctx, plan);
+        extract<T>(ctx, plan);
     });
     if (ctx.num_outputs() > 1 && ctx.output_needed(1)) {
         Tensor& rois = ctx.output(1);

@@ -42,6 +42,7 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/float_dispatch.hpp"
 #include "kernels/detail/proposals.hpp"
 
 namespace irlite {
@@ -270,11 +271,9 @@ void compute(KernelContext& ctx) {
                      ctx.input(kAnchors).num_elements() == plan.count * 4 &&
                      ctx.input(kImInfo).num_elements() == plan.batch * plan.info_len,
                  ErrorKind::ShapeRule, "kernel-input-mismatch", "the inputs disagree with the plan");
-    dispatch_type(ctx.input(kImInfo).type(), [&](auto tag) {
+    detail::dispatch_storable_float(ctx.input(kImInfo).type(), [&](auto tag) {
         using T = decltype(tag);
-        if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float> ||
-                      std::is_same_v<T, double>)
-            propose<T>(ctx, plan);
+        propose<T>(ctx, plan);
     });
 }
 

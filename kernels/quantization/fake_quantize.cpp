@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "kernels/detail/broadcast.hpp"
+#include "kernels/detail/float_dispatch.hpp"
 #include "kernels/detail/parallel.hpp"
 #include "kernels/detail/small_buffer.hpp"
 
@@ -201,20 +202,17 @@ void compute(KernelContext& ctx) {
     const auto& plan = ctx.plan<FakeQuantizePlan>();
     Tensor& out = ctx.output(0);
     if (out.num_elements() == 0) return;
-    dispatch_type(out.type(), [&](auto tag) {
+    detail::dispatch_storable_float(out.type(), [&](auto tag) {
         using T = decltype(tag);
-        if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float> ||
-                      std::is_same_v<T, double>) {
-            std::array<const T*, kInputs> in{};
-            for (size_t i = 0; i < kInputs; ++i) in[i] = ctx.input(i).template data<T>();
-            T* dst = out.data<T>();
-            // Rows in chunks of about kChunk elements, fixed by the sizes alone (each element's
-            // result does not depend on the chunking anyway).
-            constexpr int64_t kChunk = 1 << 14;
-            for_chunks(ctx.pool(), plan.rows(), std::max<int64_t>(1, kChunk / plan.row), [&](int64_t first, int64_t last) {
-                run_rows<T>(plan, in, dst, first, last);
-            });
-        }
+        std::array<const T*, kInputs> in{};
+        for (size_t i = 0; i < kInputs; ++i) in[i] = ctx.input(i).template data<T>();
+        T* dst = out.data<T>();
+        // Rows in chunks of about kChunk elements, fixed by the sizes alone (each element's
+        // result does not depend on the chunking anyway).
+        constexpr int64_t kChunk = 1 << 14;
+        for_chunks(ctx.pool(), plan.rows(), std::max<int64_t>(1, kChunk / plan.row), [&](int64_t first, int64_t last) {
+            run_rows<T>(plan, in, dst, first, last);
+        });
     });
 }
 
