@@ -1,24 +1,12 @@
 #include "engine/ir_document.hpp"
 
 namespace irlite {
-namespace {
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::string_view trim(std::string_view s) {
-    size_t begin = 0, end = s.size();
-    while (begin < end && is_space(s[begin])) ++begin;
-    while (end > begin && is_space(s[end - 1])) --end;
-    return s.substr(begin, end - begin);
-}
-
-}  // namespace
 
 std::vector<std::string> split_port_names(std::string_view text) {
     std::vector<std::string> out;
     std::string current;
     const auto flush = [&] {
-        const std::string_view name = trim(current);
+        const std::string_view name = trim_xml_space(current);
         if (!name.empty()) out.emplace_back(name);
         current.clear();
     };

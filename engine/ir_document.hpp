@@ -61,6 +61,15 @@ private:
     size_t size_ = 0;
 };
 
+// XML whitespace, and a text without it at either end.
+inline bool is_xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+inline std::string_view trim_xml_space(std::string_view s) {
+    size_t begin = 0, end = s.size();
+    while (begin < end && is_xml_space(s[begin])) ++begin;
+    while (end > begin && is_xml_space(s[end - 1])) --end;
+    return s.substr(begin, end - begin);
+}
+
 // Tensor names as written in a port's `names` attribute: split on unescaped commas ("\," is a
 // literal comma), spaces around each name and empty names dropped.
 std::vector<std::string> split_port_names(std::string_view names);

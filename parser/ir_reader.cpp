@@ -64,15 +64,6 @@ Location file_and_line(const std::string& file, int64_t line) {
     return where;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::string_view trim(std::string_view s) {
-    size_t begin = 0, end = s.size();
-    while (begin < end && is_space(s[begin])) ++begin;
-    while (end > begin && is_space(s[end - 1])) --end;
-    return s.substr(begin, end - begin);
-}
-
 // Strict whole-string unsigned parse: digits only (no sign, no spaces, no suffix), at most
 // 2^64-1 (OpenVINO reads ids as unsigned 64-bit). nullopt otherwise.
 IrId parse_id(std::string_view text) {
@@ -96,7 +87,7 @@ int64_t parse_unsigned(std::string_view text) {
 
 // A <dim>: an int64 >= -1, optionally surrounded by XML whitespace (pretty-printed files).
 bool parse_dim(std::string_view text, int64_t& out) {
-    text = trim(text);
+    text = trim_xml_space(text);
     if (text == "-1") {
         out = -1;
         return true;
@@ -355,7 +346,7 @@ private:
             if (type == pugi::node_pcdata || type == pugi::node_cdata || (type == pugi::node_element && seen_root)) {
                 // Text nodes start at the whitespace before the text; point at the text itself.
                 size_t offset = static_cast<size_t>(std::max<ptrdiff_t>(node.offset_debug(), 0));
-                while (offset < text_.size() && is_space(text_[offset])) ++offset;
+                while (offset < text_.size() && is_xml_space(text_[offset])) ++offset;
                 const auto at_offset = static_cast<ptrdiff_t>(offset);
                 const int64_t line_no = lines_.line_of(at_offset);
                 throw Error(ErrorKind::Parse, "xml-malformed",
