@@ -37,6 +37,7 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/float_dispatch.hpp"
 #include "kernels/detail/proposals.hpp"
 
@@ -149,20 +150,6 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
 }
 
 template <class T>
-auto load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(p[i].bits);
-    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(p[i].bits);
-    else return p[i];
-}
-
-template <class T, class C>
-T store(C v) {
-    if constexpr (std::is_same_v<T, float16>) return float16{f32_to_f16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<T, bfloat16>) return bfloat16{f32_to_bf16(static_cast<float>(v))};
-    else return static_cast<T>(v);
-}
-
-template <class T>
 void propose(KernelContext& ctx, const ProposalsPlan& plan) {
     using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
     const auto& a = ctx.attrs<ProposalsAttrs>();
@@ -176,7 +163,7 @@ void propose(KernelContext& ctx, const ProposalsPlan& plan) {
     auto* kept = reinterpret_cast<int64_t*>(scratch + plan.kept_at);
     auto* dead = reinterpret_cast<uint8_t*>(scratch + plan.dead_at);
 
-    const C img_h = static_cast<C>(load(info, 0)), img_w = static_cast<C>(load(info, 1));
+    const C img_h = detail::to_compute<C>(info[0]), img_w = detail::to_compute<C>(info[1]);
     const C min_size = static_cast<C>(a.min_size);
     const int64_t A = plan.chans, H = plan.height, W = plan.width, area = H * W;
     for (int64_t h = 0; h < H; ++h)
@@ -185,13 +172,13 @@ void propose(KernelContext& ctx, const ProposalsPlan& plan) {
                 const int64_t p = (h * W + w) * A + k;
                 C anchor[4], delta[4];
                 for (int j = 0; j < 4; ++j) {
-                    anchor[j] = static_cast<C>(load(anchors, p * 4 + j));
-                    delta[j] = static_cast<C>(load(deltas, (k * 4 + j) * area + h * W + w));
+                    anchor[j] = detail::to_compute<C>(anchors[p * 4 + j]);
+                    delta[j] = detail::to_compute<C>(deltas[(k * 4 + j) * area + h * W + w]);
                 }
                 const bool big_enough =
                     detail::decode_proposal<C>(anchor, delta, img_h, img_w, min_size, min_size, C(1), props[p]);
                 // OpenVINO multiplies the score by the min_size test (0 or 1): -0 or NaN stay so.
-                props[p].score = (big_enough ? C(1) : C(0)) * static_cast<C>(load(scores, k * area + h * W + w));
+                props[p].score = (big_enough ? C(1) : C(0)) * detail::to_compute<C>(scores[k * area + h * W + w]);
             }
     std::iota(order, order + plan.count, int64_t{0});
     std::partial_sort(order, order + plan.pre, order + plan.count,
@@ -206,12 +193,12 @@ void propose(KernelContext& ctx, const ProposalsPlan& plan) {
     for (int64_t i = 0; i < plan.post; ++i) {
         const detail::Proposal<C>* p = i < n ? &props[kept[i]] : nullptr;
         if (out_rois) {
-            out_rois[i * 4] = store<T>(p ? p->x0 : C(0));
-            out_rois[i * 4 + 1] = store<T>(p ? p->y0 : C(0));
-            out_rois[i * 4 + 2] = store<T>(p ? p->x1 : C(0));
-            out_rois[i * 4 + 3] = store<T>(p ? p->y1 : C(0));
+            out_rois[i * 4] = detail::from_compute<T>(p ? p->x0 : C(0));
+            out_rois[i * 4 + 1] = detail::from_compute<T>(p ? p->y0 : C(0));
+            out_rois[i * 4 + 2] = detail::from_compute<T>(p ? p->x1 : C(0));
+            out_rois[i * 4 + 3] = detail::from_compute<T>(p ? p->y1 : C(0));
         }
-        if (out_scores) out_scores[i] = store<T>(p ? p->score : C(0));
+        if (out_scores) out_scores[i] = detail::from_compute<T>(p ? p->score : C(0));
     }
 }
 

@@ -42,6 +42,7 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/float_dispatch.hpp"
 #include "kernels/detail/proposals.hpp"
 
@@ -179,20 +180,6 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
 }
 
 template <class T>
-auto load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(p[i].bits);
-    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(p[i].bits);
-    else return p[i];
-}
-
-template <class T, class C>
-T store(C v) {
-    if constexpr (std::is_same_v<T, float16>) return float16{f32_to_f16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<T, bfloat16>) return bfloat16{f32_to_bf16(static_cast<float>(v))};
-    else return static_cast<T>(v);
-}
-
-template <class T>
 void propose(KernelContext& ctx, const GenerateProposalsPlan& plan) {
     using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
     using Box = detail::Proposal<C>;
@@ -216,8 +203,8 @@ void propose(KernelContext& ctx, const GenerateProposalsPlan& plan) {
     int64_t total = 0;
     for (int64_t b = 0; b < plan.batch; ++b) {
         const T* im = info + b * plan.info_len;
-        const C img_h = static_cast<C>(load(im, 0)), img_w = static_cast<C>(load(im, 1));
-        const C scale_h = static_cast<C>(load(im, 2)), scale_w = static_cast<C>(load(im, plan.info_len == 4 ? 3 : 2));
+        const C img_h = detail::to_compute<C>(im[0]), img_w = detail::to_compute<C>(im[1]);
+        const C scale_h = detail::to_compute<C>(im[2]), scale_w = detail::to_compute<C>(im[plan.info_len == 4 ? 3 : 2]);
         const C min_h = min_size * scale_h, min_w = min_size * scale_w;
         const T* d = deltas + b * A * 4 * area;
         const T* s = scores + b * A * area;
@@ -227,11 +214,11 @@ void propose(KernelContext& ctx, const GenerateProposalsPlan& plan) {
                     const int64_t p = (h * W + w) * A + k;
                     C anchor[4], delta[4];
                     for (int j = 0; j < 4; ++j) {
-                        anchor[j] = static_cast<C>(load(anchors, p * 4 + j));
-                        delta[j] = static_cast<C>(load(d, (k * 4 + j) * area + h * W + w));
+                        anchor[j] = detail::to_compute<C>(anchors[p * 4 + j]);
+                        delta[j] = detail::to_compute<C>(d[(k * 4 + j) * area + h * W + w]);
                     }
                     keep[p] = detail::decode_proposal<C>(anchor, delta, img_h, img_w, min_h, min_w, offset, props[p]) ? 1 : 0;
-                    props[p].score = static_cast<C>(load(s, k * area + h * W + w));
+                    props[p].score = detail::to_compute<C>(s[k * area + h * W + w]);
                 }
         std::iota(order, order + plan.count, int64_t{0});
         std::partial_sort(order, order + plan.pre, order + plan.count,
@@ -249,11 +236,11 @@ void propose(KernelContext& ctx, const GenerateProposalsPlan& plan) {
     T* out_rois = rois.data<T>();
     T* out_scores = roi_scores.data<T>();
     for (int64_t i = 0; i < total; ++i) {
-        out_rois[i * 4] = store<T>(results[i].x0);
-        out_rois[i * 4 + 1] = store<T>(results[i].y0);
-        out_rois[i * 4 + 2] = store<T>(results[i].x1);
-        out_rois[i * 4 + 3] = store<T>(results[i].y1);
-        out_scores[i] = store<T>(results[i].score);
+        out_rois[i * 4] = detail::from_compute<T>(results[i].x0);
+        out_rois[i * 4 + 1] = detail::from_compute<T>(results[i].y0);
+        out_rois[i * 4 + 2] = detail::from_compute<T>(results[i].x1);
+        out_rois[i * 4 + 3] = detail::from_compute<T>(results[i].y1);
+        out_scores[i] = detail::from_compute<T>(results[i].score);
     }
     for (int64_t b = 0; b < plan.batch; ++b) {
         if (a.roi_num_type == ElementType::i32) num.data<int32_t>()[b] = static_cast<int32_t>(counts[b]);

@@ -11,6 +11,7 @@
 #include "ir_builder.hpp"
 #include "irlite/irlite.hpp"
 #include "op_tester.hpp"
+#include "ops/proposals_reference_data.hpp"
 
 namespace irlite {
 namespace {
@@ -46,44 +47,8 @@ std::vector<double> eval_scores() {
     return s;
 }
 
-const std::vector<double> kEval2Anchors = {
-    12.0,  68.0,  102.0, 123.0, 46.0,  80.0,  79.0,  128.0, 33.0,  71.0,  127.0, 86.0,  33.0,  56.0,  150.0,
-    73.0,  5.0,   41.0,  93.0,  150.0, 74.0,  66.0,  106.0, 115.0, 17.0,  37.0,  87.0,  150.0, 31.0,  27.0,
-    150.0, 39.0,  29.0,  23.0,  112.0, 123.0, 41.0,  37.0,  103.0, 150.0, 8.0,   46.0,  98.0,  111.0, 7.0,
-    69.0,  114.0, 150.0, 70.0,  21.0,  150.0, 125.0, 54.0,  19.0,  132.0, 68.0,  62.0,  8.0,   150.0, 101.0,
-    57.0,  81.0,  150.0, 97.0,  79.0,  29.0,  109.0, 130.0, 12.0,  63.0,  100.0, 150.0, 17.0,  33.0,  113.0,
-    150.0, 90.0,  78.0,  150.0, 111.0, 47.0,  68.0,  150.0, 71.0,  66.0,  103.0, 111.0, 150.0, 4.0,   17.0,
-    112.0, 94.0,  12.0,  8.0,   119.0, 98.0,  54.0,  56.0,  120.0, 150.0, 56.0,  29.0,  150.0, 31.0,  42.0,
-    3.0,   139.0, 92.0,  41.0,  65.0,  150.0, 130.0, 49.0,  13.0,  143.0, 30.0,  40.0,  60.0,  150.0, 150.0,
-    23.0,  73.0,  24.0,  115.0, 56.0,  84.0,  107.0, 108.0, 63.0,  8.0,   142.0, 125.0, 78.0,  37.0,  93.0,
-    144.0, 40.0,  34.0,  150.0, 46.0,  30.0,  21.0,  150.0, 120.0};
 
-const std::vector<float> kEval2Deltas = {
-    9.062256f,   10.883133f,  9.8441105f,   12.694285f,  0.41781136f,  8.749107f,    14.990341f,     6.587644f,
-    1.4206103f,  13.299262f,  12.432549f,   2.736371f,   0.22732796f,  6.3361835f,   12.268727f,     2.1009045f,
-    4.771589f,   2.5131326f,  5.610736f,    9.3604145f,  4.27379f,     8.317948f,    0.60510135f,    6.7446275f,
-    1.0207708f,  1.1352817f,  1.5785321f,   1.718335f,   1.8093798f,   0.99247587f,  1.3233583f,     1.7432803f,
-    1.8534478f,  1.2593061f,  1.7394226f,   1.7686696f,  1.647999f,    1.7611449f,   1.3119122f,     0.03007332f,
-    1.1106564f,  0.55669737f, 0.2546148f,   1.9181818f,  0.7134989f,   2.0407224f,   1.7211134f,     1.8565536f,
-    14.562747f,  2.8786168f,  0.5927796f,   0.2064463f,  7.6794515f,   8.672126f,    10.139171f,     8.002429f,
-    7.002932f,   12.6314945f, 10.550842f,   0.15784842f, 0.3194304f,   10.752157f,   3.709805f,      11.628928f,
-    0.7136225f,  14.619964f,  15.177284f,   2.2824087f,  15.381494f,   0.16618137f,  7.507227f,      11.173228f,
-    0.4923559f,  1.8227729f,  1.4749299f,   1.7833921f,  1.2363617f,   -0.23659119f, 1.5737582f,     1.779316f,
-    1.9828427f,  1.0482665f,  1.4900246f,   1.3563544f,  1.5341306f,   0.7634312f,   4.6216766e-05f, 1.6161222f,
-    1.7512476f,  1.9363779f,  0.9195784f,   1.4906164f,  -0.03244795f, 0.681073f,    0.6192401f,     1.8033613f,
-    14.146055f,  3.4043705f,  15.292292f,   3.5295358f,  11.138999f,   9.952057f,    5.633434f,      12.114562f,
-    9.427372f,   12.384038f,  9.583308f,    8.427233f,   15.293704f,   3.288159f,    11.64898f,      9.350885f,
-    2.0037227f,  13.523184f,  4.4176426f,   6.1057625f,  14.400079f,   8.248259f,    11.815807f,     15.713364f,
-    1.0023532f,  1.3203261f,  1.7100681f,   0.7407832f,  1.09448f,     1.7188418f,   1.4412547f,     1.4862992f,
-    0.74790007f, 0.31571656f, 0.6398838f,   2.0236106f,  1.1869069f,   1.7265586f,   1.2624544f,     0.09934269f,
-    1.3508598f,  0.85212964f, -0.38968498f, 1.7059708f,  1.6533034f,   1.7400402f,   1.8123854f,     -0.43063712f};
 
-const std::vector<float> kEval2Scores = {0.7719922f,  0.35906568f,  0.29054508f, 0.18124384f, 0.5604661f,  0.84750974f,
-                                         0.98948747f, 0.009793862f, 0.7184191f,  0.5560748f,  0.6952493f,  0.6732593f,
-                                         0.3306898f,  0.6790913f,   0.41128764f, 0.34593266f, 0.94296855f, 0.7348507f,
-                                         0.24478768f, 0.94024557f,  0.05405676f, 0.06466125f, 0.36244348f, 0.07942984f,
-                                         0.10619422f, 0.09412837f,  0.9053611f,  0.22870538f, 0.9237487f,  0.20986171f,
-                                         0.5067282f,  0.29709867f,  0.53138554f, 0.189101f,   0.4786443f,  0.88421875f};
 
 TEST(ExperimentalDetectronGenerateProposalsSingleImage, OpenVinoReferenceEval) {
     // Unit anchors and deltas in a 1 x 1 image: every box clips to (0, 0, 0, 0); NMS without the +1
@@ -104,9 +69,9 @@ TEST(ExperimentalDetectronGenerateProposalsSingleImage, OpenVinoReferenceEval) {
 
 TEST(ExperimentalDetectronGenerateProposalsSingleImage, OpenVinoReferenceEval2) {
     const auto out = op(reference_attrs()).run({make_tensor<float>({3}, {150, 150, 1}),
-                                                make_tensor(ElementType::f32, {36, 4}, kEval2Anchors),
-                                                make_tensor<float>({12, 2, 6}, kEval2Deltas),
-                                                make_tensor<float>({3, 2, 6}, kEval2Scores)});
+                                                make_tensor(ElementType::f32, {36, 4}, kProposalAnchors36),
+                                                make_tensor<float>({12, 2, 6}, kProposalDeltas36),
+                                                make_tensor<float>({3, 2, 6}, kProposalScores36)});
     // OpenVINO's expected values, bit for bit.
     EXPECT_EQ(values_of<float>(out[0]),
               (std::vector<float>{149, 149, 149, 149, 149, 0, 149, 149, 149, 60.87443542480469f, 149, 149, 149,
@@ -124,9 +89,9 @@ TEST(ExperimentalDetectronGenerateProposalsSingleImage, OpenVinoReferenceEval2In
     for (ElementType t : {ElementType::f16, ElementType::bf16}) {
         SCOPED_TRACE(to_string(t));
         const auto out = op(reference_attrs()).run(
-            {make_tensor(t, {3}, {150, 150, 1}), make_tensor(t, {36, 4}, kEval2Anchors),
-             make_tensor(t, {12, 2, 6}, std::vector<double>(kEval2Deltas.begin(), kEval2Deltas.end())),
-             make_tensor(t, {3, 2, 6}, std::vector<double>(kEval2Scores.begin(), kEval2Scores.end()))});
+            {make_tensor(t, {3}, {150, 150, 1}), make_tensor(t, {36, 4}, kProposalAnchors36),
+             make_tensor(t, {12, 2, 6}, std::vector<double>(kProposalDeltas36.begin(), kProposalDeltas36.end())),
+             make_tensor(t, {3, 2, 6}, std::vector<double>(kProposalScores36.begin(), kProposalScores36.end()))});
         const std::vector<double> got = to_doubles(out[0]), scores = to_doubles(out[1]);
         for (size_t i = 0; i < rois.size(); ++i) EXPECT_LE(std::fabs(got[i] - rois[i]), 1e-2 * rois[i]) << i;
         for (size_t i = 0; i < best.size(); ++i) EXPECT_LE(std::fabs(scores[i] - best[i]), 1e-2 * best[i]) << i;
