@@ -90,6 +90,30 @@ void BM_Conv3x3_stride2_128_56x56(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv3x3_stride2_128_56x56)->Unit(benchmark::kMillisecond);
 
+// Small CNN planes (ResNet-18 at 1/4 width on 64x64, the real-model suite): the stem, 7x7 stride 2,
+// 3 -> 16 channels (B read in place from phase planes), a 16 -> 16 3x3 on 16x16 (M = 16: 4-row
+// micro-tiles) and a 64 -> 64 3x3 on 4x4 (the transposed GEMM, M = 16 pixels).
+void BM_Conv7x7_stride2_3to16_64x64(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("2, 2", "3, 3"),
+               {random_f32({1, 3, 64, 64}, 15), random_f32({16, 3, 7, 7}, 16)});
+    run_and_report(state, node, 2.0 * 16 * 3 * 49 * 32 * 32);
+}
+BENCHMARK(BM_Conv7x7_stride2_3to16_64x64)->Unit(benchmark::kMicrosecond);
+
+void BM_Conv3x3_16to16_16x16(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "1, 1"),
+               {random_f32({1, 16, 16, 16}, 17), random_f32({16, 16, 3, 3}, 18)});
+    run_and_report(state, node, 2.0 * 16 * 16 * 9 * 16 * 16);
+}
+BENCHMARK(BM_Conv3x3_16to16_16x16)->Unit(benchmark::kMicrosecond);
+
+void BM_Conv3x3_64to64_4x4(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "1, 1"),
+               {random_f32({1, 64, 4, 4}, 19), random_f32({64, 64, 3, 3}, 20)});
+    run_and_report(state, node, 2.0 * 64 * 64 * 9 * 4 * 4);
+}
+BENCHMARK(BM_Conv3x3_64to64_4x4)->Unit(benchmark::kMicrosecond);
+
 // MobileNetV2's depthwise 3x3 convolution: 144 channels on 56x56 (the direct kernel).
 void BM_Depthwise3x3_144_56x56(benchmark::State& state) {
     Node1 node("GroupConvolution", 1, conv_attrs("1, 1", "1, 1"),

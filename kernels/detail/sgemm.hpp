@@ -68,13 +68,28 @@ void pack_b(const GemmLayout& layout, const float* b, int64_t ldb, bool trans, i
 // One operand of run_gemm_tile: either plain memory (row stride ld, maybe transposed) or the output
 // of pack_a / pack_b with the plan's layout (plan.layout == gemm_layout(k, isa)) for the full m (A)
 // or n (B). Which of the two must match the plan's a_prepacked / b_prepacked.
+//
+// B may also be given by offsets ("indexed", B only, not prepacked): element (p, j) of op(B) is
+//   data[row_off[p] + col_off[j / kGemmColumnGroup] + j % kGemmColumnGroup]
+// i.e. runs of 8 contiguous columns whose starts come from col_off, shifted per row by row_off.
+// A convolution's im2col matrix is such a B over the (zero-padded) data, so the GEMM reads it where
+// it is instead of having it written out first. The AVX2 kernels load it directly; the other
+// instruction sets gather it into their usual packed panels (same sums in the same order).
+inline constexpr int64_t kGemmColumnGroup = 8;
+
 struct GemmOperand {
     const float* data = nullptr;
     int64_t ld = 0;
     bool trans = false;
     bool packed = false;
+    const int64_t* row_off = nullptr;  // indexed B: k entries
+    const int64_t* col_off = nullptr;  // indexed B: ceil(n / kGemmColumnGroup) entries
     static GemmOperand plain(const float* d, int64_t ld, bool trans = false) { return {d, ld, trans, false}; }
     static GemmOperand prepacked(const float* d) { return {d, 0, false, true}; }
+    static GemmOperand indexed(const float* d, const int64_t* row_off, const int64_t* col_off) {
+        return {d, 0, false, false, row_off, col_off};
+    }
+    bool is_indexed() const { return row_off != nullptr; }
 };
 
 enum class GemmActivation : uint8_t { None, Relu, Clamp };

@@ -753,6 +753,16 @@ struct ConvPlan : OpPlan {
     // the im2col block); pad_offset 0 = the row walk instead.
     DwLayout small_plane;
     size_t pad_offset = 0;
+    // Im2col without the im2col matrix: the GEMM reads B where it lies (sgemm.hpp's indexed B) in a
+    // copy of the image's data planes, zero-padded and split by column phase (one plane per
+    // remainder of the column modulo stride_w, so that a stride-2 row of taps is a contiguous run),
+    // made in the calling thread's scratch: phase planes [c][phase][phase_rows][phase_width].
+    // Needs output rows of whole column groups (out_w % 8 == 0): each group of 8 columns is one
+    // run of data. row_off: per (c, kh, kw), col_off: per group of 8 output positions.
+    bool implicit = false;
+    std::vector<int64_t> row_off, col_off;
+    int64_t phase_width = 0;
+    size_t phases_bytes = 0;
     // The fused epilogue (f32): applied by the kernel where it writes each block when
     // epilogue_in_kernel, else over the whole output at the end.
     nn::FusedEpilogue epilogue;
@@ -814,6 +824,66 @@ void backprop(const ConvProblem& p, const T* x, const T* w, T* y) {
 // Output positions up to which a convolution runs its GEMM transposed (see ConvPlan).
 inline constexpr int64_t kTransposedMaxPixels = 16;
 
+// The phase planes' geometry and B's offsets into them (see ConvPlan::implicit).
+void plan_implicit(ConvPlan& plan) {
+    const ConvProblem& p = plan.problem;
+    const nn::AxisWindow& ah = p.axes[0];
+    const nn::AxisWindow& aw = p.axes[1];
+    plan.implicit = true;
+    plan.small_plane = dw_layout(p);  // the padded plane, before the split by phase
+    const DwLayout& l = plan.small_plane;
+    const int64_t sw = aw.stride;
+    plan.phase_width = (l.width + sw - 1) / sw;
+    const int64_t phase_plane = l.rows * plan.phase_width;
+    plan.phases_bytes =
+        (static_cast<size_t>(p.in_per_group * sw * phase_plane) * sizeof(float) + 63) / 64 * 64;
+    // Tap (c, kh, kw) of output (oh, ow) reads padded (oh * sh + kh * dh, ow * sw + kw * dw): in
+    // phase (kw * dw) % sw, column ow + (kw * dw) / sw of that phase's plane.
+    plan.row_off.clear();
+    for (int64_t c = 0; c < p.in_per_group; ++c)
+        for (int64_t kh = 0; kh < ah.kernel; ++kh)
+            for (int64_t kw = 0; kw < aw.kernel; ++kw) {
+                const int64_t t = kw * aw.dilation;
+                plan.row_off.push_back((c * sw + t % sw) * phase_plane + kh * ah.dilation * plan.phase_width + t / sw);
+            }
+    plan.col_off.clear();
+    for (int64_t oh = 0; oh < ah.out; ++oh)
+        for (int64_t ow = 0; ow < aw.out; ow += nn::kGemmColumnGroup)
+            plan.col_off.push_back(oh * ah.stride * plan.phase_width + ow);
+    plan.col_bytes = 0;
+    plan.pad_offset = 0;
+}
+
+// One image's phase planes (ConvPlan::implicit) from its [C, H, W] data.
+void make_phases_rows(const ConvPlan& plan, const float* x, float* out) {
+    const ConvProblem& p = plan.problem;
+    const DwLayout& l = plan.small_plane;
+    const int64_t in_h = p.axes[0].in, in_w = p.axes[1].in, sw = p.axes[1].stride, pw = plan.phase_width;
+    for (int64_t c = 0; c < p.in_per_group; ++c) {
+        const float* xc = x + c * in_h * in_w;
+        for (int64_t phase = 0; phase < sw; ++phase) {
+            // Phase column q holds padded column q * sw + phase, i.e. data column q * sw + phase - left:
+            // data for q in [q0, q1).
+            const int64_t first = phase - l.left;  // data column of q = 0
+            const int64_t q0 = first >= 0 ? 0 : (-first + sw - 1) / sw;
+            const int64_t q1 = std::max(q0, std::min(pw, (in_w - first + sw - 1) / sw));
+            for (int64_t h = 0; h < l.rows; ++h, out += pw) {
+                const int64_t ih = h - l.top;
+                if (ih < 0 || ih >= in_h) {
+                    zero_short(out, pw);
+                    continue;
+                }
+                const float* src = xc + ih * in_w;  // phase column q reads src[q * sw + first]
+                zero_short(out, q0);
+                if (sw == 1) copy_short(out + q0, src + q0 + first, q1 - q0);
+                else
+                    for (int64_t q = q0; q < q1; ++q) out[q] = src[q * sw + first];
+                zero_short(out + q1, pw - q1);
+            }
+        }
+    }
+}
+
 // Packs the constant filters of every group as the A operand of the packed GEMM (sgemm.hpp), or
 // as the B operand when the GEMM runs transposed.
 void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
@@ -835,9 +905,18 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
         plan.method = "gemm-transposed";
         return;
     }
-    const int64_t last = p.out_spatial() % plan.chunk;
-    plan.full = nn::plan_gemm(cout, std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
-    plan.tail = nn::plan_gemm(cout, last ? last : std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
+    if (plan.algorithm == ConvMethod::Im2col && p.axes[1].out % nn::kGemmColumnGroup == 0) {
+        plan_implicit(plan);
+        // One GEMM over the image; its tiles go to the threads (results never depend on tiling).
+        plan.full = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, 8);
+        plan.scratch_bytes = plan.phases_bytes + nn::scratch_bytes(plan.full);
+        plan.method = "gemm-implicit";
+    } else {
+        const int64_t last = p.out_spatial() % plan.chunk;
+        plan.full = nn::plan_gemm(cout, std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
+        plan.tail = nn::plan_gemm(cout, last ? last : std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
+        plan.scratch_bytes = plan.col_bytes + std::max(nn::scratch_bytes(plan.full), nn::scratch_bytes(plan.tail));
+    }
     std::vector<float> w(static_cast<size_t>(p.groups * cout * rows));
     nn::load_as<float>(*ctx.value(1), w.data());
     plan.packed_group_floats = nn::packed_a_floats(plan.full.layout, cout);
@@ -845,7 +924,6 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
     for (int64_t g = 0; g < p.groups; ++g)
         nn::pack_a(plan.full.layout, w.data() + g * cout * rows, rows, false, cout,
                    plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats);
-    plan.scratch_bytes = plan.col_bytes + std::max(nn::scratch_bytes(plan.full), nn::scratch_bytes(plan.tail));
 }
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
@@ -936,6 +1014,28 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
         return;
     }
     if constexpr (std::is_same_v<T, float>) {
+        if (plan.implicit) {
+            // The image's phase planes in this thread's scratch, shared (read only) by the GEMM's
+            // tile tasks, which each use their own thread's scratch after them.
+            auto* phases = static_cast<float*>(ctx.scratch());
+            for (int64_t image = 0; image < images; ++image) {
+                const int64_t g = image % p.groups;
+                cpu::run([&] { make_phases_rows(plan, x + image * cin * in_spatial, phases); });
+                const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
+                const nn::GemmEpilogue epi = plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Row, g * cout);
+                T* yg = y + image * cout * out_spatial;
+                const nn::GemmOperand b = nn::GemmOperand::indexed(phases, plan.row_off.data(), plan.col_off.data());
+                detail::for_chunks(ctx.pool(), plan.full.tiles(), 1, [&](int64_t first, int64_t last) {
+                    auto* gemm_scratch = static_cast<std::byte*>(ctx.scratch()) + plan.phases_bytes;
+                    for (int64_t t = first; t < last; ++t)
+                        nn::run_gemm_tile(plan.full, t, nn::GemmOperand::prepacked(packed), b, yg, out_spatial, epi,
+                                          gemm_scratch);
+                });
+                finish_block(plan, true, g * cout, yg, res ? res + image * cout * out_spatial : nullptr, out_spatial,
+                             cout, out_spatial);
+            }
+            return;
+        }
         if (plan.transposed) {
             // One block per image (few pixels); the GEMM's tiles go to the threads. This thread's
             // scratch holds the im2col block and C^T; each tile task uses its own GEMM scratch.

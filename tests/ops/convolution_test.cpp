@@ -148,6 +148,16 @@ const ConvRow kRows[] = {
      {1, 4, 10, 19}, {1, 0}},
     {"im2col_padded_dilated", "Convolution", {1, 2, 12, 13}, {3, 2, 3, 2}, {{1, 1}, {2, 3}, {2, 1}, {0, 2}}, {},
      {1, 3, 10, 13}, {2, 1}},
+    // output rows of whole 8-column groups: the GEMM reads B in place from column-phase planes
+    // (any stride, dilation and pads; groups; K in several blocks)
+    {"implicit_7x7_s2_asymmetric", "Convolution", {1, 3, 30, 33}, {5, 3, 7, 7}, {{2, 2}, {1, 1}, {3, 2}, {2, 3}}, {},
+     {1, 5, 15, 16}, {3, 2}},
+    {"implicit_dilated_s3", "Convolution", {2, 4, 11, 23}, {7, 4, 3, 3}, {{1, 3}, {2, 2}, {2, 1}, {1, 2}}, {},
+     {2, 7, 10, 8}, {2, 1}},
+    {"implicit_group", "GroupConvolution", {1, 6, 9, 16}, {2, 5, 3, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {1, 10, 9, 16}, {1, 1}},
+    {"implicit_k_blocks", "Convolution", {1, 40, 8, 8}, {20, 40, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {1, 20, 8, 8}, {1, 1}},
     {"one_input_channel_gemm", "Convolution", {1, 1, 8, 8}, {6, 1, 5, 5}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, {},
      {1, 6, 4, 4}, {0, 0}},
     {"one_input_channel_direct", "Convolution", {2, 1, 8, 8}, {3, 1, 5, 5}, {{1, 2}, {1, 1}, {2, 0}, {0, 1}}, {},
