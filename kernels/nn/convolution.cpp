@@ -749,6 +749,10 @@ struct ConvPlan : OpPlan {
     bool transposed = false;
     size_t ct_bytes = 0;
     DwLayout padded;       // Direct: the zero-padded data plane, in each thread's scratch
+    // Direct, f32, one output per group, small planes: channels last (dw_channels_last_block);
+    // the filters as [tap][channel].
+    bool channels_last = false;
+    std::vector<float> dw_weights;
     // Im2col on a small plane: the padded planes' layout and where they start in scratch (after
     // the im2col block); pad_offset 0 = the row walk instead.
     DwLayout small_plane;
@@ -818,6 +822,81 @@ void backprop(const ConvProblem& p, const T* x, const T* w, T* y) {
                 col2im_add(p, col.data(), begin, len, yg);
             }
         }
+    }
+}
+
+// ---- depthwise on small planes, channels last --------------------------------------------------
+// The deep layers of MobileNet-like networks are many channels of a few pixels (480 x 2x2): one
+// plane at a time, fixed costs per plane (padding, dispatch, epilogue) dwarf its 36 multiply-adds.
+// There the data is turned channels-last ([H][W][channels], zero-padded, dw_layout's geometry) for
+// a block of kDwChannelBlock channels, and each output pixel is made 8 channels a vector, the taps
+// in the same order (kh, kw) from a zero sum as dw_rows_vec: the same results. The block's
+// outputs, channels last in scratch, are then written back as planes and the epilogue runs over
+// the whole block at once.
+inline constexpr int64_t kChannelsLastMaxPixels = 64;
+inline constexpr int64_t kDwChannelBlock = 64;
+
+void plan_channels_last(const InferContext& ctx, ConvPlan& plan) {
+    const ConvProblem& p = plan.problem;
+    const int64_t channels = p.groups, taps = p.kernel_size();
+    std::vector<float> w(static_cast<size_t>(channels * taps));
+    nn::load_as<float>(*ctx.value(1), w.data());
+    plan.dw_weights.assign(w.size(), 0.0f);  // [tap][channel]
+    for (int64_t c = 0; c < channels; ++c)
+        for (int64_t t = 0; t < taps; ++t) plan.dw_weights[static_cast<size_t>(t * channels + c)] = w[static_cast<size_t>(c * taps + t)];
+    plan.channels_last = true;
+    const size_t floats = static_cast<size_t>((plan.padded.rows * plan.padded.width + p.out_spatial()) * kDwChannelBlock);
+    plan.scratch_bytes = floats * sizeof(float);
+}
+
+// Channels [c0, c0 + cn) of one image x ([C][H][W]) into y ([C][out pixels]); xp, acc: scratch.
+void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, int64_t cn, float* xp, float* out_cl,
+                            float* y) {
+    typedef float V8 __attribute__((vector_size(32)));
+    const ConvProblem& p = plan.problem;
+    const DwLayout& l = plan.padded;
+    const nn::AxisWindow& ah = p.axes[0];
+    const nn::AxisWindow& aw = p.axes[1];
+    const int64_t channels = p.groups, in_plane = ah.in * aw.in, pixels = ah.out * aw.out;
+    zero_short(xp, l.rows * l.width * cn);
+    for (int64_t c = 0; c < cn; ++c) {
+        const float* src = x + (c0 + c) * in_plane;
+        for (int64_t ih = 0; ih < ah.in; ++ih) {
+            float* dst = xp + ((ih + l.top) * l.width + l.left) * cn + c;
+            for (int64_t iw = 0; iw < aw.in; ++iw) dst[iw * cn] = src[ih * aw.in + iw];
+        }
+    }
+    const float* w = plan.dw_weights.data() + c0;
+    const int64_t kh_n = ah.kernel, kw_n = aw.kernel;
+    for (int64_t oh = 0, pix = 0; oh < ah.out; ++oh) {
+        for (int64_t ow = 0; ow < aw.out; ++ow, ++pix) {
+            const float* base = xp + (oh * ah.stride * l.width + ow * aw.stride) * cn;
+            float* out = out_cl + pix * cn;
+            int64_t c = 0;
+            for (; c + 8 <= cn; c += 8) {
+                V8 acc = {};
+                for (int64_t kh = 0; kh < kh_n; ++kh)
+                    for (int64_t kw = 0; kw < kw_n; ++kw) {
+                        V8 wv, xv;
+                        std::memcpy(&wv, w + (kh * kw_n + kw) * channels + c, sizeof wv);
+                        std::memcpy(&xv, base + (kh * ah.dilation * l.width + kw * aw.dilation) * cn + c, sizeof xv);
+                        acc += wv * xv;
+                    }
+                std::memcpy(out + c, &acc, sizeof acc);
+            }
+            for (; c < cn; ++c) {
+                float acc = 0.0f;
+                for (int64_t kh = 0; kh < kh_n; ++kh)
+                    for (int64_t kw = 0; kw < kw_n; ++kw)
+                        acc += w[(kh * kw_n + kw) * channels + c] *
+                               base[(kh * ah.dilation * l.width + kw * aw.dilation) * cn + c];
+                out[c] = acc;
+            }
+        }
+    }
+    for (int64_t c = 0; c < cn; ++c) {
+        float* dst = y + (c0 + c) * pixels;
+        for (int64_t px = 0; px < pixels; ++px) dst[px] = out_cl[px * cn + c];
     }
 }
 
@@ -941,6 +1020,9 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
             plan->algorithm = ConvMethod::Direct;
             plan->padded = dw_layout(p);
             plan->scratch_bytes = plan->padded.bytes(ctx.type(0) == ElementType::f64 ? sizeof(double) : sizeof(float));
+            if (ctx.type(0) == ElementType::f32 && p.out_per_group == 1 && p.out_spatial() <= kChannelsLastMaxPixels &&
+                p.groups >= kDwChannelBlock / 2 && ctx.value(1))
+                plan_channels_last(ctx, *plan);
         } else if (is_pointwise(p)) {
             plan->algorithm = ConvMethod::Pointwise;
             plan->chunk = pointwise_columns(p.out_spatial());
@@ -957,7 +1039,7 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
             }
             plan->scratch_bytes = plan->col_bytes;
         }
-        plan->method = method_name(plan->algorithm);
+        plan->method = plan->channels_last ? "direct-channels-last" : method_name(plan->algorithm);
         if (plan->algorithm != ConvMethod::Direct && ctx.type(0) != ElementType::f64 && ctx.value(1))
             pack_filters(ctx, *plan, rows);
         plan->epilogue_in_kernel = plan->algorithm == ConvMethod::Direct || !plan->packed.empty();
@@ -992,6 +1074,27 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
     const int64_t cin = p.in_per_group, cout = p.out_per_group, rows = cin * p.kernel_size();
     const int64_t in_spatial = p.in_spatial(), out_spatial = p.out_spatial();
     const int64_t images = p.batch * p.groups;  // (n, g) pairs
+    if constexpr (std::is_same_v<T, float>) {
+        if (plan.channels_last) {
+            const int64_t channels = p.groups, blocks = (channels + kDwChannelBlock - 1) / kDwChannelBlock;
+            const cpu::Isa isa = cpu::active_isa();
+            detail::for_chunks(ctx.pool(), p.batch * blocks, 1, [&](int64_t begin, int64_t end) {
+                float* xp = static_cast<float*>(ctx.scratch());  // 64-byte aligned
+                float* out_cl = xp + plan.padded.rows * plan.padded.width * kDwChannelBlock;
+                for (int64_t task = begin; task < end; ++task) {
+                    const int64_t n = task / blocks, c0 = (task % blocks) * kDwChannelBlock;
+                    const int64_t cn = std::min(kDwChannelBlock, channels - c0);
+                    const float* xn = x + n * channels * in_spatial;
+                    float* yn = y + n * channels * out_spatial;
+                    // Compiled for the CPU's level (cpu_isa.hpp); the same operations in the same order at every level.
+                    cpu::run_at(isa, [&] { dw_channels_last_block(plan, xn, c0, cn, xp, out_cl, yn); });
+                    finish_block(plan, false, c0, yn + c0 * out_spatial, res ? res + (n * channels + c0) * out_spatial : nullptr,
+                                 out_spatial, cn, out_spatial);
+                }
+            });
+            return;
+        }
+    }
     if (plan.algorithm == ConvMethod::Direct) {
         const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(out_spatial * p.kernel_size(), 1));
         const cpu::Isa isa = cpu::active_isa();

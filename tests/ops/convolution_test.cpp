@@ -183,6 +183,13 @@ const ConvRow kRows[] = {
      {}, {1, 2, 8, 10}, {2, 2}},
     {"depthwise_no_pads_s2", "GroupConvolution", {1, 2, 9, 33}, {2, 1, 1, 3, 3}, {{2, 2}, {1, 1}, {0, 0}, {0, 0}}, {},
      {1, 2, 4, 16}, {0, 0}},
+    // many channels on small planes: channels last, 8 channels a vector, blocks of 64 channels
+    {"depthwise_channels_last_s1", "GroupConvolution", {2, 75, 4, 4}, {75, 1, 1, 3, 3},
+     {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {}, {2, 75, 4, 4}, {1, 1}},
+    {"depthwise_channels_last_s2_dilated", "GroupConvolution", {1, 40, 7, 9}, {40, 1, 1, 3, 3},
+     {{2, 2}, {2, 1}, {2, 1}, {1, 0}}, {}, {1, 40, 3, 4}, {2, 1}},
+    {"depthwise_channels_last_5x5", "GroupConvolution", {1, 36, 6, 6}, {36, 1, 1, 5, 5},
+     {{1, 1}, {1, 1}, {2, 2}, {2, 2}}, {}, {1, 36, 6, 6}, {2, 2}},
     {"depthwise_1d", "GroupConvolution", {1, 4, 10}, {4, 1, 1, 3}, {{3}, {1}, {2}, {0}}, {}, {1, 4, 4}, {2}},
     {"depthwise_3d_same_upper", "GroupConvolution", {1, 2, 4, 5, 7}, {2, 1, 1, 2, 2, 3},
      {{1, 2, 2}, {1, 1, 1}, {}, {}, "same_upper"}, {}, {1, 2, 4, 3, 4}, {0, 0, 1}},
