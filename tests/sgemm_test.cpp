@@ -119,8 +119,8 @@ std::vector<float> run(const Problem& p, Mode mode, GemmIsa isa, int workers = 1
     GemmOperand a = GemmOperand::plain(p.a.data(), p.lda, p.trans_a);
     GemmOperand b = GemmOperand::plain(p.b.data(), p.ldb, p.trans_b);
     if (ca) {
-        pa.assign(packed_a_floats(plan.layout, p.m) + 1, -7.0f);
-        pack_a(plan.layout, p.a.data(), p.lda, p.trans_a, p.m, pa.data());
+        pa.assign(packed_a_floats(plan) + 1, -7.0f);
+        pack_a(plan, p.a.data(), p.lda, p.trans_a, pa.data());
         EXPECT_EQ(pa.back(), -7.0f) << "pack_a wrote past packed_a_floats";
         a = GemmOperand::prepacked(pa.data());
     }
@@ -279,8 +279,8 @@ TEST(Sgemm, ThreadedWorkersMatchSerial) {
     set_epilogue(p, rng, 1, GemmActivation::Relu);
     const GemmPlan plan = plan_gemm(p.m, p.n, p.k, true, false, 3);
     ASSERT_GT(plan.tiles(), 3);
-    std::vector<float> pa(packed_a_floats(plan.layout, p.m));
-    pack_a(plan.layout, p.a.data(), p.lda, false, p.m, pa.data());
+    std::vector<float> pa(packed_a_floats(plan));
+    pack_a(plan, p.a.data(), p.lda, false, pa.data());
     const GemmOperand a = GemmOperand::prepacked(pa.data());
     const GemmOperand b = GemmOperand::plain(p.b.data(), p.ldb);
     std::vector<float> serial(static_cast<size_t>(p.m * p.ldc), 0.0f), threaded(serial.size(), 0.0f);
@@ -390,8 +390,8 @@ TEST(Sgemm, IndexedBMatchesPlainBitForBit) {
                     std::vector<float> pa;
                     GemmOperand a = GemmOperand::plain(p.a.data(), p.lda);
                     if (mode == Mode::ConstA) {
-                        pa.resize(packed_a_floats(plan.layout, m));
-                        pack_a(plan.layout, p.a.data(), p.lda, false, m, pa.data());
+                        pa.resize(packed_a_floats(plan));
+                        pack_a(plan, p.a.data(), p.lda, false, pa.data());
                         a = GemmOperand::prepacked(pa.data());
                     }
                     std::vector<float> c(static_cast<size_t>(m * p.ldc) + 1, kSentinel);

@@ -528,12 +528,26 @@ size_t packed_b_floats(const GemmLayout& l, int64_t n) {
     return static_cast<size_t>(round_up(std::max<int64_t>(n, 0), l.nr) * l.k);
 }
 
-void pack_a(const GemmLayout& l, const float* a, int64_t lda, bool trans, int64_t m, float* out) {
-    const int64_t mp = round_up(m, l.mr);
+namespace {
+void pack_a_panels(const GemmLayout& l, int mr, const float* a, int64_t lda, bool trans, int64_t m, float* out) {
+    const int64_t mp = round_up(m, mr);
     for (int64_t p0 = 0; p0 < l.k; p0 += l.kc) {
         const int64_t kcb = std::min(l.kc, l.k - p0);
-        pack_a_block(a, lda, trans, 0, m, p0, kcb, l.mr, out + p0 * mp);
+        pack_a_block(a, lda, trans, 0, m, p0, kcb, mr, out + p0 * mp);
     }
+}
+}  // namespace
+
+void pack_a(const GemmLayout& l, const float* a, int64_t lda, bool trans, int64_t m, float* out) {
+    pack_a_panels(l, l.mr, a, lda, trans, m, out);
+}
+
+size_t packed_a_floats(const GemmPlan& plan) {
+    return static_cast<size_t>(round_up(plan.m, plan.a_mr) * plan.layout.k);
+}
+
+void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float* out) {
+    pack_a_panels(plan.layout, plan.a_mr, a, lda, trans, plan.m, out);
 }
 
 void pack_b(const GemmLayout& l, const float* b, int64_t ldb, bool trans, int64_t n, float* out) {
@@ -557,7 +571,13 @@ GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_pre
     plan.a_prepacked = a_prepacked;
     plan.b_prepacked = b_prepacked;
     const IsaParams& ip = params(plan.layout.isa);
-    const int64_t mr = ip.mr, nr = ip.nr;
+    plan.a_mr = ip.mr;
+#if IRLITE_SGEMM_X86
+    if (plan.layout.isa == GemmIsa::Avx2 && a_prepacked && plan.m % kAvx2Mr4 == 0 && plan.m % ip.mr != 0 &&
+        plan.m <= 64)
+        plan.a_mr = kAvx2Mr4;
+#endif
+    const int64_t mr = plan.a_mr, nr = ip.nr;
     int64_t mc = std::min(ip.mc, round_up(std::max<int64_t>(plan.m, 1), mr));
     int64_t nc = std::min(ip.nc, round_up(std::max<int64_t>(plan.n, 1), nr));
     // More workers: cut tiles until there are about two per worker, but keep them worth a task
@@ -617,7 +637,7 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
 
     const IsaParams& ip = params(l.isa);
     const int mr = l.mr, nr = l.nr;
-    const int64_t mp = round_up(plan.m, mr), np = round_up(plan.n, nr);
+    const int64_t mp = round_up(plan.m, plan.a_mr), np = round_up(plan.n, nr);
     float* a_buf = nullptr;
     float* b_buf = nullptr;
     if (!a.packed) a_buf = align64(scratch);
@@ -637,7 +657,9 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
 #if IRLITE_SGEMM_X86
     // A packed here with rows a multiple of 4 but not of 6: 4-row panels and micro-tiles (see
     // kernel_avx2_4rows). Up to a few panels: on taller tiles the 6-row remainder is a small share.
-    const bool rows4 = l.isa == GemmIsa::Avx2 && !a.packed && rows % kAvx2Mr4 == 0 && rows % mr != 0 && rows <= 64;
+    // A prepacked in 4-row panels (plan.a_mr) always runs them.
+    const bool rows4 = l.isa == GemmIsa::Avx2 && (a.packed ? plan.a_mr == kAvx2Mr4
+                                                           : rows % kAvx2Mr4 == 0 && rows % mr != 0 && rows <= 64);
 #else
     constexpr bool rows4 = false;
 #endif

@@ -112,6 +112,10 @@ struct GemmPlan {
     int64_t mc = 0, nc = 0;                         // tile extents (multiples of mr / nr, except at the edge)
     int64_t tiles_m = 0, tiles_n = 0;               // tile t covers rows (t / tiles_n)*mc.., cols (t % tiles_n)*nc..
     size_t scratch_bytes = 0;                       // per worker, any alignment (it aligns internally)
+    // Rows of a prepacked A panel: layout.mr, or 4 on AVX2 when M is a multiple of 4 but not of 6
+    // and small (16 or 32 output channels): 4-row micro-tiles then leave no 4- or 2-row remainder.
+    // Pack a prepacked A with pack_a(plan, ...).
+    int32_t a_mr = 0;
     int64_t tiles() const { return tiles_m * tiles_n; }
 };
 
@@ -120,6 +124,9 @@ struct GemmPlan {
 // packed (then packed with gemm_layout(k, isa)); the others get packed per tile into scratch.
 GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_prepacked, int workers = 1,
                    GemmIsa isa = gemm_default_isa());
+// A packed for `plan` (panels of plan.a_mr rows), all of its m rows.
+size_t packed_a_floats(const GemmPlan& plan);
+void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float* out);
 inline size_t scratch_bytes(const GemmPlan& plan) { return plan.scratch_bytes; }
 
 // Compute tile `tile` (0 <= tile < plan.tiles()) of C: writes (never reads before writing) the tile's

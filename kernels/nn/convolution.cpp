@@ -998,10 +998,10 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
     }
     std::vector<float> w(static_cast<size_t>(p.groups * cout * rows));
     nn::load_as<float>(*ctx.value(1), w.data());
-    plan.packed_group_floats = nn::packed_a_floats(plan.full.layout, cout);
+    plan.packed_group_floats = nn::packed_a_floats(plan.full);  // plan.tail has the same m: the same panels
     plan.packed.resize(plan.packed_group_floats * static_cast<size_t>(p.groups));
     for (int64_t g = 0; g < p.groups; ++g)
-        nn::pack_a(plan.full.layout, w.data() + g * cout * rows, rows, false, cout,
+        nn::pack_a(plan.full, w.data() + g * cout * rows, rows, false,
                    plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats);
 }
 
