@@ -660,6 +660,25 @@ void im2col_padded_rows(const ConvProblem& p, const DwLayout& l, const T* x, int
                         }
                     }
         };
+        // The deep layers' 3x3 kernels on whole 2x2 / 4x4 planes (the transposed GEMM): every count
+        // fixed at compile time, so the 9 x W copies per channel unroll into straight-line moves
+        // (the loops above cost more than the 8- or 16-byte copies they make).
+        const auto square3 = [&](auto width_tag) {
+            constexpr int64_t kW = decltype(width_tag)::value;
+            for (int64_t c = 0; c < p.in_per_group; ++c) {
+                const T* base = padded + c * plane;
+                for (int64_t kh = 0; kh < 3; ++kh)
+                    for (int64_t kw = 0; kw < 3; ++kw) {
+                        const T* src = base + kh * ah.dilation * l.width + kw * aw.dilation;
+                        for (int64_t r = 0; r < kW; ++r) std::memcpy(dst + r * kW, src + r * row_step, kW * sizeof(T));
+                        dst += kW * kW;
+                    }
+            }
+        };
+        if (ah.kernel == 3 && aw.kernel == 3 && oh_first == 0 && rows == out_w) {
+            if (out_w == 2) return square3(std::integral_constant<int64_t, 2>{});
+            if (out_w == 4) return square3(std::integral_constant<int64_t, 4>{});
+        }
         switch (out_w) {
             case 2: return taps(std::integral_constant<int64_t, 2>{});
             case 4: return taps(std::integral_constant<int64_t, 4>{});
@@ -954,9 +973,23 @@ void make_phases_rows(const ConvPlan& plan, const float* x, float* out) {
                 }
                 const float* src = xc + ih * in_w;  // phase column q reads src[q * sw + first]
                 zero_short(out, q0);
-                if (sw == 1) copy_short(out + q0, src + q0 + first, q1 - q0);
-                else
-                    for (int64_t q = q0; q < q1; ++q) out[q] = src[q * sw + first];
+                if (sw == 1) {
+                    copy_short(out + q0, src + q0 + first, q1 - q0);
+                } else {
+                    int64_t q = q0;
+                    if (sw == 2) {
+                        // 8 columns from 15 loaded elements (src[2q + first .. 2q + first + 14]).
+                        typedef float V8 __attribute__((vector_size(32)));
+                        for (; q + 8 <= q1; q += 8) {
+                            V8 a, b;
+                            std::memcpy(&a, src + 2 * q + first, sizeof a);
+                            std::memcpy(&b, src + 2 * q + first + 7, sizeof b);
+                            const V8 v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 9, 11, 13, 15);
+                            std::memcpy(out + q, &v, sizeof v);
+                        }
+                    }
+                    for (; q < q1; ++q) out[q] = src[q * sw + first];
+                }
                 zero_short(out + q1, pw - q1);
             }
         }

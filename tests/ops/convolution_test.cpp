@@ -148,6 +148,13 @@ const ConvRow kRows[] = {
      {1, 4, 10, 19}, {1, 0}},
     {"im2col_padded_dilated", "Convolution", {1, 2, 12, 13}, {3, 2, 3, 2}, {{1, 1}, {2, 3}, {2, 1}, {0, 2}}, {},
      {1, 3, 10, 13}, {2, 1}},
+    // 3x3 over whole 4x4 / 2x2 output planes (unrolled im2col), run as the transposed GEMM
+    {"im2col_square_4x4", "Convolution", {1, 5, 4, 4}, {20, 5, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {1, 20, 4, 4}, {1, 1}},
+    {"im2col_square_2x2_dilated", "Convolution", {1, 3, 6, 6}, {17, 3, 3, 3}, {{1, 1}, {2, 2}, {0, 0}, {0, 0}}, {},
+     {1, 17, 2, 2}, {0, 0}},
+    {"im2col_square_4x4_row_stride2", "Convolution", {1, 4, 8, 4}, {16, 4, 3, 3}, {{2, 1}, {1, 1}, {1, 1}, {1, 1}},
+     {}, {1, 16, 4, 4}, {1, 1}},
     // output rows of whole 8-column groups: the GEMM reads B in place from column-phase planes
     // (any stride, dilation and pads; groups; K in several blocks)
     {"implicit_7x7_s2_asymmetric", "Convolution", {1, 3, 30, 33}, {5, 3, 7, 7}, {{2, 2}, {1, 1}, {3, 2}, {2, 3}}, {},
