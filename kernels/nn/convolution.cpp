@@ -394,27 +394,48 @@ DwLayout dw_layout(const ConvProblem& p) {
 
 // Short runs of floats or doubles copied or zeroed inline, 32 bytes at a time: rows here are 2 to
 // 64 elements long, and a memcpy / memset call per row cost more than the row (8 % of MobileNetV2).
+// The tails are a half chunk and single elements without a loop: compilers turn an element loop
+// back into a memset / memcpy call (with its vzeroupper), the very cost these avoid.
 template <class T>
 inline void copy_short(T* dst, const T* src, int64_t n) {
     constexpr int64_t kChunk = 32 / sizeof(T);
     typedef T Chunk __attribute__((vector_size(32)));
+    typedef T Half __attribute__((vector_size(16)));
     int64_t i = 0;
     for (; i + kChunk <= n; i += kChunk) {
         Chunk v;
         std::memcpy(&v, src + i, sizeof v);
         std::memcpy(dst + i, &v, sizeof v);
     }
-    for (; i < n; ++i) dst[i] = src[i];
+    if (i + kChunk / 2 <= n) {
+        Half v;
+        std::memcpy(&v, src + i, sizeof v);
+        std::memcpy(dst + i, &v, sizeof v);
+        i += kChunk / 2;
+    }
+    if constexpr (kChunk / 2 > 1) {
+        for (int k = 0; k < kChunk / 2 - 1; ++k)  // at most 3 left (floats)
+            if (i < n) dst[i] = src[i], ++i;
+    }
 }
 
 template <class T>
 inline void zero_short(T* dst, int64_t n) {
     constexpr int64_t kChunk = 32 / sizeof(T);
     typedef T Chunk __attribute__((vector_size(32)));
+    typedef T Half __attribute__((vector_size(16)));
     const Chunk zero = {};
+    const Half half = {};
     int64_t i = 0;
     for (; i + kChunk <= n; i += kChunk) std::memcpy(dst + i, &zero, sizeof zero);
-    for (; i < n; ++i) dst[i] = T(0);
+    if (i + kChunk / 2 <= n) {
+        std::memcpy(dst + i, &half, sizeof half);
+        i += kChunk / 2;
+    }
+    if constexpr (kChunk / 2 > 1) {
+        for (int k = 0; k < kChunk / 2 - 1; ++k)
+            if (i < n) dst[i] = T(0), ++i;
+    }
 }
 
 // Copies one [H, W] data plane into the zero-padded layout.
@@ -429,6 +450,14 @@ void dw_pad_plane(const DwLayout& l, int64_t in_h, int64_t in_w, const T* x, T* 
         zero_short(row + left + in_w, right);
     }
     zero_short(row, dst + l.rows * width - row);
+}
+
+// Only the data of a plane into a padded layout whose padding is already zero (dw_pad_plane wrote
+// it for an earlier plane of the same geometry in the same buffer): the zeros stay.
+template <class T>
+void dw_copy_plane_data(const DwLayout& l, int64_t in_h, int64_t in_w, const T* x, T* dst) {
+    T* row = dst + l.top * l.width + l.left;
+    for (int64_t h = 0; h < in_h; ++h, row += l.width) copy_short(row, x + h * in_w, in_w);
 }
 
 // GCC/clang vector extensions: V elements of T (AVX, SSE, NEON or scalar code as the target allows).
@@ -1129,7 +1158,8 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
         }
     }
     if (plan.algorithm == ConvMethod::Direct) {
-        const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(out_spatial * p.kernel_size(), 1));
+        // Chunks of several planes: the padding written for a chunk's first plane serves the rest.
+        const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_spatial * p.kernel_size(), 1));
         const cpu::Isa isa = cpu::active_isa();
         detail::for_chunks(ctx.pool(), images * cout, grain, [&](int64_t begin, int64_t end) {
             T* padded = static_cast<T*>(ctx.scratch());
@@ -1139,8 +1169,13 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
             cpu::run_at(isa, [&] {
                 for (int64_t plane = begin; plane < end; ++plane) {
                     const int64_t image = plane / cout, j = plane % cout, g = image % p.groups;
-                    if (plane == begin || j == 0)  // the image's outputs share its padded plane
+                    // The image's outputs share its padded plane; the padding, written for the
+                    // chunk's first plane, stays zero for the next (only the data is copied: a
+                    // plane's worth of short zero fills cost as much as its multiply-adds).
+                    if (plane == begin)
                         dw_pad_plane(plan.padded, p.axes[0].in, p.axes[1].in, x + image * cin * in_spatial, padded);
+                    else if (j == 0)
+                        dw_copy_plane_data(plan.padded, p.axes[0].in, p.axes[1].in, x + image * cin * in_spatial, padded);
                     direct_2d(p, plan.padded, padded, w + (g * cout + j) * p.kernel_size(), y + plane * out_spatial);
                     finish_block(plan, false, g * cout + j, y + plane * out_spatial,
                                  res ? res + plane * out_spatial : nullptr, out_spatial, 1, out_spatial);
