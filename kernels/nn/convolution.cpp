@@ -801,6 +801,7 @@ struct ConvPlan : OpPlan {
     // the filters as [tap][channel].
     bool channels_last = false;
     std::vector<float> dw_weights;
+    std::vector<int64_t> dw_pixel_at;  // data pixel (row-major) -> its pixel in the padded layout
     // Im2col on a small plane: the padded planes' layout and where they start in scratch (after
     // the im2col block); pad_offset 0 = the row walk instead.
     DwLayout small_plane;
@@ -893,8 +894,32 @@ void plan_channels_last(const InferContext& ctx, ConvPlan& plan) {
     for (int64_t c = 0; c < channels; ++c)
         for (int64_t t = 0; t < taps; ++t) plan.dw_weights[static_cast<size_t>(t * channels + c)] = w[static_cast<size_t>(c * taps + t)];
     plan.channels_last = true;
+    const DwLayout& l = plan.padded;
+    plan.dw_pixel_at.clear();
+    for (int64_t ih = 0; ih < p.axes[0].in; ++ih)
+        for (int64_t iw = 0; iw < p.axes[1].in; ++iw) plan.dw_pixel_at.push_back((ih + l.top) * l.width + iw + l.left);
     const size_t floats = static_cast<size_t>((plan.padded.rows * plan.padded.width + p.out_spatial()) * kDwChannelBlock);
     plan.scratch_bytes = floats * sizeof(float);
+}
+
+// r[i][j] <- r[j][i] for 8 vectors of 8 floats (unpack, 64-bit shuffle, 128-bit lane swap).
+inline void transpose8(float __attribute__((vector_size(32))) (&r)[8]) {
+    typedef float V8 __attribute__((vector_size(32)));
+    V8 t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = __builtin_shufflevector(t[i], t[i + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[i + 1] = __builtin_shufflevector(t[i], t[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+        u[i + 2] = __builtin_shufflevector(t[i + 1], t[i + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[i + 3] = __builtin_shufflevector(t[i + 1], t[i + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+    for (int i = 0; i < 4; ++i) {
+        r[i] = __builtin_shufflevector(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+        r[i + 4] = __builtin_shufflevector(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    }
 }
 
 // Channels [c0, c0 + cn) of one image x ([C][H][W]) into y ([C][out pixels]); xp, acc: scratch.
@@ -907,20 +932,59 @@ void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, in
     const nn::AxisWindow& aw = p.axes[1];
     const int64_t channels = p.groups, in_plane = ah.in * aw.in, pixels = ah.out * aw.out;
     zero_short(xp, l.rows * l.width * cn);
-    for (int64_t c = 0; c < cn; ++c) {
-        const float* src = x + (c0 + c) * in_plane;
-        for (int64_t ih = 0; ih < ah.in; ++ih) {
-            float* dst = xp + ((ih + l.top) * l.width + l.left) * cn + c;
-            for (int64_t iw = 0; iw < aw.in; ++iw) dst[iw * cn] = src[ih * aw.in + iw];
+    // Data pixel q (row-major in the plane) lands at padded pixel at(q). 8 channels x 8 pixels are
+    // moved as one 8 x 8 transpose; the pixel and channel tails one element at a time.
+    const int64_t* at = plan.dw_pixel_at.data();
+    int64_t c8 = 0;
+    for (; c8 + 8 <= cn; c8 += 8) {
+        const float* src = x + (c0 + c8) * in_plane;
+        int64_t q = 0;
+        for (; q + 8 <= in_plane; q += 8) {
+            V8 r[8];
+            for (int i = 0; i < 8; ++i) std::memcpy(&r[i], src + i * in_plane + q, sizeof(V8));
+            transpose8(r);
+            for (int j = 0; j < 8; ++j) std::memcpy(xp + at[q + j] * cn + c8, &r[j], sizeof(V8));
         }
+        for (; q < in_plane; ++q) {
+            float* dst = xp + at[q] * cn + c8;
+            for (int i = 0; i < 8; ++i) dst[i] = src[i * in_plane + q];
+        }
+    }
+    for (int64_t c = c8; c < cn; ++c) {
+        const float* src = x + (c0 + c) * in_plane;
+        for (int64_t q = 0; q < in_plane; ++q) xp[at[q] * cn + c] = src[q];
     }
     const float* w = plan.dw_weights.data() + c0;
     const int64_t kh_n = ah.kernel, kw_n = aw.kernel;
+    int64_t c_done = 0;  // channels made by the 3x3 loop below
+    if (kh_n == 3 && kw_n == 3) {
+        // 8 channels at a time over all pixels, their 9 weight vectors held in registers: one load
+        // per multiply-add instead of two. Same taps in the same order as the loop after it.
+        int64_t tap_off[9];
+        for (int t = 0; t < 9; ++t) tap_off[t] = ((t / 3) * ah.dilation * l.width + (t % 3) * aw.dilation) * cn;
+        for (; c_done + 8 <= cn; c_done += 8) {
+            V8 wv[9];
+            for (int t = 0; t < 9; ++t) std::memcpy(&wv[t], w + t * channels + c_done, sizeof(V8));
+            for (int64_t oh = 0, pix = 0; oh < ah.out; ++oh) {
+                const float* row = xp + oh * ah.stride * l.width * cn + c_done;
+                for (int64_t ow = 0; ow < aw.out; ++ow, ++pix) {
+                    const float* base = row + ow * aw.stride * cn;
+                    V8 acc = {};
+                    for (int t = 0; t < 9; ++t) {
+                        V8 xv;
+                        std::memcpy(&xv, base + tap_off[t], sizeof xv);
+                        acc += wv[t] * xv;
+                    }
+                    std::memcpy(out_cl + pix * cn + c_done, &acc, sizeof acc);
+                }
+            }
+        }
+    }
     for (int64_t oh = 0, pix = 0; oh < ah.out; ++oh) {
         for (int64_t ow = 0; ow < aw.out; ++ow, ++pix) {
             const float* base = xp + (oh * ah.stride * l.width + ow * aw.stride) * cn;
             float* out = out_cl + pix * cn;
-            int64_t c = 0;
+            int64_t c = c_done;
             for (; c + 8 <= cn; c += 8) {
                 V8 acc = {};
                 for (int64_t kh = 0; kh < kh_n; ++kh)
@@ -942,10 +1006,20 @@ void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, in
             }
         }
     }
-    for (int64_t c = 0; c < cn; ++c) {
-        float* dst = y + (c0 + c) * pixels;
-        for (int64_t px = 0; px < pixels; ++px) dst[px] = out_cl[px * cn + c];
+    int64_t px = 0;
+    for (; px + 8 <= pixels; px += 8) {  // 8 pixels x 8 channels a transpose
+        int64_t ch = 0;
+        for (; ch + 8 <= cn; ch += 8) {
+            V8 r[8];
+            for (int i = 0; i < 8; ++i) std::memcpy(&r[i], out_cl + (px + i) * cn + ch, sizeof(V8));
+            transpose8(r);
+            for (int j = 0; j < 8; ++j) std::memcpy(y + (c0 + ch + j) * pixels + px, &r[j], sizeof(V8));
+        }
+        for (; ch < cn; ++ch)
+            for (int i = 0; i < 8; ++i) y[(c0 + ch) * pixels + px + i] = out_cl[(px + i) * cn + ch];
     }
+    for (; px < pixels; ++px)
+        for (int64_t ch = 0; ch < cn; ++ch) y[(c0 + ch) * pixels + px] = out_cl[px * cn + ch];
 }
 
 // Output positions up to which a convolution runs its GEMM transposed (see ConvPlan).
