@@ -793,7 +793,8 @@ struct ConvPlan : OpPlan {
     // Few output positions (the deep layers of a CNN: 2x2, 4x4): the GEMM runs transposed,
     // C^T[pixels, Cout] = col^T x W^T, so that the short side is the GEMM's M (its small-M
     // kernels) instead of a mostly empty N panel; `packed` then holds W^T as the B operand, and
-    // C^T lands in scratch after the im2col block before it is transposed into the output.
+    // C^T lands in scratch after the im2col block before it is transposed into the output;
+    // ct_bytes counts C^T and, after it, A packed for the GEMM.
     bool transposed = false;
     size_t ct_bytes = 0;
     DwLayout padded;       // Direct: the zero-padded data plane, in each thread's scratch
@@ -920,6 +921,26 @@ inline void transpose8(float __attribute__((vector_size(32))) (&r)[8]) {
         r[i] = __builtin_shufflevector(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
         r[i + 4] = __builtin_shufflevector(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
     }
+}
+
+// y[c][r] = a[r][c] for a rows x cols matrix a: 8 x 8 blocks through registers, the edges one
+// element at a time.
+inline void transpose_into(const float* a, int64_t rows, int64_t cols, float* y) {
+    typedef float V8 __attribute__((vector_size(32)));
+    int64_t r = 0;
+    for (; r + 8 <= rows; r += 8) {
+        int64_t c = 0;
+        for (; c + 8 <= cols; c += 8) {
+            V8 v[8];
+            for (int i = 0; i < 8; ++i) std::memcpy(&v[i], a + (r + i) * cols + c, sizeof(V8));
+            transpose8(v);
+            for (int j = 0; j < 8; ++j) std::memcpy(y + (c + j) * rows + r, &v[j], sizeof(V8));
+        }
+        for (; c < cols; ++c)
+            for (int i = 0; i < 8; ++i) y[c * rows + r + i] = a[(r + i) * cols + c];
+    }
+    for (; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) y[c * rows + r] = a[r * cols + c];
 }
 
 // Channels [c0, c0 + cn) of one image x ([C][H][W]) into y ([C][out pixels]); xp, acc: scratch.
@@ -1107,7 +1128,8 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
     if (p.out_spatial() <= kTransposedMaxPixels && cout >= 16 && plan.chunk >= p.out_spatial()) {
         plan.transposed = true;
         // Tiles over Cout: the threads share one image's GEMM (results never depend on tiling).
-        plan.full = nn::plan_gemm(p.out_spatial(), cout, rows, false, true, 8);
+        // A (im2col^T) is packed once per image by the calling thread, not again by every tile.
+        plan.full = nn::plan_gemm(p.out_spatial(), cout, rows, true, true, 8);
         std::vector<float> w(static_cast<size_t>(p.groups * cout * rows));
         nn::load_as<float>(*ctx.value(1), w.data());
         plan.packed_group_floats = nn::packed_b_floats(plan.full.layout, cout);
@@ -1116,6 +1138,7 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
             nn::pack_b(plan.full.layout, w.data() + g * cout * rows, rows, true, cout,
                        plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats);
         plan.ct_bytes = (static_cast<size_t>(p.out_spatial() * cout) * sizeof(float) + 63) / 64 * 64;
+        plan.ct_bytes += (nn::packed_a_floats(plan.full) * sizeof(float) + 63) / 64 * 64;  // then packed A
         plan.scratch_bytes = plan.col_bytes + plan.ct_bytes + nn::scratch_bytes(plan.full);
         plan.method = "gemm-transposed";
         return;
@@ -1286,6 +1309,7 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
             // scratch holds the im2col block and C^T; each tile task uses its own GEMM scratch.
             auto* mine = static_cast<std::byte*>(ctx.scratch());
             auto* ct = reinterpret_cast<float*>(mine + plan.col_bytes);
+            float* apack = ct + (static_cast<size_t>(out_spatial * cout) + 15) / 16 * 16;
             for (int64_t image = 0; image < images; ++image) {
                 const int64_t g = image % p.groups;
                 const T* xg = x + image * cin * in_spatial;
@@ -1299,18 +1323,18 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
                     b = reinterpret_cast<const T*>(mine);
                 }
                 const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
+                nn::pack_a(plan.full, b, out_spatial, true, apack);
                 // C^T's columns are the output channels: a column bias.
                 const nn::GemmEpilogue epi =
                     plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Column, g * cout);
                 detail::for_chunks(ctx.pool(), plan.full.tiles(), 1, [&](int64_t first, int64_t last) {
                     auto* gemm_scratch = static_cast<std::byte*>(ctx.scratch()) + plan.col_bytes + plan.ct_bytes;
                     for (int64_t t = first; t < last; ++t)
-                        nn::run_gemm_tile(plan.full, t, nn::GemmOperand::plain(b, out_spatial, true),
+                        nn::run_gemm_tile(plan.full, t, nn::GemmOperand::prepacked(apack),
                                           nn::GemmOperand::prepacked(packed), ct, cout, epi, gemm_scratch);
                 });
                 T* yg = y + image * cout * out_spatial;
-                for (int64_t co = 0; co < cout; ++co)
-                    for (int64_t px = 0; px < out_spatial; ++px) yg[co * out_spatial + px] = ct[px * cout + co];
+                cpu::run([&] { transpose_into(ct, out_spatial, cout, yg); });
                 finish_block(plan, true, g * cout, yg, res ? res + image * cout * out_spatial : nullptr, out_spatial,
                              cout, out_spatial);
             }
