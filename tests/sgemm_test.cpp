@@ -410,5 +410,37 @@ TEST(Sgemm, IndexedBMatchesPlainBitForBit) {
     }
 }
 
+// pack_a_indexed (element (i, p) at data[k_off[p] + m_off[i]]) packs exactly what pack_a packs from
+// the same A written out, for every ISA and panel height: rows in runs of consecutive elements and
+// gathered ones, M remainders, several K blocks.
+TEST(Sgemm, PackAIndexedMatchesPackA) {
+    std::mt19937 rng(29);
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    const int64_t shapes[][2] = {{16, 576}, {4, 1152}, {1, 7}, {5, 300}, {9, 64}, {13, 257}, {32, 40}, {6, 12}};
+    for (GemmIsa isa : supported_isas()) {
+        for (const auto& s : shapes) {
+            for (bool runs : {true, false}) {
+                const int64_t m = s[0], k = s[1];
+                std::vector<float> data(static_cast<size_t>(4 * (m + k) + 64));
+                for (float& x : data) x = val(rng);
+                std::vector<int64_t> k_off(static_cast<size_t>(k)), m_off(static_cast<size_t>(m));
+                std::uniform_int_distribution<int64_t> off(0, 2 * (m + k));
+                for (auto& o : k_off) o = off(rng);
+                for (int64_t i = 0; i < m; ++i) m_off[static_cast<size_t>(i)] = runs ? i : off(rng) % (2 * m + 2);
+                std::vector<float> a(static_cast<size_t>(m * k));  // A stored m x k
+                for (int64_t i = 0; i < m; ++i)
+                    for (int64_t q = 0; q < k; ++q) a[static_cast<size_t>(i * k + q)] = data[k_off[q] + m_off[i]];
+                const GemmPlan plan = plan_gemm(m, 40, k, true, true, 1, isa);
+                std::vector<float> want(packed_a_floats(plan), -1.0f), got(want.size() + 1, -2.0f);
+                pack_a(plan, a.data(), k, false, want.data());
+                pack_a_indexed(plan, data.data(), k_off.data(), m_off.data(), got.data());
+                EXPECT_EQ(got.back(), -2.0f) << "wrote past packed_a_floats";
+                EXPECT_EQ(std::memcmp(want.data(), got.data(), sizeof(float) * want.size()), 0)
+                    << gemm_isa_name(isa) << " m=" << m << " k=" << k << (runs ? " runs" : " gathered");
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace irlite::nn

@@ -550,6 +550,35 @@ void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float
     pack_a_panels(plan.layout, plan.a_mr, a, lda, trans, plan.m, out);
 }
 
+void pack_a_indexed(const GemmPlan& plan, const float* data, const int64_t* k_off, const int64_t* m_off, float* out) {
+    const GemmLayout& l = plan.layout;
+    const int mr = plan.a_mr;
+    const int64_t mp = round_up(plan.m, mr);
+    for (int64_t p0 = 0; p0 < l.k; p0 += l.kc) {
+        const int64_t kcb = std::min(l.kc, l.k - p0);
+        float* blk = out + p0 * mp;
+        for (int64_t i0 = 0; i0 < plan.m; i0 += mr) {
+            const int h = static_cast<int>(std::min<int64_t>(mr, plan.m - i0));
+            float* panel = blk + i0 * kcb;
+            const int64_t* mo = m_off + i0;
+            bool run = h == mr;  // the panel's rows are consecutive elements: one copy per k
+            for (int r = 1; r < h && run; ++r) run = mo[r] == mo[0] + r;
+            if (run && mr == 4) {  // a fixed size: inlined moves, not a memcpy call per k
+                for (int64_t p = 0; p < kcb; ++p) std::memcpy(panel + p * 4, data + k_off[p0 + p] + mo[0], 4 * sizeof(float));
+            } else if (run && mr == 6) {
+                for (int64_t p = 0; p < kcb; ++p) std::memcpy(panel + p * 6, data + k_off[p0 + p] + mo[0], 6 * sizeof(float));
+            } else {
+                for (int64_t p = 0; p < kcb; ++p) {
+                    const float* src = data + k_off[p0 + p];
+                    float* o = panel + p * mr;
+                    for (int r = 0; r < h; ++r) o[r] = src[mo[r]];
+                    for (int r = h; r < mr; ++r) o[r] = 0.0f;
+                }
+            }
+        }
+    }
+}
+
 void pack_b(const GemmLayout& l, const float* b, int64_t ldb, bool trans, int64_t n, float* out) {
     const int64_t np = round_up(n, l.nr);
     for (int64_t p0 = 0; p0 < l.k; p0 += l.kc) {

@@ -127,6 +127,9 @@ GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_pre
 // A packed for `plan` (panels of plan.a_mr rows), all of its m rows.
 size_t packed_a_floats(const GemmPlan& plan);
 void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float* out);
+// The same from an A given by offsets: element (i, p) of op(A) is data[k_off[p] + m_off[i]] (the
+// im2col^T of a convolution on few pixels, read from its zero-padded planes without writing it out).
+void pack_a_indexed(const GemmPlan& plan, const float* data, const int64_t* k_off, const int64_t* m_off, float* out);
 inline size_t scratch_bytes(const GemmPlan& plan) { return plan.scratch_bytes; }
 
 // Compute tile `tile` (0 <= tile < plan.tiles()) of C: writes (never reads before writing) the tile's

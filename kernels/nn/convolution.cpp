@@ -689,25 +689,6 @@ void im2col_padded_rows(const ConvProblem& p, const DwLayout& l, const T* x, int
                         }
                     }
         };
-        // The deep layers' 3x3 kernels on whole 2x2 / 4x4 planes (the transposed GEMM): every count
-        // fixed at compile time, so the 9 x W copies per channel unroll into straight-line moves
-        // (the loops above cost more than the 8- or 16-byte copies they make).
-        const auto square3 = [&](auto width_tag) {
-            constexpr int64_t kW = decltype(width_tag)::value;
-            for (int64_t c = 0; c < p.in_per_group; ++c) {
-                const T* base = padded + c * plane;
-                for (int64_t kh = 0; kh < 3; ++kh)
-                    for (int64_t kw = 0; kw < 3; ++kw) {
-                        const T* src = base + kh * ah.dilation * l.width + kw * aw.dilation;
-                        for (int64_t r = 0; r < kW; ++r) std::memcpy(dst + r * kW, src + r * row_step, kW * sizeof(T));
-                        dst += kW * kW;
-                    }
-            }
-        };
-        if (ah.kernel == 3 && aw.kernel == 3 && oh_first == 0 && rows == out_w) {
-            if (out_w == 2) return square3(std::integral_constant<int64_t, 2>{});
-            if (out_w == 4) return square3(std::integral_constant<int64_t, 4>{});
-        }
         switch (out_w) {
             case 2: return taps(std::integral_constant<int64_t, 2>{});
             case 4: return taps(std::integral_constant<int64_t, 4>{});
@@ -797,6 +778,9 @@ struct ConvPlan : OpPlan {
     // ct_bytes counts C^T and, after it, A packed for the GEMM.
     bool transposed = false;
     size_t ct_bytes = 0;
+    // Transposed im2col on a small plane: A is packed straight from the zero-padded planes
+    // (sgemm's pack_a_indexed) instead of im2col then pack: offsets per (c, kh, kw) and per pixel.
+    std::vector<int64_t> a_k_off, a_m_off;
     DwLayout padded;       // Direct: the zero-padded data plane, in each thread's scratch
     // Direct, f32, one output per group, small planes: channels last (dw_channels_last_block);
     // the filters as [tap][channel].
@@ -1139,6 +1123,20 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
                        plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats);
         plan.ct_bytes = (static_cast<size_t>(p.out_spatial() * cout) * sizeof(float) + 63) / 64 * 64;
         plan.ct_bytes += (nn::packed_a_floats(plan.full) * sizeof(float) + 63) / 64 * 64;  // then packed A
+        if (plan.algorithm == ConvMethod::Im2col && plan.pad_offset) {
+            const DwLayout& l = plan.small_plane;
+            const nn::AxisWindow& ah = p.axes[0];
+            const nn::AxisWindow& aw = p.axes[1];
+            const int64_t plane = l.rows * l.width;
+            plan.a_k_off.clear();
+            plan.a_m_off.clear();
+            for (int64_t c = 0; c < p.in_per_group; ++c)
+                for (int64_t kh = 0; kh < ah.kernel; ++kh)
+                    for (int64_t kw = 0; kw < aw.kernel; ++kw)
+                        plan.a_k_off.push_back(c * plane + kh * ah.dilation * l.width + kw * aw.dilation);
+            for (int64_t oh = 0; oh < ah.out; ++oh)
+                for (int64_t ow = 0; ow < aw.out; ++ow) plan.a_m_off.push_back(oh * ah.stride * l.width + ow * aw.stride);
+        }
         plan.scratch_bytes = plan.col_bytes + plan.ct_bytes + nn::scratch_bytes(plan.full);
         plan.method = "gemm-transposed";
         return;
@@ -1313,8 +1311,18 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
             for (int64_t image = 0; image < images; ++image) {
                 const int64_t g = image % p.groups;
                 const T* xg = x + image * cin * in_spatial;
+                const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
                 const T* b = xg;  // pointwise: the data itself
-                if (plan.algorithm == ConvMethod::Im2col) {
+                if (!plan.a_k_off.empty()) {
+                    float* padded = reinterpret_cast<float*>(mine + plan.pad_offset);
+                    const DwLayout& l = plan.small_plane;
+                    const int64_t in_h = p.axes[0].in, in_w = p.axes[1].in;
+                    cpu::run([&] {
+                        for (int64_t c = 0; c < cin; ++c)
+                            dw_pad_plane(l, in_h, in_w, xg + c * in_spatial, padded + c * l.rows * l.width);
+                    });
+                    nn::pack_a_indexed(plan.full, padded, plan.a_k_off.data(), plan.a_m_off.data(), apack);
+                } else if (plan.algorithm == ConvMethod::Im2col) {
                     if (plan.pad_offset)
                         im2col_2d_padded(p, plan.small_plane, xg, 0, out_spatial, reinterpret_cast<T*>(mine),
                                          reinterpret_cast<T*>(mine + plan.pad_offset));
@@ -1322,8 +1330,7 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
                         im2col_2d(p, xg, 0, out_spatial, reinterpret_cast<T*>(mine));
                     b = reinterpret_cast<const T*>(mine);
                 }
-                const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
-                nn::pack_a(plan.full, b, out_spatial, true, apack);
+                if (plan.a_k_off.empty()) nn::pack_a(plan.full, b, out_spatial, true, apack);
                 // C^T's columns are the output channels: a column bias.
                 const nn::GemmEpilogue epi =
                     plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Column, g * cout);

@@ -148,7 +148,8 @@ const ConvRow kRows[] = {
      {1, 4, 10, 19}, {1, 0}},
     {"im2col_padded_dilated", "Convolution", {1, 2, 12, 13}, {3, 2, 3, 2}, {{1, 1}, {2, 3}, {2, 1}, {0, 2}}, {},
      {1, 3, 10, 13}, {2, 1}},
-    // 3x3 over whole 4x4 / 2x2 output planes (unrolled im2col), run as the transposed GEMM
+    // 3x3 over whole 4x4 / 2x2 output planes, run as the transposed GEMM with A packed straight
+    // from the padded planes (rows of 4 pixels one run each; 2x2 gathered)
     {"im2col_square_4x4", "Convolution", {1, 5, 4, 4}, {20, 5, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
      {1, 20, 4, 4}, {1, 1}},
     {"im2col_square_2x2_dilated", "Convolution", {1, 3, 6, 6}, {17, 3, 3, 3}, {{1, 1}, {2, 2}, {0, 0}, {0, 0}}, {},
