@@ -1065,24 +1065,23 @@ void make_phases_rows(const ConvPlan& plan, const float* x, float* out) {
     const ConvProblem& p = plan.problem;
     const DwLayout& l = plan.small_plane;
     const int64_t in_h = p.axes[0].in, in_w = p.axes[1].in, sw = p.axes[1].stride, pw = plan.phase_width;
+    // All zeros first in one pass, then only the data: per-row zero fills of a few elements each
+    // cost more than the copies (thousands of short rows per inference).
+    std::memset(out, 0, plan.phases_bytes);
+    const int64_t data_rows = std::max<int64_t>(0, std::min(in_h, l.rows - l.top));
     for (int64_t c = 0; c < p.in_per_group; ++c) {
         const float* xc = x + c * in_h * in_w;
-        for (int64_t phase = 0; phase < sw; ++phase) {
+        for (int64_t phase = 0; phase < sw; ++phase, out += l.rows * pw) {
             // Phase column q holds padded column q * sw + phase, i.e. data column q * sw + phase - left:
             // data for q in [q0, q1).
             const int64_t first = phase - l.left;  // data column of q = 0
             const int64_t q0 = first >= 0 ? 0 : (-first + sw - 1) / sw;
             const int64_t q1 = std::max(q0, std::min(pw, (in_w - first + sw - 1) / sw));
-            for (int64_t h = 0; h < l.rows; ++h, out += pw) {
-                const int64_t ih = h - l.top;
-                if (ih < 0 || ih >= in_h) {
-                    zero_short(out, pw);
-                    continue;
-                }
+            for (int64_t ih = 0; ih < data_rows; ++ih) {
+                float* row = out + (ih + l.top) * pw;
                 const float* src = xc + ih * in_w;  // phase column q reads src[q * sw + first]
-                zero_short(out, q0);
                 if (sw == 1) {
-                    copy_short(out + q0, src + q0 + first, q1 - q0);
+                    copy_short(row + q0, src + q0 + first, q1 - q0);
                 } else {
                     int64_t q = q0;
                     if (sw == 2) {
@@ -1093,12 +1092,11 @@ void make_phases_rows(const ConvPlan& plan, const float* x, float* out) {
                             std::memcpy(&a, src + 2 * q + first, sizeof a);
                             std::memcpy(&b, src + 2 * q + first + 7, sizeof b);
                             const V8 v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 9, 11, 13, 15);
-                            std::memcpy(out + q, &v, sizeof v);
+                            std::memcpy(row + q, &v, sizeof v);
                         }
                     }
-                    for (; q < q1; ++q) out[q] = src[q * sw + first];
+                    for (; q < q1; ++q) row[q] = src[q * sw + first];
                 }
-                zero_short(out + q1, pw - q1);
             }
         }
     }
@@ -1317,9 +1315,10 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
                     float* padded = reinterpret_cast<float*>(mine + plan.pad_offset);
                     const DwLayout& l = plan.small_plane;
                     const int64_t in_h = p.axes[0].in, in_w = p.axes[1].in;
-                    cpu::run([&] {
+                    cpu::run([&] {  // zeros in one pass, then the data rows (as make_phases_rows)
+                        std::memset(padded, 0, sizeof(float) * static_cast<size_t>(cin * l.rows * l.width));
                         for (int64_t c = 0; c < cin; ++c)
-                            dw_pad_plane(l, in_h, in_w, xg + c * in_spatial, padded + c * l.rows * l.width);
+                            dw_copy_plane_data(l, in_h, in_w, xg + c * in_spatial, padded + c * l.rows * l.width);
                     });
                     nn::pack_a_indexed(plan.full, padded, plan.a_k_off.data(), plan.a_m_off.data(), apack);
                 } else if (plan.algorithm == ConvMethod::Im2col) {
