@@ -710,7 +710,7 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
         const int64_t kcb = std::min(l.kc, plan.k - p0);
         const float* ablk;
         if (a.packed) {
-            ablk = a.data + p0 * mp + i0 * kcb;  // i0 is a multiple of mr: panel i0/mr of this block
+            ablk = a.data + p0 * mp + i0 * kcb;  // i0 is a multiple of a_mr: panel i0/a_mr of this block
         } else {
             pack_a_block(a.data, a.ld, a.trans, i0, rows, p0, kcb, rows4 ? 4 : mr, a_buf);
             ablk = a_buf;

@@ -4,7 +4,8 @@
 //
 // Design (Goto / BLIS): operands are repacked into panels. A into MR-row panels, B into NR-column
 // panels, both cut into K blocks of `kc`; a register-blocked micro-kernel (AVX-512: 12x32, AVX2+FMA:
-// 6x16, portable: 4x8) multiplies one A panel by one B panel of one K block. The operand that is
+// 6x16, or 4x24 over 1.5 panels when M is a multiple of 4 but not of 6; portable: 4x8) multiplies
+// one A panel by one B panel of one K block. The operand that is
 // constant (the weights) is packed once, ahead of time, with pack_a / pack_b; the other is packed on
 // each call into the scratch memory the caller passes to run_gemm_tile (a per-call B stored k x n is
 // read in place instead when packing would not pay for itself: short tiles, short K blocks). Nothing

@@ -927,7 +927,7 @@ inline void transpose_into(const float* a, int64_t rows, int64_t cols, float* y)
         for (int64_t c = 0; c < cols; ++c) y[c * rows + r] = a[r * cols + c];
 }
 
-// Channels [c0, c0 + cn) of one image x ([C][H][W]) into y ([C][out pixels]); xp, acc: scratch.
+// Channels [c0, c0 + cn) of one image x ([C][H][W]) into y ([C][out pixels]); xp, out_cl: scratch.
 void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, int64_t cn, float* xp, float* out_cl,
                             float* y) {
     typedef float V8 __attribute__((vector_size(32)));
@@ -937,7 +937,7 @@ void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, in
     const nn::AxisWindow& aw = p.axes[1];
     const int64_t channels = p.groups, in_plane = ah.in * aw.in, pixels = ah.out * aw.out;
     zero_short(xp, l.rows * l.width * cn);
-    // Data pixel q (row-major in the plane) lands at padded pixel at(q). 8 channels x 8 pixels are
+    // Data pixel q (row-major in the plane) lands at padded pixel at[q]. 8 channels x 8 pixels are
     // moved as one 8 x 8 transpose; the pixel and channel tails one element at a time.
     const int64_t* at = plan.dw_pixel_at.data();
     int64_t c8 = 0;
