@@ -1270,10 +1270,17 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
                     else if (j == 0)
                         dw_copy_plane_data(plan.padded, p.axes[0].in, p.axes[1].in, x + image * cin * in_spatial, padded);
                     direct_2d(p, plan.padded, padded, w + (g * cout + j) * p.kernel_size(), y + plane * out_spatial);
-                    finish_block(plan, false, g * cout + j, y + plane * out_spatial,
-                                 res ? res + plane * out_spatial : nullptr, out_spatial, 1, out_spatial);
                 }
             });
+            // The epilogue once per run of the chunk's planes within one batch item: consecutive
+            // planes are consecutive channels, rows of one block (not one call per plane).
+            const int64_t channels = p.groups * cout;
+            for (int64_t first = begin; first < end;) {
+                const int64_t last = std::min(end, (first / channels + 1) * channels);
+                finish_block(plan, false, first % channels, y + first * out_spatial,
+                             res ? res + first * out_spatial : nullptr, out_spatial, last - first, out_spatial);
+                first = last;
+            }
         });
         return;
     }
