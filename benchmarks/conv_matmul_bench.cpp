@@ -4,6 +4,7 @@
 //   irlite_bench --benchmark_filter=Conv
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -16,7 +17,9 @@
 namespace irlite {
 namespace {
 
-// One node, ready to run: attributes parsed, outputs allocated from the shape rule.
+// One node, ready to run: attributes parsed, outputs allocated from the shape rule, the plan
+// prepared (weights packed) and its scratch allocated once, as the executor does; the timed loop
+// is the kernel alone.
 class Node1 {
 public:
     Node1(const std::string& type, int opset, std::vector<IrAttribute> attributes, std::vector<Tensor> inputs)
@@ -31,9 +34,17 @@ public:
         for (const Tensor& t : inputs_) in.push_back({t.type(), PartialShape(t.shape()), &t});
         const InferContext ctx(*def_, *attrs_, std::move(in), def_->num_outputs);
         for (const OutputInfo& info : def_->infer(ctx)) outputs_.emplace_back(info.type, info.shape.to_shape());
+        plan_ = def_->prepare(ctx);
+        scratch_bytes_ = (plan_->scratch_bytes + 63) / 64 * 64;
+        if (scratch_bytes_) scratch_ = std::aligned_alloc(64, scratch_bytes_);
+        for (const Tensor& t : inputs_) input_ptrs_.push_back(&t);
     }
+    ~Node1() { std::free(scratch_); }
+    Node1(const Node1&) = delete;
+    Node1& operator=(const Node1&) = delete;
     void run() {
-        KernelContext ctx(*def_, *attrs_, inputs_, outputs_, nullptr, nullptr);
+        KernelContext ctx(*def_, *attrs_, input_ptrs_.data(), input_ptrs_.size(), outputs_.data(), outputs_.size(),
+                          plan_.get(), scratch_, scratch_bytes_, nullptr);
         def_->compute(ctx);
     }
     const Tensor& output() const { return outputs_[0]; }
@@ -44,6 +55,10 @@ private:
     const OpDef* def_ = nullptr;
     std::unique_ptr<OpAttrs> attrs_;
     std::vector<Tensor> inputs_, outputs_;
+    std::vector<const Tensor*> input_ptrs_;
+    std::unique_ptr<OpPlan> plan_;
+    void* scratch_ = nullptr;
+    size_t scratch_bytes_ = 0;
 };
 
 Tensor random_f32(const Shape& shape, unsigned seed) {
@@ -90,6 +105,30 @@ void BM_Conv3x3_stride2_128_56x56(benchmark::State& state) {
     run_and_report(state, node, 2.0 * 128 * 128 * 9 * 28 * 28);
 }
 BENCHMARK(BM_Conv3x3_stride2_128_56x56)->Unit(benchmark::kMillisecond);
+
+// Small CNN planes (ResNet-18 at 1/4 width on 64x64, the real-model suite): the stem, 7x7 stride 2,
+// 3 -> 16 channels (B read in place from phase planes), a 16 -> 16 3x3 on 16x16 (M = 16: 4-row
+// micro-tiles) and a 64 -> 64 3x3 on 4x4 (the transposed GEMM, M = 16 pixels).
+void BM_Conv7x7_stride2_3to16_64x64(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("2, 2", "3, 3"),
+               {random_f32({1, 3, 64, 64}, 15), random_f32({16, 3, 7, 7}, 16)});
+    run_and_report(state, node, 2.0 * 16 * 3 * 49 * 32 * 32);
+}
+BENCHMARK(BM_Conv7x7_stride2_3to16_64x64)->Unit(benchmark::kMicrosecond);
+
+void BM_Conv3x3_16to16_16x16(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "1, 1"),
+               {random_f32({1, 16, 16, 16}, 17), random_f32({16, 16, 3, 3}, 18)});
+    run_and_report(state, node, 2.0 * 16 * 16 * 9 * 16 * 16);
+}
+BENCHMARK(BM_Conv3x3_16to16_16x16)->Unit(benchmark::kMicrosecond);
+
+void BM_Conv3x3_64to64_4x4(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "1, 1"),
+               {random_f32({1, 64, 4, 4}, 19), random_f32({64, 64, 3, 3}, 20)});
+    run_and_report(state, node, 2.0 * 64 * 64 * 9 * 4 * 4);
+}
+BENCHMARK(BM_Conv3x3_64to64_4x4)->Unit(benchmark::kMicrosecond);
 
 // MobileNetV2's depthwise 3x3 convolution: 144 channels on 56x56 (the direct kernel).
 void BM_Depthwise3x3_144_56x56(benchmark::State& state) {

@@ -98,6 +98,23 @@ void BM_MaxPool3x3s2(benchmark::State& state) {
 }
 BENCHMARK(BM_MaxPool3x3s2)->Args({16, 32})->Args({64, 112})->Unit(benchmark::kMicrosecond);
 
+// MaxPool-1 3x3 stride 2, no pads, ceil rounding (SqueezeNet: values only, no indices, so the
+// edge-replicated path) on [1, C, H, W]: args C, H.
+void BM_MaxPool3x3s2Ceil(benchmark::State& state) {
+    const int64_t c = state.range(0), h = state.range(1), o = (h - 2) / 2 + 1;
+    std::vector<IrAttribute> attrs = window_attrs(2);
+    attrs.erase(attrs.begin() + 1);  // MaxPool-1 has no dilations
+    for (IrAttribute& a : attrs)
+        if (a.name == "pads_begin" || a.name == "pads_end") a.value = "0, 0";
+    attrs.push_back({"kernel", "3, 3"});
+    attrs.push_back({"rounding_type", "ceil"});
+    PreparedNode node("MaxPool", 1, attrs, {random_f32({1, c, h, h}, 1)});
+    run_loop(state, node);
+    const double bytes = 4.0 * c * h * h + 4.0 * c * o * o;
+    state.counters["GB/s"] = benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_MaxPool3x3s2Ceil)->Args({64, 32})->Args({256, 8})->Unit(benchmark::kMicrosecond);
+
 // AvgPool-1 3x3 stride 1 pad 1, exclude-pad (Inception-like) on [1, C, H, W]: args C, H.
 void BM_AvgPool3x3s1(benchmark::State& state) {
     const int64_t c = state.range(0), h = state.range(1);

@@ -119,8 +119,8 @@ std::vector<float> run(const Problem& p, Mode mode, GemmIsa isa, int workers = 1
     GemmOperand a = GemmOperand::plain(p.a.data(), p.lda, p.trans_a);
     GemmOperand b = GemmOperand::plain(p.b.data(), p.ldb, p.trans_b);
     if (ca) {
-        pa.assign(packed_a_floats(plan.layout, p.m) + 1, -7.0f);
-        pack_a(plan.layout, p.a.data(), p.lda, p.trans_a, p.m, pa.data());
+        pa.assign(packed_a_floats(plan) + 1, -7.0f);
+        pack_a(plan, p.a.data(), p.lda, p.trans_a, pa.data());
         EXPECT_EQ(pa.back(), -7.0f) << "pack_a wrote past packed_a_floats";
         a = GemmOperand::prepacked(pa.data());
     }
@@ -279,8 +279,8 @@ TEST(Sgemm, ThreadedWorkersMatchSerial) {
     set_epilogue(p, rng, 1, GemmActivation::Relu);
     const GemmPlan plan = plan_gemm(p.m, p.n, p.k, true, false, 3);
     ASSERT_GT(plan.tiles(), 3);
-    std::vector<float> pa(packed_a_floats(plan.layout, p.m));
-    pack_a(plan.layout, p.a.data(), p.lda, false, p.m, pa.data());
+    std::vector<float> pa(packed_a_floats(plan));
+    pack_a(plan, p.a.data(), p.lda, false, pa.data());
     const GemmOperand a = GemmOperand::prepacked(pa.data());
     const GemmOperand b = GemmOperand::plain(p.b.data(), p.ldb);
     std::vector<float> serial(static_cast<size_t>(p.m * p.ldc), 0.0f), threaded(serial.size(), 0.0f);
@@ -353,6 +353,91 @@ TEST(Sgemm, PackedBServesEveryBatch) {
             q.m = m;
             c.push_back(kSentinel);
             check(q, c, std::string(gemm_isa_name(isa)) + " batch " + std::to_string(m));
+        }
+    }
+}
+
+// An indexed B (element (q, j) at data[row_off[q] + col_off[j / 8] + j % 8], a convolution's
+// im2col matrix read in place) gives, bit for bit, what the same B written out as a plain matrix
+// gives, on every instruction set (AVX2 reads it in place, the others gather it), for every tile
+// grid, with remainders in M, N (partial column groups and panels) and K (several K blocks).
+TEST(Sgemm, IndexedBMatchesPlainBitForBit) {
+    std::mt19937 rng(23);
+    const int64_t shapes[][3] = {{16, 1024, 147}, {1, 8, 1},    {5, 13, 9},    {6, 16, 27},  {7, 40, 300},
+                                 {13, 75, 144},   {16, 256, 144}, {31, 24, 600}, {32, 64, 288}, {4, 200, 33}};
+    for (GemmIsa isa : supported_isas()) {
+        for (const auto& s : shapes) {
+            const int64_t m = s[0], n = s[1], k = s[2], groups = (n + 7) / 8;
+            Problem p = make_problem(rng, m, n, k, false, false);
+            set_epilogue(p, rng, static_cast<int>((m + n) % 3), static_cast<GemmActivation>(k % 3));
+            const int64_t span = 3 * (n + k) + 64;  // the data: overlapping runs, like taps of a window
+            std::vector<float> data(static_cast<size_t>(span));
+            std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+            for (float& x : data) x = val(rng);
+            std::uniform_int_distribution<int64_t> off(0, span / 2 - 8);
+            std::vector<int64_t> row_off(static_cast<size_t>(k)), col_off(static_cast<size_t>(groups));
+            for (auto& o : row_off) o = off(rng);
+            for (auto& o : col_off) o = off(rng);
+            p.ldb = n;
+            p.b.assign(static_cast<size_t>(k * n) + 1, 0.0f);
+            for (int64_t q = 0; q < k; ++q)
+                for (int64_t j = 0; j < n; ++j) p.b[q * n + j] = data[row_off[q] + col_off[j / 8] + j % 8];
+            for (Mode mode : {Mode::Dynamic, Mode::ConstA}) {
+                const std::string what = describe(p, mode, isa) + " indexed";
+                const std::vector<float> want = run(p, mode, isa);
+                for (int workers : {1, 4}) {
+                    const GemmPlan plan = plan_gemm(m, n, k, mode == Mode::ConstA, false, workers, isa);
+                    std::vector<float> pa;
+                    GemmOperand a = GemmOperand::plain(p.a.data(), p.lda);
+                    if (mode == Mode::ConstA) {
+                        pa.resize(packed_a_floats(plan));
+                        pack_a(plan, p.a.data(), p.lda, false, pa.data());
+                        a = GemmOperand::prepacked(pa.data());
+                    }
+                    std::vector<float> c(static_cast<size_t>(m * p.ldc) + 1, kSentinel);
+                    std::vector<unsigned char> scratch(plan.scratch_bytes + 1 + 64, 0xA5);
+                    for (int64_t t = plan.tiles(); t-- > 0;)
+                        run_gemm_tile(plan, t, a, GemmOperand::indexed(data.data(), row_off.data(), col_off.data()),
+                                      c.data(), p.ldc, p.ep, scratch.data() + 1);
+                    for (size_t i = plan.scratch_bytes + 1; i < scratch.size(); ++i)
+                        ASSERT_EQ(scratch[i], 0xA5) << what << ": scratch overrun";
+                    check(p, c, what);
+                    EXPECT_EQ(std::memcmp(c.data(), want.data(), sizeof(float) * c.size()), 0)
+                        << what << " workers " << workers << ": differs from the plain B";
+                }
+            }
+        }
+    }
+}
+
+// pack_a_indexed (element (i, p) at data[k_off[p] + m_off[i]]) packs exactly what pack_a packs from
+// the same A written out, for every ISA and panel height: rows in runs of consecutive elements and
+// gathered ones, M remainders, several K blocks.
+TEST(Sgemm, PackAIndexedMatchesPackA) {
+    std::mt19937 rng(29);
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    const int64_t shapes[][2] = {{16, 576}, {4, 1152}, {1, 7}, {5, 300}, {9, 64}, {13, 257}, {32, 40}, {6, 12}};
+    for (GemmIsa isa : supported_isas()) {
+        for (const auto& s : shapes) {
+            for (bool runs : {true, false}) {
+                const int64_t m = s[0], k = s[1];
+                std::vector<float> data(static_cast<size_t>(4 * (m + k) + 64));
+                for (float& x : data) x = val(rng);
+                std::vector<int64_t> k_off(static_cast<size_t>(k)), m_off(static_cast<size_t>(m));
+                std::uniform_int_distribution<int64_t> off(0, 2 * (m + k));
+                for (auto& o : k_off) o = off(rng);
+                for (int64_t i = 0; i < m; ++i) m_off[static_cast<size_t>(i)] = runs ? i : off(rng) % (2 * m + 2);
+                std::vector<float> a(static_cast<size_t>(m * k));  // A stored m x k
+                for (int64_t i = 0; i < m; ++i)
+                    for (int64_t q = 0; q < k; ++q) a[static_cast<size_t>(i * k + q)] = data[k_off[q] + m_off[i]];
+                const GemmPlan plan = plan_gemm(m, 40, k, true, true, 1, isa);
+                std::vector<float> want(packed_a_floats(plan), -1.0f), got(want.size() + 1, -2.0f);
+                pack_a(plan, a.data(), k, false, want.data());
+                pack_a_indexed(plan, data.data(), k_off.data(), m_off.data(), got.data());
+                EXPECT_EQ(got.back(), -2.0f) << "wrote past packed_a_floats";
+                EXPECT_EQ(std::memcmp(want.data(), got.data(), sizeof(float) * want.size()), 0)
+                    << gemm_isa_name(isa) << " m=" << m << " k=" << k << (runs ? " runs" : " gathered");
+            }
         }
     }
 }

@@ -43,6 +43,10 @@ struct KernelEpi {
 // one accumulator), so which kernel computes an element never changes its value.
 using KernelFn = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t bps, float* c,
                           int64_t ldc, const KernelEpi& e);
+// A full nr = 16 panel of an indexed B (AVX2): its two 8-column runs at b0 and b1, row p of both
+// shifted by roff[p].
+using IndexedKernelFn = void (*)(int64_t kc, const float* a, const int64_t* roff, const float* b0, const float* b1,
+                                 float* c, int64_t ldc, const KernelEpi& e);
 
 // Scalar activation with the same NaN rule as the vector max/min below (NaN stays NaN).
 inline float activate(float x, GemmActivation act, float lo, float hi) {
@@ -120,6 +124,21 @@ IRLITE_TARGET_AVX2 inline __m256 avx2_finish(__m256 v, const float* cptr, const 
     return v;
 }
 
+// Writes ROWS x V vectors of sums to c (row stride ldc) through the epilogue.
+template <int ROWS, int V>
+IRLITE_TARGET_AVX2 inline void avx2_store(const __m256 (&acc)[ROWS][V], float* c, int64_t ldc, const KernelEpi& e) {
+#pragma GCC unroll 12
+    for (int r = 0; r < ROWS; ++r) {
+        float* cr = c + r * ldc;
+        const float rb = e.row_bias ? e.row_bias[r] : 0.0f;
+        const bool has_rb = e.row_bias != nullptr;
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v)
+            _mm256_storeu_ps(cr + 8 * v, avx2_finish(acc[r][v], cr + 8 * v, e.col_bias ? e.col_bias + 8 * v : nullptr,
+                                                     rb, has_rb, e));
+    }
+}
+
 template <int ROWS, int P>
 IRLITE_TARGET_AVX2 void kernel_avx2(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t bps, float* c,
                                     int64_t ldc, const KernelEpi& e) {
@@ -143,17 +162,77 @@ IRLITE_TARGET_AVX2 void kernel_avx2(int64_t kc, const float* a, const float* b, 
         a += kAvx2Mr;
         b += ldb;
     }
-#pragma GCC unroll 12
-    for (int r = 0; r < ROWS; ++r) {
-        float* cr = c + r * ldc;
-        const float rb = e.row_bias ? e.row_bias[r] : 0.0f;
-        const bool has_rb = e.row_bias != nullptr;
-#pragma GCC unroll 8
-        for (int v = 0; v < V; ++v)
-            _mm256_storeu_ps(cr + 8 * v, avx2_finish(acc[r][v], cr + 8 * v, e.col_bias ? e.col_bias + 8 * v : nullptr,
-                                                     rb, has_rb, e));
-    }
+    avx2_store<ROWS, V>(acc, c, ldc, e);
 }
+
+static_assert(kAvx2Nr == 2 * kGemmColumnGroup, "an AVX2 B panel is two column groups");
+
+// The 6 x 16 kernel on an indexed B (sgemm.hpp): row p of the two 8-column runs starts at
+// b0 + roff[p] and b1 + roff[p]. One more load per k (the offset) than the plain kernel.
+template <int ROWS>
+IRLITE_TARGET_AVX2 void kernel_avx2_indexed(int64_t kc, const float* a, const int64_t* roff, const float* b0,
+                                            const float* b1, float* c, int64_t ldc, const KernelEpi& e) {
+    __m256 acc[ROWS][2];
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+#pragma GCC unroll 4
+    for (int64_t p = 0; p < kc; ++p) {
+        const int64_t o = roff[p];
+        const __m256 bv0 = _mm256_loadu_ps(b0 + o), bv1 = _mm256_loadu_ps(b1 + o);
+#pragma GCC unroll 12
+        for (int r = 0; r < ROWS; ++r) {
+            const __m256 av = _mm256_broadcast_ss(a + r);
+            acc[r][0] = _mm256_fmadd_ps(av, bv0, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_ps(av, bv1, acc[r][1]);
+        }
+        a += kAvx2Mr;
+    }
+    avx2_store<ROWS, 2>(acc, c, ldc, e);
+}
+
+// 4 x 8V kernels on A panels of 4 rows (V <= 3: 4 x 24 holds 12 accumulators, as many as 6 x 16).
+// Tiles whose rows are a multiple of 4 but not of 6 (16 output channels, a 4 x 4 or 2 x 2 plane
+// as the M of a transposed convolution) then split into 4-row micro-tiles with no remainder,
+// where 6-row panels would leave a 4- or 2-row one that runs at half speed or less.
+// B is V runs of 8 columns: run v's row p at b[v] + p * ldb, or b[v] + roff[p] when roff (an
+// indexed B). Same sums in the same order as every other kernel.
+constexpr int kAvx2Mr4 = 4;
+
+template <int V, bool INDEXED>
+IRLITE_TARGET_AVX2 void kernel_avx2_4rows(int64_t kc, const float* a, const float* const* b, int64_t ldb,
+                                          const int64_t* roff, float* c, int64_t ldc, const KernelEpi& e) {
+    __m256 acc[kAvx2Mr4][V];
+#pragma GCC unroll 4
+    for (int r = 0; r < kAvx2Mr4; ++r)
+#pragma GCC unroll 3
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
+    const float* bp[V];
+#pragma GCC unroll 3
+    for (int v = 0; v < V; ++v) bp[v] = b[v];
+    int64_t o = 0;
+#pragma GCC unroll 4
+    for (int64_t p = 0; p < kc; ++p) {
+        if constexpr (INDEXED) o = roff[p];
+        __m256 bv[V];
+#pragma GCC unroll 3
+        for (int v = 0; v < V; ++v) bv[v] = _mm256_loadu_ps(bp[v] + o);
+#pragma GCC unroll 4
+        for (int r = 0; r < kAvx2Mr4; ++r) {
+            const __m256 av = _mm256_broadcast_ss(a + r);
+#pragma GCC unroll 3
+            for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
+        }
+        a += kAvx2Mr4;
+        if constexpr (!INDEXED) o += ldb;
+    }
+    avx2_store<kAvx2Mr4, V>(acc, c, ldc, e);
+}
+
+using Rows4Fn = void (*)(int64_t kc, const float* a, const float* const* b, int64_t ldb, const int64_t* roff, float* c,
+                         int64_t ldc, const KernelEpi& e);
+// [indexed][V - 1]
+const Rows4Fn kRows4[2][3] = {{kernel_avx2_4rows<1, false>, kernel_avx2_4rows<2, false>, kernel_avx2_4rows<3, false>},
+                              {kernel_avx2_4rows<1, true>, kernel_avx2_4rows<2, true>, kernel_avx2_4rows<3, true>}};
 
 // ---------------------------------------------------------------------------------------------
 // AVX-512F micro-kernel: 12 x 32 (24 accumulators, 2 B loads and 12 broadcasts per k).
@@ -224,6 +303,7 @@ struct IsaParams {
     KernelFn kernels[kMaxMr];
     KernelFn wide[4];
     int wide_panels[4];
+    IndexedKernelFn indexed[kMaxMr];  // kernels reading an indexed B in place (nullptr: gather it)
 };
 
 const IsaParams kPortable = {kPortMr,
@@ -232,6 +312,7 @@ const IsaParams kPortable = {kPortMr,
                              64,
                              1024,
                              {kernel_portable<1>, kernel_portable<2>, kernel_portable<3>, kernel_portable<4>},
+                             {},
                              {},
                              {}};
 #if IRLITE_SGEMM_X86
@@ -243,7 +324,9 @@ const IsaParams kAvx2 = {kAvx2Mr,
                          {kernel_avx2<1, 1>, kernel_avx2<2, 1>, kernel_avx2<3, 1>, kernel_avx2<4, 1>,
                           kernel_avx2<5, 1>, kernel_avx2<6, 1>},
                          {kernel_avx2<1, 4>, kernel_avx2<2, 2>, nullptr, nullptr},
-                         {4, 2, 1, 1}};
+                         {4, 2, 1, 1},
+                         {kernel_avx2_indexed<1>, kernel_avx2_indexed<2>, kernel_avx2_indexed<3>,
+                          kernel_avx2_indexed<4>, kernel_avx2_indexed<5>, kernel_avx2_indexed<6>}};
 const IsaParams kAvx512 = {kAvx512Mr,
                            kAvx512Nr,
                            256,
@@ -253,7 +336,8 @@ const IsaParams kAvx512 = {kAvx512Mr,
                             kernel_avx512<5, 1>, kernel_avx512<6, 1>, kernel_avx512<7, 1>, kernel_avx512<8, 1>,
                             kernel_avx512<9, 1>, kernel_avx512<10, 1>, kernel_avx512<11, 1>, kernel_avx512<12, 1>},
                            {kernel_avx512<1, 4>, kernel_avx512<2, 2>, kernel_avx512<3, 2>, kernel_avx512<4, 2>},
-                           {4, 2, 2, 2}};
+                           {4, 2, 2, 2},
+                           {}};
 #endif
 
 const IsaParams& params(GemmIsa isa) {
@@ -350,6 +434,27 @@ void pack_b_block(const float* b, int64_t ldb, bool trans, int64_t j0, int64_t c
     pack_panels(nr, b, ldb, trans, j0, cols, p0, kcb, out);
 }
 
+// Indexed B (sgemm.hpp): columns [j0, j0+cols) x k [p0, p0+kcb) gathered into ceil(cols/nr) panels
+// of kcb x nr, zeros past the last column.
+void pack_b_indexed(const GemmOperand& b, int64_t j0, int64_t cols, int64_t p0, int64_t kcb, int nr, float* out) {
+    constexpr int64_t G = kGemmColumnGroup;
+    for (int64_t x = 0; x < cols; x += nr, out += nr * kcb) {
+        const int64_t w = std::min<int64_t>(nr, cols - x);
+        for (int64_t p = 0; p < kcb; ++p) {
+            const float* row = b.data + b.row_off[p0 + p];
+            float* o = out + p * nr;
+            int64_t j = 0;
+            while (j < w) {  // runs of up to G columns within one column group
+                const int64_t col = j0 + x + j, in_group = col % G;
+                const int64_t run = std::min(G - in_group, w - j);
+                std::memcpy(o + j, row + b.col_off[col / G] + in_group, sizeof(float) * static_cast<size_t>(run));
+                j += run;
+            }
+            std::fill(o + w, o + nr, 0.0f);
+        }
+    }
+}
+
 float* align64(void* p) {
     const auto v = reinterpret_cast<uintptr_t>(p);
     return reinterpret_cast<float*>((v + 63) & ~static_cast<uintptr_t>(63));
@@ -423,11 +528,54 @@ size_t packed_b_floats(const GemmLayout& l, int64_t n) {
     return static_cast<size_t>(round_up(std::max<int64_t>(n, 0), l.nr) * l.k);
 }
 
-void pack_a(const GemmLayout& l, const float* a, int64_t lda, bool trans, int64_t m, float* out) {
-    const int64_t mp = round_up(m, l.mr);
+namespace {
+void pack_a_panels(const GemmLayout& l, int mr, const float* a, int64_t lda, bool trans, int64_t m, float* out) {
+    const int64_t mp = round_up(m, mr);
     for (int64_t p0 = 0; p0 < l.k; p0 += l.kc) {
         const int64_t kcb = std::min(l.kc, l.k - p0);
-        pack_a_block(a, lda, trans, 0, m, p0, kcb, l.mr, out + p0 * mp);
+        pack_a_block(a, lda, trans, 0, m, p0, kcb, mr, out + p0 * mp);
+    }
+}
+}  // namespace
+
+void pack_a(const GemmLayout& l, const float* a, int64_t lda, bool trans, int64_t m, float* out) {
+    pack_a_panels(l, l.mr, a, lda, trans, m, out);
+}
+
+size_t packed_a_floats(const GemmPlan& plan) {
+    return static_cast<size_t>(round_up(plan.m, plan.a_mr) * plan.layout.k);
+}
+
+void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float* out) {
+    pack_a_panels(plan.layout, plan.a_mr, a, lda, trans, plan.m, out);
+}
+
+void pack_a_indexed(const GemmPlan& plan, const float* data, const int64_t* k_off, const int64_t* m_off, float* out) {
+    const GemmLayout& l = plan.layout;
+    const int mr = plan.a_mr;
+    const int64_t mp = round_up(plan.m, mr);
+    for (int64_t p0 = 0; p0 < l.k; p0 += l.kc) {
+        const int64_t kcb = std::min(l.kc, l.k - p0);
+        float* blk = out + p0 * mp;
+        for (int64_t i0 = 0; i0 < plan.m; i0 += mr) {
+            const int h = static_cast<int>(std::min<int64_t>(mr, plan.m - i0));
+            float* panel = blk + i0 * kcb;
+            const int64_t* mo = m_off + i0;
+            bool run = h == mr;  // the panel's rows are consecutive elements: one copy per k
+            for (int r = 1; r < h && run; ++r) run = mo[r] == mo[0] + r;
+            if (run && mr == 4) {  // a fixed size: inlined moves, not a memcpy call per k
+                for (int64_t p = 0; p < kcb; ++p) std::memcpy(panel + p * 4, data + k_off[p0 + p] + mo[0], 4 * sizeof(float));
+            } else if (run && mr == 6) {
+                for (int64_t p = 0; p < kcb; ++p) std::memcpy(panel + p * 6, data + k_off[p0 + p] + mo[0], 6 * sizeof(float));
+            } else {
+                for (int64_t p = 0; p < kcb; ++p) {
+                    const float* src = data + k_off[p0 + p];
+                    float* o = panel + p * mr;
+                    for (int r = 0; r < h; ++r) o[r] = src[mo[r]];
+                    for (int r = h; r < mr; ++r) o[r] = 0.0f;
+                }
+            }
+        }
     }
 }
 
@@ -452,7 +600,13 @@ GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_pre
     plan.a_prepacked = a_prepacked;
     plan.b_prepacked = b_prepacked;
     const IsaParams& ip = params(plan.layout.isa);
-    const int64_t mr = ip.mr, nr = ip.nr;
+    plan.a_mr = ip.mr;
+#if IRLITE_SGEMM_X86
+    if (plan.layout.isa == GemmIsa::Avx2 && a_prepacked && plan.m % kAvx2Mr4 == 0 && plan.m % ip.mr != 0 &&
+        plan.m <= 64)
+        plan.a_mr = kAvx2Mr4;
+#endif
+    const int64_t mr = plan.a_mr, nr = ip.nr;
     int64_t mc = std::min(ip.mc, round_up(std::max<int64_t>(plan.m, 1), mr));
     int64_t nc = std::min(ip.nc, round_up(std::max<int64_t>(plan.n, 1), nr));
     // More workers: cut tiles until there are about two per worker, but keep them worth a task
@@ -512,7 +666,7 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
 
     const IsaParams& ip = params(l.isa);
     const int mr = l.mr, nr = l.nr;
-    const int64_t mp = round_up(plan.m, mr), np = round_up(plan.n, nr);
+    const int64_t mp = round_up(plan.m, plan.a_mr), np = round_up(plan.n, nr);
     float* a_buf = nullptr;
     float* b_buf = nullptr;
     if (!a.packed) a_buf = align64(scratch);
@@ -522,11 +676,25 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
     // packing would cost about as much as the multiply-adds it feeds: each B panel serves at most two
     // micro-tiles (a short tile), or K blocks are short. Otherwise only when the row stride is not a
     // multiple of 4 KiB: such strides map a panel's rows onto a few cache sets and thrash L1/L2.
+    const bool b_indexed = b.is_indexed();
     const bool b_in_place =
-        !b.packed && !b.trans && (rows <= 2 * mr || l.kc <= 48 || b.ld % 1024 != 0);
+        !b_indexed && !b.packed && !b.trans && (rows <= 2 * mr || l.kc <= 48 || b.ld % 1024 != 0);
+    // An indexed B is read in place by kernels that can (AVX2), otherwise gathered block by block.
+    const bool b_indexed_direct = b_indexed && ip.indexed[0] != nullptr;
+    assert(!b_indexed || j0 % kGemmColumnGroup == 0);
+
+#if IRLITE_SGEMM_X86
+    // A packed here with rows a multiple of 4 but not of 6: 4-row panels and micro-tiles (see
+    // kernel_avx2_4rows). Up to a few panels: on taller tiles the 6-row remainder is a small share.
+    // A prepacked in 4-row panels (plan.a_mr) always runs them.
+    const bool rows4 = l.isa == GemmIsa::Avx2 && (a.packed ? plan.a_mr == kAvx2Mr4
+                                                           : rows % kAvx2Mr4 == 0 && rows % mr != 0 && rows <= 64);
+#else
+    constexpr bool rows4 = false;
+#endif
 
     // Tiles of at most 4 rows (one micro-tile tall) use the wide kernels when the ISA has them.
-    const KernelFn wide_fn = rows <= std::min(4, mr) ? ip.wide[rows - 1] : nullptr;
+    const KernelFn wide_fn = rows <= std::min(4, mr) && !b_indexed && !rows4 ? ip.wide[rows - 1] : nullptr;
     const int64_t wide_p = wide_fn ? ip.wide_panels[rows - 1] : 1;
 
     KernelEpi ke;
@@ -542,9 +710,9 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
         const int64_t kcb = std::min(l.kc, plan.k - p0);
         const float* ablk;
         if (a.packed) {
-            ablk = a.data + p0 * mp + i0 * kcb;  // i0 is a multiple of mr: panel i0/mr of this block
+            ablk = a.data + p0 * mp + i0 * kcb;  // i0 is a multiple of a_mr: panel i0/a_mr of this block
         } else {
-            pack_a_block(a.data, a.ld, a.trans, i0, rows, p0, kcb, mr, a_buf);
+            pack_a_block(a.data, a.ld, a.trans, i0, rows, p0, kcb, rows4 ? 4 : mr, a_buf);
             ablk = a_buf;
         }
         const float* bblk;
@@ -552,12 +720,71 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
             bblk = b.data + p0 * np + j0 * kcb;
         } else if (b_in_place) {
             bblk = b.data + p0 * b.ld + j0;
+        } else if (b_indexed_direct) {
+            bblk = nullptr;  // read through b.row_off / b.col_off below
+        } else if (b_indexed) {
+            pack_b_indexed(b, j0, cols, p0, kcb, nr, b_buf);
+            bblk = b_buf;
         } else {
             pack_b_block(b.data, b.ld, b.trans, j0, cols, p0, kcb, nr, b_buf);
             bblk = b_buf;
         }
         ke.accumulate = p0 > 0;
         ke.last = p0 + kcb >= plan.k;
+#if IRLITE_SGEMM_X86
+        if (rows4) {
+            constexpr int64_t G = kGemmColumnGroup;
+            // Whole panels in runs of up to 3 column groups (4 x 24), B read where it is.
+            const int64_t full = cols / nr * nr, groups = full / G;
+            const int64_t ldb = b_in_place ? b.ld : nr;
+            const int64_t* roff = b_indexed_direct ? b.row_off + p0 : nullptr;
+            const auto group = [&](int64_t gi) -> const float* {
+                if (b_indexed_direct) return b.data + b.col_off[j0 / G + gi];
+                if (b_in_place) return bblk + gi * G;
+                return bblk + (gi / 2) * nr * kcb + (gi % 2) * G;  // packed panels of nr = 2 groups
+            };
+            for (int64_t gi = 0, v = 0; gi < groups; gi += v) {
+                // 3 groups a call; the last 4 as 2 + 2 rather than 3 + 1 (a 4 x 8 kernel has 4 sums).
+                v = groups - gi == 4 ? 2 : std::min<int64_t>(3, groups - gi);
+                const float* bp[3] = {group(gi), v > 1 ? group(gi + 1) : nullptr, v > 2 ? group(gi + 2) : nullptr};
+                ke.col_bias = ke.last && col_bias ? ep.bias + j0 + gi * G : nullptr;
+                for (int64_t ir = 0; ir < rows; ir += kAvx2Mr4) {
+                    ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
+                    kRows4[roff ? 1 : 0][v - 1](kcb, ablk + ir * kcb, bp, ldb, roff, c + (i0 + ir) * ldc + j0 + gi * G,
+                                                ldc, ke);
+                }
+            }
+            if (full < cols) {  // the last, partial panel, zero-padded to nr, through tmp_c
+                const int w = static_cast<int>(cols - full);
+                const float* pb = bblk + full * kcb;
+                if (b_indexed_direct) {
+                    pack_b_indexed(b, j0 + full, w, p0, kcb, nr, b_buf);
+                    pb = b_buf;
+                } else if (b_in_place) {
+                    pack_b_block(b.data, b.ld, false, j0 + full, w, p0, kcb, nr, b_buf);
+                    pb = b_buf;
+                }
+                const float* bp[2] = {pb, pb + G};
+                ke.col_bias = nullptr;
+                if (ke.last && col_bias) {
+                    for (int j = 0; j < nr; ++j) tmp_bias[j] = j < w ? ep.bias[j0 + full + j] : 0.0f;
+                    ke.col_bias = tmp_bias;
+                }
+                for (int64_t ir = 0; ir < rows; ir += kAvx2Mr4) {
+                    float* cp = c + (i0 + ir) * ldc + j0 + full;
+                    ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
+                    if (ke.accumulate)
+                        for (int r = 0; r < kAvx2Mr4; ++r) {
+                            std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
+                            std::fill(tmp_c + r * nr + w, tmp_c + (r + 1) * nr, 0.0f);
+                        }
+                    kRows4[0][1](kcb, ablk + ir * kcb, bp, nr, nullptr, tmp_c, nr, ke);
+                    for (int r = 0; r < kAvx2Mr4; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
+                }
+            }
+            continue;
+        }
+#endif
 
         for (int64_t jr = 0; jr < cols; jr += nr) {
             const int w = static_cast<int>(std::min<int64_t>(nr, cols - jr));
@@ -572,7 +799,23 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
             }
             const float* bp = bblk + jr * kcb;
             int64_t bstride = nr;
-            if (b_in_place) {
+            if (b_indexed_direct) {
+                if (w == nr) {
+                    // nr = 16: the panel is two column groups, each one run of 8 floats per row.
+                    const int64_t* grp = b.col_off + (j0 + jr) / kGemmColumnGroup;
+                    const float *b0 = b.data + grp[0], *b1 = b.data + grp[1];
+                    ke.col_bias = ke.last && col_bias ? ep.bias + j0 + jr : nullptr;
+                    for (int64_t ir = 0; ir < rows; ir += mr) {
+                        const int h = static_cast<int>(std::min<int64_t>(mr, rows - ir));
+                        ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
+                        ip.indexed[h - 1](kcb, ablk + ir * kcb, b.row_off + p0, b0, b1, c + (i0 + ir) * ldc + j0 + jr,
+                                          ldc, ke);
+                    }
+                    continue;
+                }
+                pack_b_indexed(b, j0 + jr, w, p0, kcb, nr, b_buf);  // the last, partial panel
+                bp = b_buf;
+            } else if (b_in_place) {
                 if (w == nr) {
                     bp = bblk + jr;
                     bstride = b.ld;

@@ -4,7 +4,8 @@
 //
 // Design (Goto / BLIS): operands are repacked into panels. A into MR-row panels, B into NR-column
 // panels, both cut into K blocks of `kc`; a register-blocked micro-kernel (AVX-512: 12x32, AVX2+FMA:
-// 6x16, portable: 4x8) multiplies one A panel by one B panel of one K block. The operand that is
+// 6x16, or 4x24 over 1.5 panels when M is a multiple of 4 but not of 6; portable: 4x8) multiplies
+// one A panel by one B panel of one K block. The operand that is
 // constant (the weights) is packed once, ahead of time, with pack_a / pack_b; the other is packed on
 // each call into the scratch memory the caller passes to run_gemm_tile (a per-call B stored k x n is
 // read in place instead when packing would not pay for itself: short tiles, short K blocks). Nothing
@@ -68,13 +69,28 @@ void pack_b(const GemmLayout& layout, const float* b, int64_t ldb, bool trans, i
 // One operand of run_gemm_tile: either plain memory (row stride ld, maybe transposed) or the output
 // of pack_a / pack_b with the plan's layout (plan.layout == gemm_layout(k, isa)) for the full m (A)
 // or n (B). Which of the two must match the plan's a_prepacked / b_prepacked.
+//
+// B may also be given by offsets ("indexed", B only, not prepacked): element (p, j) of op(B) is
+//   data[row_off[p] + col_off[j / kGemmColumnGroup] + j % kGemmColumnGroup]
+// i.e. runs of 8 contiguous columns whose starts come from col_off, shifted per row by row_off.
+// A convolution's im2col matrix is such a B over the (zero-padded) data, so the GEMM reads it where
+// it is instead of having it written out first. The AVX2 kernels load it directly; the other
+// instruction sets gather it into their usual packed panels (same sums in the same order).
+inline constexpr int64_t kGemmColumnGroup = 8;
+
 struct GemmOperand {
     const float* data = nullptr;
     int64_t ld = 0;
     bool trans = false;
     bool packed = false;
+    const int64_t* row_off = nullptr;  // indexed B: k entries
+    const int64_t* col_off = nullptr;  // indexed B: ceil(n / kGemmColumnGroup) entries
     static GemmOperand plain(const float* d, int64_t ld, bool trans = false) { return {d, ld, trans, false}; }
     static GemmOperand prepacked(const float* d) { return {d, 0, false, true}; }
+    static GemmOperand indexed(const float* d, const int64_t* row_off, const int64_t* col_off) {
+        return {d, 0, false, false, row_off, col_off};
+    }
+    bool is_indexed() const { return row_off != nullptr; }
 };
 
 enum class GemmActivation : uint8_t { None, Relu, Clamp };
@@ -97,6 +113,10 @@ struct GemmPlan {
     int64_t mc = 0, nc = 0;                         // tile extents (multiples of mr / nr, except at the edge)
     int64_t tiles_m = 0, tiles_n = 0;               // tile t covers rows (t / tiles_n)*mc.., cols (t % tiles_n)*nc..
     size_t scratch_bytes = 0;                       // per worker, any alignment (it aligns internally)
+    // Rows of a prepacked A panel: layout.mr, or 4 on AVX2 when M is a multiple of 4 but not of 6
+    // and small (16 or 32 output channels): 4-row micro-tiles then leave no 4- or 2-row remainder.
+    // Pack a prepacked A with pack_a(plan, ...).
+    int32_t a_mr = 0;
     int64_t tiles() const { return tiles_m * tiles_n; }
 };
 
@@ -105,6 +125,12 @@ struct GemmPlan {
 // packed (then packed with gemm_layout(k, isa)); the others get packed per tile into scratch.
 GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_prepacked, int workers = 1,
                    GemmIsa isa = gemm_default_isa());
+// A packed for `plan` (panels of plan.a_mr rows), all of its m rows.
+size_t packed_a_floats(const GemmPlan& plan);
+void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float* out);
+// The same from an A given by offsets: element (i, p) of op(A) is data[k_off[p] + m_off[i]] (the
+// im2col^T of a convolution on few pixels, read from its zero-padded planes without writing it out).
+void pack_a_indexed(const GemmPlan& plan, const float* data, const int64_t* k_off, const int64_t* m_off, float* out);
 inline size_t scratch_bytes(const GemmPlan& plan) { return plan.scratch_bytes; }
 
 // Compute tile `tile` (0 <= tile < plan.tiles()) of C: writes (never reads before writing) the tile's

@@ -394,27 +394,48 @@ DwLayout dw_layout(const ConvProblem& p) {
 
 // Short runs of floats or doubles copied or zeroed inline, 32 bytes at a time: rows here are 2 to
 // 64 elements long, and a memcpy / memset call per row cost more than the row (8 % of MobileNetV2).
+// The tails are a half chunk and single elements without a loop: compilers turn an element loop
+// back into a memset / memcpy call (with its vzeroupper), the very cost these avoid.
 template <class T>
 inline void copy_short(T* dst, const T* src, int64_t n) {
     constexpr int64_t kChunk = 32 / sizeof(T);
     typedef T Chunk __attribute__((vector_size(32)));
+    typedef T Half __attribute__((vector_size(16)));
     int64_t i = 0;
     for (; i + kChunk <= n; i += kChunk) {
         Chunk v;
         std::memcpy(&v, src + i, sizeof v);
         std::memcpy(dst + i, &v, sizeof v);
     }
-    for (; i < n; ++i) dst[i] = src[i];
+    if (i + kChunk / 2 <= n) {
+        Half v;
+        std::memcpy(&v, src + i, sizeof v);
+        std::memcpy(dst + i, &v, sizeof v);
+        i += kChunk / 2;
+    }
+    if constexpr (kChunk / 2 > 1) {
+        for (int k = 0; k < kChunk / 2 - 1; ++k)  // at most 3 left (floats)
+            if (i < n) dst[i] = src[i], ++i;
+    }
 }
 
 template <class T>
 inline void zero_short(T* dst, int64_t n) {
     constexpr int64_t kChunk = 32 / sizeof(T);
     typedef T Chunk __attribute__((vector_size(32)));
+    typedef T Half __attribute__((vector_size(16)));
     const Chunk zero = {};
+    const Half half = {};
     int64_t i = 0;
     for (; i + kChunk <= n; i += kChunk) std::memcpy(dst + i, &zero, sizeof zero);
-    for (; i < n; ++i) dst[i] = T(0);
+    if (i + kChunk / 2 <= n) {
+        std::memcpy(dst + i, &half, sizeof half);
+        i += kChunk / 2;
+    }
+    if constexpr (kChunk / 2 > 1) {
+        for (int k = 0; k < kChunk / 2 - 1; ++k)
+            if (i < n) dst[i] = T(0), ++i;
+    }
 }
 
 // Copies one [H, W] data plane into the zero-padded layout.
@@ -429,6 +450,14 @@ void dw_pad_plane(const DwLayout& l, int64_t in_h, int64_t in_w, const T* x, T* 
         zero_short(row + left + in_w, right);
     }
     zero_short(row, dst + l.rows * width - row);
+}
+
+// Only the data of a plane into a padded layout whose padding is already zero (dw_pad_plane wrote
+// it for an earlier plane of the same geometry in the same buffer): the zeros stay.
+template <class T>
+void dw_copy_plane_data(const DwLayout& l, int64_t in_h, int64_t in_w, const T* x, T* dst) {
+    T* row = dst + l.top * l.width + l.left;
+    for (int64_t h = 0; h < in_h; ++h, row += l.width) copy_short(row, x + h * in_w, in_w);
 }
 
 // GCC/clang vector extensions: V elements of T (AVX, SSE, NEON or scalar code as the target allows).
@@ -745,14 +774,33 @@ struct ConvPlan : OpPlan {
     // Few output positions (the deep layers of a CNN: 2x2, 4x4): the GEMM runs transposed,
     // C^T[pixels, Cout] = col^T x W^T, so that the short side is the GEMM's M (its small-M
     // kernels) instead of a mostly empty N panel; `packed` then holds W^T as the B operand, and
-    // C^T lands in scratch after the im2col block before it is transposed into the output.
+    // C^T lands in scratch after the im2col block before it is transposed into the output;
+    // ct_bytes counts C^T and, after it, A packed for the GEMM.
     bool transposed = false;
     size_t ct_bytes = 0;
+    // Transposed im2col on a small plane: A is packed straight from the zero-padded planes
+    // (sgemm's pack_a_indexed) instead of im2col then pack: offsets per (c, kh, kw) and per pixel.
+    std::vector<int64_t> a_k_off, a_m_off;
     DwLayout padded;       // Direct: the zero-padded data plane, in each thread's scratch
+    // Direct, f32, one output per group, small planes: channels last (dw_channels_last_block);
+    // the filters as [tap][channel].
+    bool channels_last = false;
+    std::vector<float> dw_weights;
+    std::vector<int64_t> dw_pixel_at;  // data pixel (row-major) -> its pixel in the padded layout
     // Im2col on a small plane: the padded planes' layout and where they start in scratch (after
     // the im2col block); pad_offset 0 = the row walk instead.
     DwLayout small_plane;
     size_t pad_offset = 0;
+    // Im2col without the im2col matrix: the GEMM reads B where it lies (sgemm.hpp's indexed B) in a
+    // copy of the image's data planes, zero-padded and split by column phase (one plane per
+    // remainder of the column modulo stride_w, so that a stride-2 row of taps is a contiguous run),
+    // made in the calling thread's scratch: phase planes [c][phase][phase_rows][phase_width].
+    // Needs output rows of whole column groups (out_w % 8 == 0): each group of 8 columns is one
+    // run of data. row_off: per (c, kh, kw), col_off: per group of 8 output positions.
+    bool implicit = false;
+    std::vector<int64_t> row_off, col_off;
+    int64_t phase_width = 0;
+    size_t phases_bytes = 0;
     // The fused epilogue (f32): applied by the kernel where it writes each block when
     // epilogue_in_kernel, else over the whole output at the end.
     nn::FusedEpilogue epilogue;
@@ -811,8 +859,248 @@ void backprop(const ConvProblem& p, const T* x, const T* w, T* y) {
     }
 }
 
+// ---- depthwise on small planes, channels last --------------------------------------------------
+// The deep layers of MobileNet-like networks are many channels of a few pixels (480 x 2x2): one
+// plane at a time, fixed costs per plane (padding, dispatch, epilogue) dwarf its 36 multiply-adds.
+// There the data is turned channels-last ([H][W][channels], zero-padded, dw_layout's geometry) for
+// a block of kDwChannelBlock channels, and each output pixel is made 8 channels a vector, the taps
+// in the same order (kh, kw) from a zero sum as dw_rows_vec: the same results. The block's
+// outputs, channels last in scratch, are then written back as planes and the epilogue runs over
+// the whole block at once.
+inline constexpr int64_t kChannelsLastMaxPixels = 64;
+inline constexpr int64_t kDwChannelBlock = 64;
+
+void plan_channels_last(const InferContext& ctx, ConvPlan& plan) {
+    const ConvProblem& p = plan.problem;
+    const int64_t channels = p.groups, taps = p.kernel_size();
+    std::vector<float> w(static_cast<size_t>(channels * taps));
+    nn::load_as<float>(*ctx.value(1), w.data());
+    plan.dw_weights.assign(w.size(), 0.0f);  // [tap][channel]
+    for (int64_t c = 0; c < channels; ++c)
+        for (int64_t t = 0; t < taps; ++t) plan.dw_weights[static_cast<size_t>(t * channels + c)] = w[static_cast<size_t>(c * taps + t)];
+    plan.channels_last = true;
+    const DwLayout& l = plan.padded;
+    plan.dw_pixel_at.clear();
+    for (int64_t ih = 0; ih < p.axes[0].in; ++ih)
+        for (int64_t iw = 0; iw < p.axes[1].in; ++iw) plan.dw_pixel_at.push_back((ih + l.top) * l.width + iw + l.left);
+    const size_t floats = static_cast<size_t>((plan.padded.rows * plan.padded.width + p.out_spatial()) * kDwChannelBlock);
+    plan.scratch_bytes = floats * sizeof(float);
+}
+
+// r[i][j] <- r[j][i] for 8 vectors of 8 floats (unpack, 64-bit shuffle, 128-bit lane swap).
+inline void transpose8(float __attribute__((vector_size(32))) (&r)[8]) {
+    typedef float V8 __attribute__((vector_size(32)));
+    V8 t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = __builtin_shufflevector(t[i], t[i + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[i + 1] = __builtin_shufflevector(t[i], t[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+        u[i + 2] = __builtin_shufflevector(t[i + 1], t[i + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[i + 3] = __builtin_shufflevector(t[i + 1], t[i + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+    for (int i = 0; i < 4; ++i) {
+        r[i] = __builtin_shufflevector(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+        r[i + 4] = __builtin_shufflevector(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    }
+}
+
+// y[c][r] = a[r][c] for a rows x cols matrix a: 8 x 8 blocks through registers, the edges one
+// element at a time.
+inline void transpose_into(const float* a, int64_t rows, int64_t cols, float* y) {
+    typedef float V8 __attribute__((vector_size(32)));
+    int64_t r = 0;
+    for (; r + 8 <= rows; r += 8) {
+        int64_t c = 0;
+        for (; c + 8 <= cols; c += 8) {
+            V8 v[8];
+            for (int i = 0; i < 8; ++i) std::memcpy(&v[i], a + (r + i) * cols + c, sizeof(V8));
+            transpose8(v);
+            for (int j = 0; j < 8; ++j) std::memcpy(y + (c + j) * rows + r, &v[j], sizeof(V8));
+        }
+        for (; c < cols; ++c)
+            for (int i = 0; i < 8; ++i) y[c * rows + r + i] = a[(r + i) * cols + c];
+    }
+    for (; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) y[c * rows + r] = a[r * cols + c];
+}
+
+// Channels [c0, c0 + cn) of one image x ([C][H][W]) into y ([C][out pixels]); xp, out_cl: scratch.
+void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, int64_t cn, float* xp, float* out_cl,
+                            float* y) {
+    typedef float V8 __attribute__((vector_size(32)));
+    const ConvProblem& p = plan.problem;
+    const DwLayout& l = plan.padded;
+    const nn::AxisWindow& ah = p.axes[0];
+    const nn::AxisWindow& aw = p.axes[1];
+    const int64_t channels = p.groups, in_plane = ah.in * aw.in, pixels = ah.out * aw.out;
+    zero_short(xp, l.rows * l.width * cn);
+    // Data pixel q (row-major in the plane) lands at padded pixel at[q]. 8 channels x 8 pixels are
+    // moved as one 8 x 8 transpose; the pixel and channel tails one element at a time.
+    const int64_t* at = plan.dw_pixel_at.data();
+    int64_t c8 = 0;
+    for (; c8 + 8 <= cn; c8 += 8) {
+        const float* src = x + (c0 + c8) * in_plane;
+        int64_t q = 0;
+        for (; q + 8 <= in_plane; q += 8) {
+            V8 r[8];
+            for (int i = 0; i < 8; ++i) std::memcpy(&r[i], src + i * in_plane + q, sizeof(V8));
+            transpose8(r);
+            for (int j = 0; j < 8; ++j) std::memcpy(xp + at[q + j] * cn + c8, &r[j], sizeof(V8));
+        }
+        for (; q < in_plane; ++q) {
+            float* dst = xp + at[q] * cn + c8;
+            for (int i = 0; i < 8; ++i) dst[i] = src[i * in_plane + q];
+        }
+    }
+    for (int64_t c = c8; c < cn; ++c) {
+        const float* src = x + (c0 + c) * in_plane;
+        for (int64_t q = 0; q < in_plane; ++q) xp[at[q] * cn + c] = src[q];
+    }
+    const float* w = plan.dw_weights.data() + c0;
+    const int64_t kh_n = ah.kernel, kw_n = aw.kernel;
+    int64_t c_done = 0;  // channels made by the 3x3 loop below
+    if (kh_n == 3 && kw_n == 3) {
+        // 8 channels at a time over all pixels, their 9 weight vectors held in registers: one load
+        // per multiply-add instead of two. Same taps in the same order as the loop after it.
+        int64_t tap_off[9];
+        for (int t = 0; t < 9; ++t) tap_off[t] = ((t / 3) * ah.dilation * l.width + (t % 3) * aw.dilation) * cn;
+        for (; c_done + 8 <= cn; c_done += 8) {
+            V8 wv[9];
+            for (int t = 0; t < 9; ++t) std::memcpy(&wv[t], w + t * channels + c_done, sizeof(V8));
+            for (int64_t oh = 0, pix = 0; oh < ah.out; ++oh) {
+                const float* row = xp + oh * ah.stride * l.width * cn + c_done;
+                for (int64_t ow = 0; ow < aw.out; ++ow, ++pix) {
+                    const float* base = row + ow * aw.stride * cn;
+                    V8 acc = {};
+                    for (int t = 0; t < 9; ++t) {
+                        V8 xv;
+                        std::memcpy(&xv, base + tap_off[t], sizeof xv);
+                        acc += wv[t] * xv;
+                    }
+                    std::memcpy(out_cl + pix * cn + c_done, &acc, sizeof acc);
+                }
+            }
+        }
+    }
+    for (int64_t oh = 0, pix = 0; oh < ah.out; ++oh) {
+        for (int64_t ow = 0; ow < aw.out; ++ow, ++pix) {
+            const float* base = xp + (oh * ah.stride * l.width + ow * aw.stride) * cn;
+            float* out = out_cl + pix * cn;
+            int64_t c = c_done;
+            for (; c + 8 <= cn; c += 8) {
+                V8 acc = {};
+                for (int64_t kh = 0; kh < kh_n; ++kh)
+                    for (int64_t kw = 0; kw < kw_n; ++kw) {
+                        V8 wv, xv;
+                        std::memcpy(&wv, w + (kh * kw_n + kw) * channels + c, sizeof wv);
+                        std::memcpy(&xv, base + (kh * ah.dilation * l.width + kw * aw.dilation) * cn + c, sizeof xv);
+                        acc += wv * xv;
+                    }
+                std::memcpy(out + c, &acc, sizeof acc);
+            }
+            for (; c < cn; ++c) {
+                float acc = 0.0f;
+                for (int64_t kh = 0; kh < kh_n; ++kh)
+                    for (int64_t kw = 0; kw < kw_n; ++kw)
+                        acc += w[(kh * kw_n + kw) * channels + c] *
+                               base[(kh * ah.dilation * l.width + kw * aw.dilation) * cn + c];
+                out[c] = acc;
+            }
+        }
+    }
+    int64_t px = 0;
+    for (; px + 8 <= pixels; px += 8) {  // 8 pixels x 8 channels a transpose
+        int64_t ch = 0;
+        for (; ch + 8 <= cn; ch += 8) {
+            V8 r[8];
+            for (int i = 0; i < 8; ++i) std::memcpy(&r[i], out_cl + (px + i) * cn + ch, sizeof(V8));
+            transpose8(r);
+            for (int j = 0; j < 8; ++j) std::memcpy(y + (c0 + ch + j) * pixels + px, &r[j], sizeof(V8));
+        }
+        for (; ch < cn; ++ch)
+            for (int i = 0; i < 8; ++i) y[(c0 + ch) * pixels + px + i] = out_cl[(px + i) * cn + ch];
+    }
+    for (; px < pixels; ++px)
+        for (int64_t ch = 0; ch < cn; ++ch) y[(c0 + ch) * pixels + px] = out_cl[px * cn + ch];
+}
+
 // Output positions up to which a convolution runs its GEMM transposed (see ConvPlan).
 inline constexpr int64_t kTransposedMaxPixels = 16;
+
+// The phase planes' geometry and B's offsets into them (see ConvPlan::implicit).
+void plan_implicit(ConvPlan& plan) {
+    const ConvProblem& p = plan.problem;
+    const nn::AxisWindow& ah = p.axes[0];
+    const nn::AxisWindow& aw = p.axes[1];
+    plan.implicit = true;
+    plan.small_plane = dw_layout(p);  // the padded plane, before the split by phase
+    const DwLayout& l = plan.small_plane;
+    const int64_t sw = aw.stride;
+    plan.phase_width = (l.width + sw - 1) / sw;
+    const int64_t phase_plane = l.rows * plan.phase_width;
+    plan.phases_bytes =
+        (static_cast<size_t>(p.in_per_group * sw * phase_plane) * sizeof(float) + 63) / 64 * 64;
+    // Tap (c, kh, kw) of output (oh, ow) reads padded (oh * sh + kh * dh, ow * sw + kw * dw): in
+    // phase (kw * dw) % sw, column ow + (kw * dw) / sw of that phase's plane.
+    plan.row_off.clear();
+    for (int64_t c = 0; c < p.in_per_group; ++c)
+        for (int64_t kh = 0; kh < ah.kernel; ++kh)
+            for (int64_t kw = 0; kw < aw.kernel; ++kw) {
+                const int64_t t = kw * aw.dilation;
+                plan.row_off.push_back((c * sw + t % sw) * phase_plane + kh * ah.dilation * plan.phase_width + t / sw);
+            }
+    plan.col_off.clear();
+    for (int64_t oh = 0; oh < ah.out; ++oh)
+        for (int64_t ow = 0; ow < aw.out; ow += nn::kGemmColumnGroup)
+            plan.col_off.push_back(oh * ah.stride * plan.phase_width + ow);
+    plan.col_bytes = 0;
+    plan.pad_offset = 0;
+}
+
+// One image's phase planes (ConvPlan::implicit) from its [C, H, W] data.
+void make_phases_rows(const ConvPlan& plan, const float* x, float* out) {
+    const ConvProblem& p = plan.problem;
+    const DwLayout& l = plan.small_plane;
+    const int64_t in_h = p.axes[0].in, in_w = p.axes[1].in, sw = p.axes[1].stride, pw = plan.phase_width;
+    // All zeros first in one pass, then only the data: per-row zero fills of a few elements each
+    // cost more than the copies (thousands of short rows per inference).
+    std::memset(out, 0, plan.phases_bytes);
+    const int64_t data_rows = std::max<int64_t>(0, std::min(in_h, l.rows - l.top));
+    for (int64_t c = 0; c < p.in_per_group; ++c) {
+        const float* xc = x + c * in_h * in_w;
+        for (int64_t phase = 0; phase < sw; ++phase, out += l.rows * pw) {
+            // Phase column q holds padded column q * sw + phase, i.e. data column q * sw + phase - left:
+            // data for q in [q0, q1).
+            const int64_t first = phase - l.left;  // data column of q = 0
+            const int64_t q0 = first >= 0 ? 0 : (-first + sw - 1) / sw;
+            const int64_t q1 = std::max(q0, std::min(pw, (in_w - first + sw - 1) / sw));
+            for (int64_t ih = 0; ih < data_rows; ++ih) {
+                float* row = out + (ih + l.top) * pw;
+                const float* src = xc + ih * in_w;  // phase column q reads src[q * sw + first]
+                if (sw == 1) {
+                    copy_short(row + q0, src + q0 + first, q1 - q0);
+                } else {
+                    int64_t q = q0;
+                    if (sw == 2) {
+                        // 8 columns from 15 loaded elements (src[2q + first .. 2q + first + 14]).
+                        typedef float V8 __attribute__((vector_size(32)));
+                        for (; q + 8 <= q1; q += 8) {
+                            V8 a, b;
+                            std::memcpy(&a, src + 2 * q + first, sizeof a);
+                            std::memcpy(&b, src + 2 * q + first + 7, sizeof b);
+                            const V8 v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 9, 11, 13, 15);
+                            std::memcpy(row + q, &v, sizeof v);
+                        }
+                    }
+                    for (; q < q1; ++q) row[q] = src[q * sw + first];
+                }
+            }
+        }
+    }
+}
 
 // Packs the constant filters of every group as the A operand of the packed GEMM (sgemm.hpp), or
 // as the B operand when the GEMM runs transposed.
@@ -822,7 +1110,8 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
     if (p.out_spatial() <= kTransposedMaxPixels && cout >= 16 && plan.chunk >= p.out_spatial()) {
         plan.transposed = true;
         // Tiles over Cout: the threads share one image's GEMM (results never depend on tiling).
-        plan.full = nn::plan_gemm(p.out_spatial(), cout, rows, false, true, 8);
+        // A (im2col^T) is packed once per image by the calling thread, not again by every tile.
+        plan.full = nn::plan_gemm(p.out_spatial(), cout, rows, true, true, 8);
         std::vector<float> w(static_cast<size_t>(p.groups * cout * rows));
         nn::load_as<float>(*ctx.value(1), w.data());
         plan.packed_group_floats = nn::packed_b_floats(plan.full.layout, cout);
@@ -831,21 +1120,44 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
             nn::pack_b(plan.full.layout, w.data() + g * cout * rows, rows, true, cout,
                        plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats);
         plan.ct_bytes = (static_cast<size_t>(p.out_spatial() * cout) * sizeof(float) + 63) / 64 * 64;
+        plan.ct_bytes += (nn::packed_a_floats(plan.full) * sizeof(float) + 63) / 64 * 64;  // then packed A
+        if (plan.algorithm == ConvMethod::Im2col && plan.pad_offset) {
+            const DwLayout& l = plan.small_plane;
+            const nn::AxisWindow& ah = p.axes[0];
+            const nn::AxisWindow& aw = p.axes[1];
+            const int64_t plane = l.rows * l.width;
+            plan.a_k_off.clear();
+            plan.a_m_off.clear();
+            for (int64_t c = 0; c < p.in_per_group; ++c)
+                for (int64_t kh = 0; kh < ah.kernel; ++kh)
+                    for (int64_t kw = 0; kw < aw.kernel; ++kw)
+                        plan.a_k_off.push_back(c * plane + kh * ah.dilation * l.width + kw * aw.dilation);
+            for (int64_t oh = 0; oh < ah.out; ++oh)
+                for (int64_t ow = 0; ow < aw.out; ++ow) plan.a_m_off.push_back(oh * ah.stride * l.width + ow * aw.stride);
+        }
         plan.scratch_bytes = plan.col_bytes + plan.ct_bytes + nn::scratch_bytes(plan.full);
         plan.method = "gemm-transposed";
         return;
     }
-    const int64_t last = p.out_spatial() % plan.chunk;
-    plan.full = nn::plan_gemm(cout, std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
-    plan.tail = nn::plan_gemm(cout, last ? last : std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
+    if (plan.algorithm == ConvMethod::Im2col && p.axes[1].out % nn::kGemmColumnGroup == 0) {
+        plan_implicit(plan);
+        // One GEMM over the image; its tiles go to the threads (results never depend on tiling).
+        plan.full = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, 8);
+        plan.scratch_bytes = plan.phases_bytes + nn::scratch_bytes(plan.full);
+        plan.method = "gemm-implicit";
+    } else {
+        const int64_t last = p.out_spatial() % plan.chunk;
+        plan.full = nn::plan_gemm(cout, std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
+        plan.tail = nn::plan_gemm(cout, last ? last : std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
+        plan.scratch_bytes = plan.col_bytes + std::max(nn::scratch_bytes(plan.full), nn::scratch_bytes(plan.tail));
+    }
     std::vector<float> w(static_cast<size_t>(p.groups * cout * rows));
     nn::load_as<float>(*ctx.value(1), w.data());
-    plan.packed_group_floats = nn::packed_a_floats(plan.full.layout, cout);
+    plan.packed_group_floats = nn::packed_a_floats(plan.full);  // plan.tail has the same m: the same panels
     plan.packed.resize(plan.packed_group_floats * static_cast<size_t>(p.groups));
     for (int64_t g = 0; g < p.groups; ++g)
-        nn::pack_a(plan.full.layout, w.data() + g * cout * rows, rows, false, cout,
+        nn::pack_a(plan.full, w.data() + g * cout * rows, rows, false,
                    plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats);
-    plan.scratch_bytes = plan.col_bytes + std::max(nn::scratch_bytes(plan.full), nn::scratch_bytes(plan.tail));
 }
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
@@ -863,6 +1175,9 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
             plan->algorithm = ConvMethod::Direct;
             plan->padded = dw_layout(p);
             plan->scratch_bytes = plan->padded.bytes(ctx.type(0) == ElementType::f64 ? sizeof(double) : sizeof(float));
+            if (ctx.type(0) == ElementType::f32 && p.out_per_group == 1 && p.out_spatial() <= kChannelsLastMaxPixels &&
+                p.groups >= kDwChannelBlock / 2 && ctx.value(1))
+                plan_channels_last(ctx, *plan);
         } else if (is_pointwise(p)) {
             plan->algorithm = ConvMethod::Pointwise;
             plan->chunk = pointwise_columns(p.out_spatial());
@@ -879,7 +1194,7 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
             }
             plan->scratch_bytes = plan->col_bytes;
         }
-        plan->method = method_name(plan->algorithm);
+        plan->method = plan->channels_last ? "direct-channels-last" : method_name(plan->algorithm);
         if (plan->algorithm != ConvMethod::Direct && ctx.type(0) != ElementType::f64 && ctx.value(1))
             pack_filters(ctx, *plan, rows);
         plan->epilogue_in_kernel = plan->algorithm == ConvMethod::Direct || !plan->packed.empty();
@@ -914,8 +1229,30 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
     const int64_t cin = p.in_per_group, cout = p.out_per_group, rows = cin * p.kernel_size();
     const int64_t in_spatial = p.in_spatial(), out_spatial = p.out_spatial();
     const int64_t images = p.batch * p.groups;  // (n, g) pairs
+    if constexpr (std::is_same_v<T, float>) {
+        if (plan.channels_last) {
+            const int64_t channels = p.groups, blocks = (channels + kDwChannelBlock - 1) / kDwChannelBlock;
+            const cpu::Isa isa = cpu::active_isa();
+            detail::for_chunks(ctx.pool(), p.batch * blocks, 1, [&](int64_t begin, int64_t end) {
+                float* xp = static_cast<float*>(ctx.scratch());  // 64-byte aligned
+                float* out_cl = xp + plan.padded.rows * plan.padded.width * kDwChannelBlock;
+                for (int64_t task = begin; task < end; ++task) {
+                    const int64_t n = task / blocks, c0 = (task % blocks) * kDwChannelBlock;
+                    const int64_t cn = std::min(kDwChannelBlock, channels - c0);
+                    const float* xn = x + n * channels * in_spatial;
+                    float* yn = y + n * channels * out_spatial;
+                    // Compiled for the CPU's level (cpu_isa.hpp); the same operations in the same order at every level.
+                    cpu::run_at(isa, [&] { dw_channels_last_block(plan, xn, c0, cn, xp, out_cl, yn); });
+                    finish_block(plan, false, c0, yn + c0 * out_spatial, res ? res + (n * channels + c0) * out_spatial : nullptr,
+                                 out_spatial, cn, out_spatial);
+                }
+            });
+            return;
+        }
+    }
     if (plan.algorithm == ConvMethod::Direct) {
-        const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(out_spatial * p.kernel_size(), 1));
+        // Chunks of several planes: the padding written for a chunk's first plane serves the rest.
+        const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_spatial * p.kernel_size(), 1));
         const cpu::Isa isa = cpu::active_isa();
         detail::for_chunks(ctx.pool(), images * cout, grain, [&](int64_t begin, int64_t end) {
             T* padded = static_cast<T*>(ctx.scratch());
@@ -925,27 +1262,73 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
             cpu::run_at(isa, [&] {
                 for (int64_t plane = begin; plane < end; ++plane) {
                     const int64_t image = plane / cout, j = plane % cout, g = image % p.groups;
-                    if (plane == begin || j == 0)  // the image's outputs share its padded plane
+                    // The image's outputs share its padded plane; the padding, written for the
+                    // chunk's first plane, stays zero for the next (only the data is copied: a
+                    // plane's worth of short zero fills cost as much as its multiply-adds).
+                    if (plane == begin)
                         dw_pad_plane(plan.padded, p.axes[0].in, p.axes[1].in, x + image * cin * in_spatial, padded);
+                    else if (j == 0)
+                        dw_copy_plane_data(plan.padded, p.axes[0].in, p.axes[1].in, x + image * cin * in_spatial, padded);
                     direct_2d(p, plan.padded, padded, w + (g * cout + j) * p.kernel_size(), y + plane * out_spatial);
-                    finish_block(plan, false, g * cout + j, y + plane * out_spatial,
-                                 res ? res + plane * out_spatial : nullptr, out_spatial, 1, out_spatial);
                 }
             });
+            // The epilogue once per run of the chunk's planes within one batch item: consecutive
+            // planes are consecutive channels, rows of one block (not one call per plane).
+            const int64_t channels = p.groups * cout;
+            for (int64_t first = begin; first < end;) {
+                const int64_t last = std::min(end, (first / channels + 1) * channels);
+                finish_block(plan, false, first % channels, y + first * out_spatial,
+                             res ? res + first * out_spatial : nullptr, out_spatial, last - first, out_spatial);
+                first = last;
+            }
         });
         return;
     }
     if constexpr (std::is_same_v<T, float>) {
+        if (plan.implicit) {
+            // The image's phase planes in this thread's scratch, shared (read only) by the GEMM's
+            // tile tasks, which each use their own thread's scratch after them.
+            auto* phases = static_cast<float*>(ctx.scratch());
+            for (int64_t image = 0; image < images; ++image) {
+                const int64_t g = image % p.groups;
+                cpu::run([&] { make_phases_rows(plan, x + image * cin * in_spatial, phases); });
+                const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
+                const nn::GemmEpilogue epi = plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Row, g * cout);
+                T* yg = y + image * cout * out_spatial;
+                const nn::GemmOperand b = nn::GemmOperand::indexed(phases, plan.row_off.data(), plan.col_off.data());
+                detail::for_chunks(ctx.pool(), plan.full.tiles(), 1, [&](int64_t first, int64_t last) {
+                    auto* gemm_scratch = static_cast<std::byte*>(ctx.scratch()) + plan.phases_bytes;
+                    for (int64_t t = first; t < last; ++t)
+                        nn::run_gemm_tile(plan.full, t, nn::GemmOperand::prepacked(packed), b, yg, out_spatial, epi,
+                                          gemm_scratch);
+                });
+                finish_block(plan, true, g * cout, yg, res ? res + image * cout * out_spatial : nullptr, out_spatial,
+                             cout, out_spatial);
+            }
+            return;
+        }
         if (plan.transposed) {
             // One block per image (few pixels); the GEMM's tiles go to the threads. This thread's
             // scratch holds the im2col block and C^T; each tile task uses its own GEMM scratch.
             auto* mine = static_cast<std::byte*>(ctx.scratch());
             auto* ct = reinterpret_cast<float*>(mine + plan.col_bytes);
+            float* apack = ct + (static_cast<size_t>(out_spatial * cout) + 15) / 16 * 16;
             for (int64_t image = 0; image < images; ++image) {
                 const int64_t g = image % p.groups;
                 const T* xg = x + image * cin * in_spatial;
+                const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
                 const T* b = xg;  // pointwise: the data itself
-                if (plan.algorithm == ConvMethod::Im2col) {
+                if (!plan.a_k_off.empty()) {
+                    float* padded = reinterpret_cast<float*>(mine + plan.pad_offset);
+                    const DwLayout& l = plan.small_plane;
+                    const int64_t in_h = p.axes[0].in, in_w = p.axes[1].in;
+                    cpu::run([&] {  // zeros in one pass, then the data rows (as make_phases_rows)
+                        std::memset(padded, 0, sizeof(float) * static_cast<size_t>(cin * l.rows * l.width));
+                        for (int64_t c = 0; c < cin; ++c)
+                            dw_copy_plane_data(l, in_h, in_w, xg + c * in_spatial, padded + c * l.rows * l.width);
+                    });
+                    nn::pack_a_indexed(plan.full, padded, plan.a_k_off.data(), plan.a_m_off.data(), apack);
+                } else if (plan.algorithm == ConvMethod::Im2col) {
                     if (plan.pad_offset)
                         im2col_2d_padded(p, plan.small_plane, xg, 0, out_spatial, reinterpret_cast<T*>(mine),
                                          reinterpret_cast<T*>(mine + plan.pad_offset));
@@ -953,19 +1336,18 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
                         im2col_2d(p, xg, 0, out_spatial, reinterpret_cast<T*>(mine));
                     b = reinterpret_cast<const T*>(mine);
                 }
-                const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
+                if (plan.a_k_off.empty()) nn::pack_a(plan.full, b, out_spatial, true, apack);
                 // C^T's columns are the output channels: a column bias.
                 const nn::GemmEpilogue epi =
                     plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Column, g * cout);
                 detail::for_chunks(ctx.pool(), plan.full.tiles(), 1, [&](int64_t first, int64_t last) {
                     auto* gemm_scratch = static_cast<std::byte*>(ctx.scratch()) + plan.col_bytes + plan.ct_bytes;
                     for (int64_t t = first; t < last; ++t)
-                        nn::run_gemm_tile(plan.full, t, nn::GemmOperand::plain(b, out_spatial, true),
+                        nn::run_gemm_tile(plan.full, t, nn::GemmOperand::prepacked(apack),
                                           nn::GemmOperand::prepacked(packed), ct, cout, epi, gemm_scratch);
                 });
                 T* yg = y + image * cout * out_spatial;
-                for (int64_t co = 0; co < cout; ++co)
-                    for (int64_t px = 0; px < out_spatial; ++px) yg[co * out_spatial + px] = ct[px * cout + co];
+                cpu::run([&] { transpose_into(ct, out_spatial, cout, yg); });
                 finish_block(plan, true, g * cout, yg, res ? res + image * cout * out_spatial : nullptr, out_spatial,
                              cout, out_spatial);
             }

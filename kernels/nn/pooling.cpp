@@ -14,11 +14,21 @@
 // counts only up to the padded end). A window with no data element (possible only with ceil
 // rounding) gives the type's lowest value and index 0 for MaxPool, 0 for AvgPool.
 // Types: every floating-point and integer type (f16/bf16 computed in f32).
+#include <algorithm>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
+#include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/parallel.hpp"
 #include "kernels/detail/small_buffer.hpp"
+
+// The MaxPool plane kernel passes GCC/clang vector-extension values between functions of this file
+// only (anonymous namespace): the ABI warning for them without -mavx does not apply.
+#if defined(__clang__) || defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
 
 namespace irlite {
 namespace {
@@ -346,6 +356,131 @@ void pool_plane_2d(const PoolPlane& p, const Pool2d& q, bool is_max, const C* x,
     }
 }
 
+// ---- MaxPool of f32 planes without indices, undilated: no borders ------------------------------
+// The plane is first copied into scratch with its border extended by replicating the edge rows and
+// columns (Replicated: `rows` x `width`, data at row `top`, column `left`), far enough that every
+// window lies wholly inside; then every output is a max over all kernel_h x kernel_w taps, eight
+// outputs at a time in one register, with no bounds checks. Exact: a replicated element is a
+// bitwise copy of a data element of the same window, met right before or after it in row-major
+// tap order (dilation 1), and seeing a value a second time right after itself never changes the
+// running max of `v > best ? v : best` (not even with NaN or signed zeros): values, NaN handling
+// and ties stay those of the walker above.
+struct Replicated {
+    bool enabled = false;
+    int64_t rows = 0, width = 0, top = 0, left = 0;
+    size_t offset = 0;  // bytes into scratch
+};
+
+Replicated plan_replicated(const PoolAttrs& a, const std::vector<nn::AxisWindow>& axes,
+                           const std::vector<AxisTaps>& taps) {
+    Replicated r;
+    if (!a.is_max || axes.size() != 2) return r;
+    // A window with no data element (ceil rounding) gives the lowest value, not an edge's.
+    for (const AxisTaps& t : taps)
+        for (int64_t n : t.count)
+            if (n < 1) return r;
+    const nn::AxisWindow& ah = axes[0];
+    const nn::AxisWindow& aw = axes[1];
+    if (ah.dilation != 1 || aw.dilation != 1 || aw.stride > 2 || ah.in < 1 || aw.in < 1) return r;
+    r.enabled = true;
+    r.top = ah.pad_begin;
+    r.left = aw.pad_begin;
+    r.rows = (ah.out - 1) * ah.stride + ah.kernel;
+    r.width = (aw.out - 1) * aw.stride + aw.kernel;
+    return r;
+}
+
+typedef float PoolV8 __attribute__((vector_size(32)));
+
+// p[0], p[S], ..., p[7 * S]; reads p[0 .. 7 * S] only.
+template <int S>
+inline PoolV8 load_v8(const float* p) {
+    PoolV8 v;
+    if constexpr (S == 1) {
+        std::memcpy(&v, p, sizeof v);
+    } else {
+        PoolV8 a, b;  // p[0..7], p[7..14]
+        std::memcpy(&a, p, sizeof a);
+        std::memcpy(&b, p + 7, sizeof b);
+        v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 9, 11, 13, 15);
+    }
+    return v;
+}
+
+typedef float PoolV4 __attribute__((vector_size(16)));
+
+// p[0], p[S], p[2 * S], p[3 * S]; at stride 2 reads p[0 .. 7] (one past the last: the scratch has
+// slack after the plane).
+template <int S>
+inline PoolV4 load_v4(const float* p) {
+    PoolV4 v;
+    if constexpr (S == 1) {
+        std::memcpy(&v, p, sizeof v);
+    } else {
+        PoolV4 a, b;
+        std::memcpy(&a, p, sizeof a);
+        std::memcpy(&b, p + 4, sizeof b);
+        v = __builtin_shufflevector(a, b, 0, 2, 4, 6);
+    }
+    return v;
+}
+
+// Blocks of V outputs (V = 8 or 4, out_w >= V) of one output row whose windows start at src.
+template <int S, int V, class Vec>
+inline void max_row_blocks(const float* src, int64_t width, int64_t kh, int64_t kw, int64_t out_w, float* out) {
+    const auto load = [](const float* p) {
+        if constexpr (V == 8) return load_v8<S>(p);
+        else return load_v4<S>(p);
+    };
+    for (int64_t b = 0; b < out_w; b += V) {
+        const int64_t o = std::min(b, out_w - V);  // the last block overlaps (max is idempotent)
+        const float* in = src + o * S;
+        Vec best = load(in);
+        for (int64_t i = 0; i < kh; ++i)
+            for (int64_t j = i == 0 ? 1 : 0; j < kw; ++j) {
+                const Vec v = load(in + i * width + j);
+                best = v > best ? v : best;
+            }
+        std::memcpy(out + o, &best, sizeof best);
+    }
+}
+
+template <int S>
+void max_plane_replicated(const Replicated& r, const Pool2d& q, int64_t stride_h, const float* x, float* pad,
+                          float* y) {
+    // Rows and columns past the data repeat the nearest edge row / column.
+    for (int64_t h = 0; h < r.rows; ++h) {
+        const float* src = x + std::clamp<int64_t>(h - r.top, 0, q.in_h - 1) * q.in_w;
+        float* dst = pad + h * r.width;
+        const int64_t data_end = std::min(r.width, r.left + q.in_w);
+        int64_t c = 0;
+        for (; c < std::min(r.left, r.width); ++c) dst[c] = src[0];
+        for (; c < data_end; ++c) dst[c] = src[c - r.left];
+        for (; c < r.width; ++c) dst[c] = src[q.in_w - 1];
+    }
+    const int64_t kh = q.kernel_h, kw = q.kernel_w, out_w = q.out_w;
+    for (int64_t oh = 0; oh < q.out_h; ++oh) {
+        const float* src = pad + oh * stride_h * r.width;
+        float* out = y + oh * out_w;
+        if (out_w >= 8) {
+            max_row_blocks<S, 8, PoolV8>(src, r.width, kh, kw, out_w, out);
+        } else if (out_w >= 4) {
+            max_row_blocks<S, 4, PoolV4>(src, r.width, kh, kw, out_w, out);
+        } else {
+            for (int64_t o = 0; o < out_w; ++o) {
+                const float* in = src + o * S;
+                float best = in[0];
+                for (int64_t i = 0; i < kh; ++i)
+                    for (int64_t j = i == 0 ? 1 : 0; j < kw; ++j) {
+                        const float v = in[i * r.width + j];
+                        best = v > best ? v : best;
+                    }
+                out[o] = best;
+            }
+        }
+    }
+}
+
 template <class C>
 void pool_plane_any(const PoolPlane& p, const Pool2d& q, const PoolAttrs& a, const C* x, C* y, int64_t* argmax,
                     void* row) {
@@ -356,8 +491,8 @@ void pool_plane_any(const PoolPlane& p, const Pool2d& q, const PoolAttrs& a, con
 }
 
 template <class C>
-void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Shape& data, const C* x, C* y,
-          Tensor* indices, const KernelContext& ctx) {
+void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Replicated& rep, int64_t stride_h,
+          const Shape& data, const C* x, C* y, Tensor* indices, const KernelContext& ctx) {
     const int64_t planes = data[0] * data[1];
     int64_t bound = 1;  // indices count within data flattened from `axis` on
     if (indices)
@@ -369,6 +504,24 @@ void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Shape& 
     int64_t* idx64 = indices && !idx32 ? indices->data<int64_t>() : nullptr;
     // Planes are independent: shared among the threads, each with its own argmax scratch.
     const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(p.out_size * 4, 1));
+    if constexpr (std::is_same_v<C, float>) {
+        if (rep.enabled && !indices) {
+            const cpu::Isa isa = cpu::active_isa();
+            detail::for_chunks(ctx.pool(), planes, grain, [&](int64_t begin, int64_t end) {
+                float* pad = reinterpret_cast<float*>(static_cast<std::byte*>(ctx.scratch()) + rep.offset);
+                // Compiled for the CPU's level (cpu_isa.hpp): exact per-element max, same result at every level.
+                cpu::run_at(isa, [&] {
+                    for (int64_t plane = begin; plane < end; ++plane) {
+                        const float* xp = x + plane * p.in_size;
+                        float* yp = y + plane * p.out_size;
+                        if (q.stride_w == 1) max_plane_replicated<1>(rep, q, stride_h, xp, pad, yp);
+                        else max_plane_replicated<2>(rep, q, stride_h, xp, pad, yp);
+                    }
+                });
+            });
+            return;
+        }
+    }
     detail::for_chunks(ctx.pool(), planes, grain, [&](int64_t begin, int64_t end) {
         auto* scratch = static_cast<std::byte*>(ctx.scratch());
         auto* argmax = indices ? reinterpret_cast<int64_t*>(scratch) : nullptr;
@@ -391,6 +544,8 @@ void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Shape& 
 struct PoolPlan : OpPlan {
     PoolPlane plane;
     Pool2d fast;  // [N, C, H, W] data
+    Replicated replicated;  // MaxPool f32 without indices
+    int64_t stride_h = 1;
 };
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
@@ -414,7 +569,16 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
         plan->fast.row_offset = (plan->scratch_bytes + 63) / 64 * 64;
         plan->scratch_bytes = plan->fast.row_offset + static_cast<size_t>(plan->fast.out_w) * sizeof(double);
     }
-    plan->method = plan->fast.enabled ? "window-2d" : "window";
+    plan->replicated = plan_replicated(a, axes, p.taps);
+    if (plan->replicated.enabled && ctx.type(0) == ElementType::f32) {
+        plan->stride_h = axes[0].stride;
+        plan->replicated.offset = (plan->scratch_bytes + 63) / 64 * 64;
+        plan->scratch_bytes = plan->replicated.offset +
+                              static_cast<size_t>(plan->replicated.rows * plan->replicated.width + 8) * sizeof(float);
+    } else {
+        plan->replicated.enabled = false;
+    }
+    plan->method = plan->replicated.enabled ? "window-2d-replicated" : plan->fast.enabled ? "window-2d" : "window";
     return plan;
 }
 
@@ -429,7 +593,8 @@ void compute(KernelContext& ctx) {
         using C = decltype(tag);
         const nn::ComputeIn<C> x(data);
         nn::ComputeOut<C> y(ctx.output(0));
-        pool<C>(a, plan.plane, plan.fast, data.shape(), x.data(), y.data(), indices, ctx);
+        pool<C>(a, plan.plane, plan.fast, plan.replicated, plan.stride_h, data.shape(), x.data(), y.data(), indices,
+                ctx);
         y.commit();
     });
 }

@@ -148,6 +148,24 @@ const ConvRow kRows[] = {
      {1, 4, 10, 19}, {1, 0}},
     {"im2col_padded_dilated", "Convolution", {1, 2, 12, 13}, {3, 2, 3, 2}, {{1, 1}, {2, 3}, {2, 1}, {0, 2}}, {},
      {1, 3, 10, 13}, {2, 1}},
+    // 3x3 over whole 4x4 / 2x2 output planes, run as the transposed GEMM with A packed straight
+    // from the padded planes (rows of 4 pixels one run each; 2x2 gathered)
+    {"im2col_square_4x4", "Convolution", {1, 5, 4, 4}, {20, 5, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {1, 20, 4, 4}, {1, 1}},
+    {"im2col_square_2x2_dilated", "Convolution", {1, 3, 6, 6}, {17, 3, 3, 3}, {{1, 1}, {2, 2}, {0, 0}, {0, 0}}, {},
+     {1, 17, 2, 2}, {0, 0}},
+    {"im2col_square_4x4_row_stride2", "Convolution", {1, 4, 8, 4}, {16, 4, 3, 3}, {{2, 1}, {1, 1}, {1, 1}, {1, 1}},
+     {}, {1, 16, 4, 4}, {1, 1}},
+    // output rows of whole 8-column groups: the GEMM reads B in place from column-phase planes
+    // (any stride, dilation and pads; groups; K in several blocks)
+    {"implicit_7x7_s2_asymmetric", "Convolution", {1, 3, 30, 33}, {5, 3, 7, 7}, {{2, 2}, {1, 1}, {3, 2}, {2, 3}}, {},
+     {1, 5, 15, 16}, {3, 2}},
+    {"implicit_dilated_s3", "Convolution", {2, 4, 11, 23}, {7, 4, 3, 3}, {{1, 3}, {2, 2}, {2, 1}, {1, 2}}, {},
+     {2, 7, 10, 8}, {2, 1}},
+    {"implicit_group", "GroupConvolution", {1, 6, 9, 16}, {2, 5, 3, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {1, 10, 9, 16}, {1, 1}},
+    {"implicit_k_blocks", "Convolution", {1, 40, 8, 8}, {20, 40, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {1, 20, 8, 8}, {1, 1}},
     {"one_input_channel_gemm", "Convolution", {1, 1, 8, 8}, {6, 1, 5, 5}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, {},
      {1, 6, 4, 4}, {0, 0}},
     {"one_input_channel_direct", "Convolution", {2, 1, 8, 8}, {3, 1, 5, 5}, {{1, 2}, {1, 1}, {2, 0}, {0, 1}}, {},
@@ -173,6 +191,13 @@ const ConvRow kRows[] = {
      {}, {1, 2, 8, 10}, {2, 2}},
     {"depthwise_no_pads_s2", "GroupConvolution", {1, 2, 9, 33}, {2, 1, 1, 3, 3}, {{2, 2}, {1, 1}, {0, 0}, {0, 0}}, {},
      {1, 2, 4, 16}, {0, 0}},
+    // many channels on small planes: channels last, 8 channels a vector, blocks of 64 channels
+    {"depthwise_channels_last_s1", "GroupConvolution", {2, 75, 4, 4}, {75, 1, 1, 3, 3},
+     {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {}, {2, 75, 4, 4}, {1, 1}},
+    {"depthwise_channels_last_s2_dilated", "GroupConvolution", {1, 40, 7, 9}, {40, 1, 1, 3, 3},
+     {{2, 2}, {2, 1}, {2, 1}, {1, 0}}, {}, {1, 40, 3, 4}, {2, 1}},
+    {"depthwise_channels_last_5x5", "GroupConvolution", {1, 36, 6, 6}, {36, 1, 1, 5, 5},
+     {{1, 1}, {1, 1}, {2, 2}, {2, 2}}, {}, {1, 36, 6, 6}, {2, 2}},
     {"depthwise_1d", "GroupConvolution", {1, 4, 10}, {4, 1, 1, 3}, {{3}, {1}, {2}, {0}}, {}, {1, 4, 4}, {2}},
     {"depthwise_3d_same_upper", "GroupConvolution", {1, 2, 4, 5, 7}, {2, 1, 1, 2, 2, 3},
      {{1, 2, 2}, {1, 1, 1}, {}, {}, "same_upper"}, {}, {1, 2, 4, 3, 4}, {0, 0, 1}},

@@ -237,6 +237,12 @@ const FastRow kFastRows[] = {
     {"no_interior", {1, 1, 4, 3}, {{3, 5}, {1, 1}, {1, 2}, {1, 2}}},
     {"no_pads_wide", {1, 2, 6, 40}, {{2, 2}, {2, 2}, {0, 0}, {0, 0}}},
     {"dilated_s2", {1, 1, 12, 25}, {{3, 3}, {2, 2}, {2, 2}, {2, 2}, {2, 2}}},
+    // MaxPool f32 without indices, undilated, runs on edge-replicated planes: rows of 8+, 4..7 and
+    // fewer than 4 outputs, stride 1 and 2, pads on both sides, ceil rounding
+    {"replicated_narrow_ceil_s2", {1, 3, 8, 9}, {{3, 3}, {2, 2}, {0, 0}, {0, 0}, {}, "explicit", "ceil"}},
+    {"replicated_s1_width7", {1, 2, 5, 8}, {{3, 3}, {1, 1}, {0, 1}, {1, 0}}},
+    {"replicated_tiny", {2, 2, 3, 3}, {{2, 2}, {1, 1}, {0, 0}, {0, 0}}},
+    {"replicated_k5_pad2_s2", {1, 1, 12, 19}, {{5, 5}, {2, 2}, {2, 2}, {2, 2}}},
 };
 
 PoolWindow lead_window(const PoolWindow& w) {
