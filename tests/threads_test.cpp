@@ -245,6 +245,43 @@ TEST(Threads, ResultsIdenticalForEveryThreadCount) {
     }
 }
 
+// Convolutions whose whole image is one GEMM column block (a 1x1 on 10x10, a 3x3 im2col on 10x10):
+// the threads share the image's GEMM tiles, and every thread count still gives the same bits.
+TEST(Threads, SingleBlockConvolutionsIdenticalForEveryThreadCount) {
+    IrBuilder b;
+    std::vector<float> pointwise(64 * 32), filters(48 * 64 * 9);
+    for (size_t i = 0; i < pointwise.size(); ++i) pointwise[i] = static_cast<float>(static_cast<int>(i * 5 % 11) - 5) / 8;
+    for (size_t i = 0; i < filters.size(); ++i) filters[i] = static_cast<float>(static_cast<int>(i * 7 % 13) - 6) / 32;
+    const std::string pads0 = "strides=\"1,1\" dilations=\"1,1\" pads_begin=\"0,0\" pads_end=\"0,0\" auto_pad=\"explicit\"";
+    const std::string pads1 = "strides=\"1,1\" dilations=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" auto_pad=\"explicit\"";
+    b.parameter(0, "x", "f32", {1, 32, 10, 10});
+    b.constant(1, "pw", "f32", {64, 32, 1, 1}, pointwise.data(), pointwise.size() * sizeof(float));
+    b.layer(2, "conv1x1", "Convolution", "opset1", pads0, {{0, "", {1, 32, 10, 10}, ""}, {1, "", {64, 32, 1, 1}, ""}},
+            {{2, "FP32", {1, 64, 10, 10}, ""}});
+    b.layer(3, "relu", "ReLU", "opset1", "", {{0, "", {1, 64, 10, 10}, ""}}, {{1, "FP32", {1, 64, 10, 10}, ""}});
+    b.constant(4, "filters", "f32", {48, 64, 3, 3}, filters.data(), filters.size() * sizeof(float));
+    b.layer(5, "conv3x3", "Convolution", "opset1", pads1, {{0, "", {1, 64, 10, 10}, ""}, {1, "", {48, 64, 3, 3}, ""}},
+            {{2, "FP32", {1, 48, 10, 10}, "y"}});
+    b.result(6, "out", "f32", {1, 48, 10, 10});
+    b.edge(0, 0, 2, 0).edge(1, 0, 2, 1).edge(2, 2, 3, 0).edge(3, 1, 5, 0).edge(4, 0, 5, 1).edge(5, 2, 6, 0);
+    const Model model = Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size());
+    std::vector<float> x(32 * 10 * 10);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i * 2654435761u % 89) - 44) / 16;
+    const auto run = [&](int threads) {
+        CompileOptions options;
+        options.threads = threads;
+        const CompiledModel compiled(model, options);
+        InferRequest req = compiled.create_infer_request();
+        req.set_input("x", Tensor::wrap(ElementType::f32, {1, 32, 10, 10}, x.data()));
+        req.infer();
+        const Tensor& y = req.output("y");
+        return std::vector<float>(y.data<float>(), y.data<float>() + y.num_elements());
+    };
+    const std::vector<float> reference = run(1);
+    ASSERT_EQ(reference.size(), 48u * 10 * 10);
+    for (int threads : {2, 3, 4, 7}) EXPECT_EQ(run(threads), reference) << threads << " threads";
+}
+
 // Many requests over one compiled model whose pool they share (one request gets the workers at a
 // time, the others run inline): still the single-threaded results, and no race for TSan.
 TEST(Threads, RequestsShareTheIntraOpPool) {

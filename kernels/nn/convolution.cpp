@@ -798,6 +798,9 @@ struct ConvPlan : OpPlan {
     // Needs output rows of whole column groups (out_w % 8 == 0): each group of 8 columns is one
     // run of data. row_off: per (c, kh, kw), col_off: per group of 8 output positions.
     bool implicit = false;
+    // Packed f32 GEMM over one column block per image (pointwise or im2col on a plane of at most
+    // `chunk` pixels): the image's GEMM tiles are the parallel tasks instead of the column blocks.
+    bool tiled_image = false;
     std::vector<int64_t> row_off, col_off;
     int64_t phase_width = 0;
     size_t phases_bytes = 0;
@@ -1145,10 +1148,16 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
         plan.full = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, 8);
         plan.scratch_bytes = plan.phases_bytes + nn::scratch_bytes(plan.full);
         plan.method = "gemm-implicit";
+    } else if (plan.chunk >= p.out_spatial()) {
+        // The whole image is one column block: its GEMM's tiles go to the threads (results never
+        // depend on tiling), or a batch-1 model's 1x1 convolutions would run on one thread.
+        plan.tiled_image = true;
+        plan.full = plan.tail = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, 8);
+        plan.scratch_bytes = plan.col_bytes + nn::scratch_bytes(plan.full);
     } else {
         const int64_t last = p.out_spatial() % plan.chunk;
-        plan.full = nn::plan_gemm(cout, std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
-        plan.tail = nn::plan_gemm(cout, last ? last : std::min(plan.chunk, p.out_spatial()), rows, true, false, 1);
+        plan.full = nn::plan_gemm(cout, plan.chunk, rows, true, false, 1);
+        plan.tail = nn::plan_gemm(cout, last ? last : plan.chunk, rows, true, false, 1);
         plan.scratch_bytes = plan.col_bytes + std::max(nn::scratch_bytes(plan.full), nn::scratch_bytes(plan.tail));
     }
     std::vector<float> w(static_cast<size_t>(p.groups * cout * rows));
@@ -1348,6 +1357,38 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
                 });
                 T* yg = y + image * cout * out_spatial;
                 cpu::run([&] { transpose_into(ct, out_spatial, cout, yg); });
+                finish_block(plan, true, g * cout, yg, res ? res + image * cout * out_spatial : nullptr, out_spatial,
+                             cout, out_spatial);
+            }
+            return;
+        }
+    }
+    if constexpr (std::is_same_v<T, float>) {
+        if (plan.tiled_image) {
+            // The column block (im2col's, or the data itself) in this thread's scratch, read by the
+            // tile tasks, which each use their own thread's scratch after it.
+            auto* mine = static_cast<std::byte*>(ctx.scratch());
+            for (int64_t image = 0; image < images; ++image) {
+                const int64_t g = image % p.groups;
+                const T* xg = x + image * cin * in_spatial;
+                const T* b = xg;  // pointwise: the data itself, row stride in_spatial == out_spatial
+                if (plan.algorithm == ConvMethod::Im2col) {
+                    T* col = reinterpret_cast<T*>(mine);
+                    if (plan.pad_offset)
+                        im2col_2d_padded(p, plan.small_plane, xg, 0, out_spatial, col, reinterpret_cast<T*>(mine + plan.pad_offset));
+                    else
+                        im2col_2d(p, xg, 0, out_spatial, col);
+                    b = col;
+                }
+                const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
+                const nn::GemmEpilogue epi = plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Row, g * cout);
+                T* yg = y + image * cout * out_spatial;
+                detail::for_chunks(ctx.pool(), plan.full.tiles(), 1, [&](int64_t first, int64_t last) {
+                    auto* gemm_scratch = static_cast<std::byte*>(ctx.scratch()) + plan.col_bytes;
+                    for (int64_t t = first; t < last; ++t)
+                        nn::run_gemm_tile(plan.full, t, nn::GemmOperand::prepacked(packed), nn::GemmOperand::plain(b, out_spatial),
+                                          yg, out_spatial, epi, gemm_scratch);
+                });
                 finish_block(plan, true, g * cout, yg, res ? res + image * cout * out_spatial : nullptr, out_spatial,
                              cout, out_spatial);
             }
