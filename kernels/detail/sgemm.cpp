@@ -756,7 +756,7 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
             }
             if (full < cols) {  // the last, partial panel, zero-padded to nr, through tmp_c
                 const int w = static_cast<int>(cols - full);
-                const float* pb = bblk + full * kcb;
+                const float* pb = bblk ? bblk + full * kcb : nullptr;  // null: an indexed B, packed below
                 if (b_indexed_direct) {
                     pack_b_indexed(b, j0 + full, w, p0, kcb, nr, b_buf);
                     pb = b_buf;
@@ -797,7 +797,7 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
                 jr += (wide_p - 1) * nr;
                 continue;
             }
-            const float* bp = bblk + jr * kcb;
+            const float* bp = bblk ? bblk + jr * kcb : nullptr;  // null: an indexed B, read or packed below
             int64_t bstride = nr;
             if (b_indexed_direct) {
                 if (w == nr) {
