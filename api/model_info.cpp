@@ -62,12 +62,14 @@ std::vector<PortInfoDeclared> Model::outputs() const {
             if (!e.to_layer || e.to_layer != l.id || !e.from_layer) continue;
             for (const IrLayer& producer : document_->layers) {
                 if (producer.id != e.from_layer) continue;
-                for (const IrPort& out : producer.outputs)
-                    if (e.from_port && out.id == e.from_port && !out.names().empty()) {
-                        p.names = out.names();
-                        p.name = p.names.front();
-                        if (p.element_type.empty()) p.element_type = out.precision;
-                    }
+                for (const IrPort& out : producer.outputs) {
+                    if (!e.from_port || out.id != e.from_port) continue;
+                    std::vector<std::string> names = out.names();
+                    if (names.empty()) continue;
+                    p.names = std::move(names);
+                    p.name = p.names.front();
+                    if (p.element_type.empty()) p.element_type = out.precision;
+                }
             }
         }
         ports.push_back(std::move(p));

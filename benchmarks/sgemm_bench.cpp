@@ -74,8 +74,8 @@ void BM_Sgemm(benchmark::State& state) {
     std::vector<float> packed;
     GemmOperand ao = GemmOperand::plain(a.data(), s.k), bo = GemmOperand::plain(b.data(), s.n);
     if (s.constant == Const::A) {
-        packed.resize(packed_a_floats(plan.layout, s.m));
-        pack_a(plan.layout, a.data(), s.k, false, s.m, packed.data());
+        packed.resize(packed_a_floats(plan));
+        pack_a(plan, a.data(), s.k, false, packed.data());
         ao = GemmOperand::prepacked(packed.data());
     } else if (s.constant == Const::B) {
         packed.resize(packed_b_floats(plan.layout, s.n));

@@ -42,7 +42,7 @@ std::vector<OutputInfo> infer_binary(const InferContext& ctx, TypeMask allowed, 
     return out;
 }
 
-std::unique_ptr<OpPlan> prepare_binary(const InferContext& ctx, TypeMask allowed, BinaryOutput /*output*/) {
+std::unique_ptr<OpPlan> prepare_binary(const InferContext& ctx, TypeMask allowed) {
     const PartialShape out = binary_output_shape(ctx, allowed);
     const Shape& out_shape = out.dims();  // static at prepare time: dims are the shape
     auto plan = std::make_unique<BinaryPlan>();

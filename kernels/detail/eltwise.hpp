@@ -260,7 +260,7 @@ std::vector<OutputInfo> infer_binary(const InferContext& ctx, TypeMask allowed, 
 struct BinaryPlan : OpPlan {
     BroadcastPlan broadcast;
 };
-std::unique_ptr<OpPlan> prepare_binary(const InferContext& ctx, TypeMask allowed, BinaryOutput output);
+std::unique_ptr<OpPlan> prepare_binary(const InferContext& ctx, TypeMask allowed);
 
 // The kernel on inputs 0 and 1 -> output 0, with their broadcast plan.
 template <TypeMask kAllowed, IntegerMath kMath, class Fn>
@@ -317,7 +317,7 @@ OpDef make_binary_op(std::string type, int version, Fn fn, BinaryOutput output =
     d.min_inputs = 2;
     d.parse_attrs = parse_binary_attrs;
     d.infer = [output](const InferContext& ctx) { return infer_binary(ctx, kAllowed, output); };
-    d.prepare = [output](const InferContext& ctx) { return prepare_binary(ctx, kAllowed, output); };
+    d.prepare = [](const InferContext& ctx) { return prepare_binary(ctx, kAllowed); };
     d.compute = [fn](KernelContext& ctx) { run_binary<kAllowed, kMath>(ctx, fn, ctx.plan<BinaryPlan>().broadcast); };
     return d;
 }

@@ -521,25 +521,8 @@ GemmLayout gemm_layout(int64_t k, GemmIsa isa) {
 }
 
 // Whole-operand layout: K block b (size kcb) starts at b*kc*padded; within it, panels of kcb x mr/nr.
-size_t packed_a_floats(const GemmLayout& l, int64_t m) {
-    return static_cast<size_t>(round_up(std::max<int64_t>(m, 0), l.mr) * l.k);
-}
 size_t packed_b_floats(const GemmLayout& l, int64_t n) {
     return static_cast<size_t>(round_up(std::max<int64_t>(n, 0), l.nr) * l.k);
-}
-
-namespace {
-void pack_a_panels(const GemmLayout& l, int mr, const float* a, int64_t lda, bool trans, int64_t m, float* out) {
-    const int64_t mp = round_up(m, mr);
-    for (int64_t p0 = 0; p0 < l.k; p0 += l.kc) {
-        const int64_t kcb = std::min(l.kc, l.k - p0);
-        pack_a_block(a, lda, trans, 0, m, p0, kcb, mr, out + p0 * mp);
-    }
-}
-}  // namespace
-
-void pack_a(const GemmLayout& l, const float* a, int64_t lda, bool trans, int64_t m, float* out) {
-    pack_a_panels(l, l.mr, a, lda, trans, m, out);
 }
 
 size_t packed_a_floats(const GemmPlan& plan) {
@@ -547,7 +530,12 @@ size_t packed_a_floats(const GemmPlan& plan) {
 }
 
 void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float* out) {
-    pack_a_panels(plan.layout, plan.a_mr, a, lda, trans, plan.m, out);
+    const GemmLayout& l = plan.layout;
+    const int64_t mp = round_up(plan.m, plan.a_mr);
+    for (int64_t p0 = 0; p0 < l.k; p0 += l.kc) {
+        const int64_t kcb = std::min(l.kc, l.k - p0);
+        pack_a_block(a, lda, trans, 0, plan.m, p0, kcb, plan.a_mr, out + p0 * mp);
+    }
 }
 
 void pack_a_indexed(const GemmPlan& plan, const float* data, const int64_t* k_off, const int64_t* m_off, float* out) {

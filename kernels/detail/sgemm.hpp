@@ -60,15 +60,14 @@ GemmLayout gemm_layout(int64_t k, GemmIsa isa = gemm_default_isa());
 // Packing. op(A) is m x k: A is stored m x k (a[i*lda + p]) or, with trans, k x m (a[p*lda + i]).
 // op(B) is k x n: B is stored k x n (b[p*ldb + j]) or, with trans, n x k (b[j*ldb + p]).
 // Sizes are in floats; rows/columns are padded to mr / nr with zeros. `out` needs no alignment but
-// 64-byte alignment is faster.
-size_t packed_a_floats(const GemmLayout& layout, int64_t m);
-void pack_a(const GemmLayout& layout, const float* a, int64_t lda, bool trans, int64_t m, float* out);
+// 64-byte alignment is faster. A is packed for a plan (pack_a(plan, ...), below): its panel height
+// depends on m too (GemmPlan::a_mr).
 size_t packed_b_floats(const GemmLayout& layout, int64_t n);
 void pack_b(const GemmLayout& layout, const float* b, int64_t ldb, bool trans, int64_t n, float* out);
 
 // One operand of run_gemm_tile: either plain memory (row stride ld, maybe transposed) or the output
-// of pack_a / pack_b with the plan's layout (plan.layout == gemm_layout(k, isa)) for the full m (A)
-// or n (B). Which of the two must match the plan's a_prepacked / b_prepacked.
+// of pack_a(plan, ...) for the full m (A) or of pack_b with the plan's layout (plan.layout ==
+// gemm_layout(k, isa)) for the full n (B). Which of the two must match the plan's a_prepacked / b_prepacked.
 //
 // B may also be given by offsets ("indexed", B only, not prepacked): element (p, j) of op(B) is
 //   data[row_off[p] + col_off[j / kGemmColumnGroup] + j % kGemmColumnGroup]

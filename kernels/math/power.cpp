@@ -56,7 +56,7 @@ struct PowerPlan : BinaryPlan {
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     auto plan = std::make_unique<PowerPlan>();
-    static_cast<BinaryPlan&>(*plan) = static_cast<const BinaryPlan&>(*prepare_binary(ctx, kArithmeticTypes, BinaryOutput::SameAsInput));
+    static_cast<BinaryPlan&>(*plan) = static_cast<const BinaryPlan&>(*prepare_binary(ctx, kArithmeticTypes));
     const Tensor* exponent = ctx.value(1);
     if (exponent && exponent->num_elements() > 0 && (kFloatTypes & type_bit(ctx.type(0)))) {
         bool all_two = true;

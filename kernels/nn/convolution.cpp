@@ -1232,6 +1232,24 @@ void finish_block(const ConvPlan& plan, bool after_gemm, int64_t channel, T* y, 
     }
 }
 
+// The GEMM's B for output columns [first, first + len) of one image: the data itself (pointwise,
+// row stride in_spatial) or the im2col block written at the start of `scratch` (row stride len).
+template <class T>
+const T* column_block(const ConvPlan& plan, const T* xg, int64_t first, int64_t len, std::byte* scratch, int64_t& ldb) {
+    const ConvProblem& p = plan.problem;
+    if (plan.algorithm != ConvMethod::Im2col) {
+        ldb = p.in_spatial();
+        return xg + first;
+    }
+    T* col = reinterpret_cast<T*>(scratch);
+    if (plan.pad_offset)
+        im2col_2d_padded(p, plan.small_plane, xg, first, len, col, reinterpret_cast<T*>(scratch + plan.pad_offset));
+    else
+        im2col_2d(p, xg, first, len, col);
+    ldb = len;
+    return col;
+}
+
 template <class T>
 void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res, const KernelContext& ctx) {
     const ConvProblem& p = plan.problem;
@@ -1371,22 +1389,15 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
             for (int64_t image = 0; image < images; ++image) {
                 const int64_t g = image % p.groups;
                 const T* xg = x + image * cin * in_spatial;
-                const T* b = xg;  // pointwise: the data itself, row stride in_spatial == out_spatial
-                if (plan.algorithm == ConvMethod::Im2col) {
-                    T* col = reinterpret_cast<T*>(mine);
-                    if (plan.pad_offset)
-                        im2col_2d_padded(p, plan.small_plane, xg, 0, out_spatial, col, reinterpret_cast<T*>(mine + plan.pad_offset));
-                    else
-                        im2col_2d(p, xg, 0, out_spatial, col);
-                    b = col;
-                }
+                int64_t ldb = 0;
+                const T* b = column_block(plan, xg, 0, out_spatial, mine, ldb);
                 const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
                 const nn::GemmEpilogue epi = plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Row, g * cout);
                 T* yg = y + image * cout * out_spatial;
                 detail::for_chunks(ctx.pool(), plan.full.tiles(), 1, [&](int64_t first, int64_t last) {
                     auto* gemm_scratch = static_cast<std::byte*>(ctx.scratch()) + plan.col_bytes;
                     for (int64_t t = first; t < last; ++t)
-                        nn::run_gemm_tile(plan.full, t, nn::GemmOperand::prepacked(packed), nn::GemmOperand::plain(b, out_spatial),
+                        nn::run_gemm_tile(plan.full, t, nn::GemmOperand::prepacked(packed), nn::GemmOperand::plain(b, ldb),
                                           yg, out_spatial, epi, gemm_scratch);
                 });
                 finish_block(plan, true, g * cout, yg, res ? res + image * cout * out_spatial : nullptr, out_spatial,
@@ -1405,17 +1416,8 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
             const T* wg = w + g * cout * rows;
             T* yg = y + image * cout * out_spatial;
             auto* scratch = static_cast<std::byte*>(ctx.scratch());
-            const T* b = xg + first;  // pointwise: the data itself, row stride in_spatial
-            int64_t ldb = in_spatial;
-            if (plan.algorithm == ConvMethod::Im2col) {
-                T* col = reinterpret_cast<T*>(scratch);
-                if (plan.pad_offset)
-                    im2col_2d_padded(p, plan.small_plane, xg, first, len, col, reinterpret_cast<T*>(scratch + plan.pad_offset));
-                else
-                    im2col_2d(p, xg, first, len, col);
-                b = col;
-                ldb = len;
-            }
+            int64_t ldb = 0;
+            const T* b = column_block(plan, xg, first, len, scratch, ldb);
             if constexpr (std::is_same_v<T, float>) {
                 if (!plan.packed.empty()) {
                     const nn::GemmPlan& g_plan = first + len == out_spatial && len != plan.chunk ? plan.tail : plan.full;
