@@ -141,6 +141,12 @@ BENCHMARK(BM_Depthwise3x3)
     ->ArgNames({"C", "H", "stride"})
     ->Args({96, 16, 1})     // mobilenet_v2 (64x64 input), features.3
     ->Args({48, 32, 2})     // features.2
+    ->Args({96, 16, 2})     // features.4 (channels last)
+    ->Args({96, 8, 1})      // features.5, 6 (channels last)
+    ->Args({96, 8, 2})      // features.7
+    ->Args({192, 4, 1})     // features.8..11
+    ->Args({288, 4, 2})     // features.14
+    ->Args({480, 2, 1})     // features.15..17
     ->Args({960, 2, 1})     // features.15..17
     ->Args({144, 56, 1})    // MobileNetV2 at 224x224
     ->Args({144, 56, 2})

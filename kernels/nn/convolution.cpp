@@ -371,11 +371,18 @@ bool is_pointwise(const ConvProblem& p) {
 // row is then made in vector blocks of V columns, the V sums held in one register across all taps
 // (kh, kw in order, as the plain loop adds them); the last block of a row overlaps the one before
 // it instead of running a scalar tail. Rows narrower than a vector run a scalar loop.
+// At a column stride S > 1 the padded rows are stored split by column phase (dw_phase_layout, as
+// the implicit GEMM's B: ConvPlan::implicit), so that the S-strided columns a tap reads for V
+// consecutive outputs are V consecutive elements: one plain vector load, no gather or shuffle.
 
 // Where the zero-padded plane lives in scratch: `rows` rows of `width` elements, the data starting
-// at row `top`, column `left`; wide enough for the last vector block's loads.
+// at row `top`, column `left`; wide enough for the last vector block's loads. With phases > 1, each
+// row is `phases` runs of phase_width elements (width = phases * phase_width), run f holding the
+// padded columns f, f + phases, f + 2 * phases, ...: padded column c at (c % phases) *
+// phase_width + c / phases of its row (dw_phase_layout; only the planar depthwise kernels use it).
 struct DwLayout {
     int64_t rows = 0, width = 0, top = 0, left = 0;
+    int64_t phases = 1, phase_width = 0;
     size_t bytes(size_t elem) const { return (static_cast<size_t>(rows * width) * elem + 63) / 64 * 64; }
 };
 
@@ -391,6 +398,27 @@ DwLayout dw_layout(const ConvProblem& p) {
     l.width = std::max(l.left + aw.in, (aw.out - 1) * aw.stride + (aw.kernel - 1) * aw.dilation + aw.stride);
     return l;
 }
+
+// The planar depthwise kernels' layout: dw_layout's, split by column phase when the column stride
+// is above 1. Output column ow's tap kw then reads phase (kw * dil) % S at column ow + (kw * dil) / S,
+// so a row of each phase needs columns up to out_w - 1 + ((kw_n - 1) * dil) / S, i.e. padded
+// columns up to (out_w - 1) * S + (kw_n - 1) * dil (no stride-2 overread slack), and all the data.
+DwLayout dw_phase_layout(const ConvProblem& p) {
+    DwLayout l = dw_layout(p);
+    const nn::AxisWindow& aw = p.axes[1];
+    l.phase_width = l.width;
+    if (aw.stride > 1) {
+        const int64_t needed = std::max(l.left + aw.in, (aw.out - 1) * aw.stride + (aw.kernel - 1) * aw.dilation + 1);
+        l.phases = aw.stride;
+        l.phase_width = (needed + aw.stride - 1) / aw.stride;
+        l.width = l.phases * l.phase_width;
+    }
+    return l;
+}
+
+// Where a tap's column shift (kw * dilation, padded columns) lies in a row of the layout, from
+// the position of its output column's first tap.
+inline int64_t dw_tap_column(const DwLayout& l, int64_t shift) { return shift % l.phases * l.phase_width + shift / l.phases; }
 
 // Short runs of floats or doubles copied or zeroed inline, 32 bytes at a time: rows here are 2 to
 // 64 elements long, and a memcpy / memset call per row cost more than the row (8 % of MobileNetV2).
@@ -438,9 +466,17 @@ inline void zero_short(T* dst, int64_t n) {
     }
 }
 
+template <class T>
+void dw_copy_plane_data(const DwLayout& l, int64_t in_h, int64_t in_w, const T* x, T* dst);
+
 // Copies one [H, W] data plane into the zero-padded layout.
 template <class T>
 void dw_pad_plane(const DwLayout& l, int64_t in_h, int64_t in_w, const T* x, T* dst) {
+    if (l.phases > 1) {  // zeros everywhere, then the data: the zero runs of a phase row are short
+        zero_short(dst, l.rows * l.width);
+        dw_copy_plane_data(l, in_h, in_w, x, dst);
+        return;
+    }
     const int64_t width = l.width, left = l.left, right = l.width - l.left - in_w;
     zero_short(dst, l.top * width);
     T* row = dst + l.top * width;
@@ -456,6 +492,68 @@ void dw_pad_plane(const DwLayout& l, int64_t in_h, int64_t in_w, const T* x, T* 
 // it for an earlier plane of the same geometry in the same buffer): the zeros stay.
 template <class T>
 void dw_copy_plane_data(const DwLayout& l, int64_t in_h, int64_t in_w, const T* x, T* dst) {
+    if (l.phases == 2) {
+        // Stride 2, the common one: each data row split into its even and odd elements from the
+        // same loads, one pass. Data column j is padded column c = j + left: phase c % 2, column
+        // c / 2. From an even j, the even elements go to phase left % 2 from column (j + left) / 2,
+        // the odd ones to the other phase from column (j + 1 + left) / 2.
+        constexpr int kV = 32 / sizeof(T);
+        typedef T Vec __attribute__((vector_size(32)));
+        const int64_t pw = l.phase_width, left = l.left;
+        const int64_t even_at = left % 2 * pw + left / 2, odd_at = (left + 1) % 2 * pw + (left + 1) / 2;
+        T* row = dst + l.top * l.width;
+        for (int64_t h = 0; h < in_h; ++h, row += l.width) {
+            const T* src = x + h * in_w;
+            int64_t j = 0;
+            for (; j + 2 * kV <= in_w; j += 2 * kV) {
+                Vec a, b, even, odd;
+                std::memcpy(&a, src + j, sizeof a);
+                std::memcpy(&b, src + j + kV, sizeof b);
+                if constexpr (kV == 8) {
+                    even = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+                    odd = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+                } else {
+                    even = __builtin_shufflevector(a, b, 0, 2, 4, 6);
+                    odd = __builtin_shufflevector(a, b, 1, 3, 5, 7);
+                }
+                std::memcpy(row + even_at + j / 2, &even, sizeof even);
+                std::memcpy(row + odd_at + j / 2, &odd, sizeof odd);
+            }
+            if (j + kV <= in_w) {  // the same at half width (rows of 8 + 16k floats: 56, 28, 14)
+                typedef T Half __attribute__((vector_size(16)));
+                Half a, b, even, odd;
+                std::memcpy(&a, src + j, sizeof a);
+                std::memcpy(&b, src + j + kV / 2, sizeof b);
+                if constexpr (kV == 8) {
+                    even = __builtin_shufflevector(a, b, 0, 2, 4, 6);
+                    odd = __builtin_shufflevector(a, b, 1, 3, 5, 7);
+                } else {
+                    even = __builtin_shufflevector(a, b, 0, 2);
+                    odd = __builtin_shufflevector(a, b, 1, 3);
+                }
+                std::memcpy(row + even_at + j / 2, &even, sizeof even);
+                std::memcpy(row + odd_at + j / 2, &odd, sizeof odd);
+                j += kV;
+            }
+            for (; j < in_w; ++j) row[(j + left) % 2 * pw + (j + left) / 2] = src[j];
+        }
+        return;
+    }
+    if (l.phases > 1) {
+        const int64_t s = l.phases, pw = l.phase_width;
+        // Any other stride (rare: 3, 4), phase by phase: phase f's column q holds padded column
+        // q * s + f, i.e. data column q * s + f - left: data for q in [q0, q1).
+        for (int64_t f = 0; f < s; ++f) {
+            const int64_t first = f - l.left;  // data column of q = 0
+            const int64_t q0 = first >= 0 ? 0 : (-first + s - 1) / s;
+            const int64_t q1 = std::max(q0, std::min(pw, (in_w - first + s - 1) / s));
+            T* row = dst + l.top * l.width + f * pw + q0;
+            const T* src = x + q0 * s + first;
+            for (int64_t h = 0; h < in_h; ++h, row += l.width, src += in_w)
+                for (int64_t q = 0; q < q1 - q0; ++q) row[q] = src[q * s];
+        }
+        return;
+    }
     T* row = dst + l.top * l.width + l.left;
     for (int64_t h = 0; h < in_h; ++h, row += l.width) copy_short(row, x + h * in_w, in_w);
 }
@@ -500,65 +598,83 @@ inline Vec dw_load(const T* p, int64_t s) {
     return v;
 }
 
-// One output plane from the padded plane `xp`, in blocks of V columns (needs out_w >= V). Blocks
+// One output plane from the padded plane `xp` (dw_phase_layout: at any stride, the V outputs of a
+// block read V consecutive elements per tap), in blocks of V columns (needs out_w >= V). Blocks
 // are numbered row by row; kBlocks of them are made together, so that the sums of independent
 // blocks overlap in the pipeline instead of waiting on each other, tap after tap.
-// KH x KW taps (K == 0: any kernel from p; K > 0: K x K, unrolled) at stride S (0: any stride).
-template <class T, int V, int S, int K>
+// KH x KW taps (K == 0: any kernel from p; K > 0: K x K, unrolled).
+template <class T, int V, int K>
 void dw_rows_vec(const ConvProblem& p, const DwLayout& l, const T* xp, const T* w, T* y) {
     using Vec = typename DwVec<T, V>::type;
     constexpr int kBlocks = 4;
     const nn::AxisWindow& ah = p.axes[0];
     const nn::AxisWindow& aw = p.axes[1];
-    const int64_t kh_n = K ? K : ah.kernel, kw_n = K ? K : aw.kernel, sw = S ? S : aw.stride, dw = aw.dilation;
+    const int64_t kh_n = K ? K : ah.kernel, kw_n = K ? K : aw.kernel, dw = aw.dilation;
     const int64_t row_step = ah.dilation * l.width;
     const int64_t per_row = (aw.out + V - 1) / V, total = ah.out * per_row;
+    // Where tap column kw lies (dw_tap_column), stepped without a division per tap: phase
+    // (kw * dw) % S and shift (kw * dw) / S, moved on by dw % S and dw / S with a carry.
+    [[maybe_unused]] const int64_t phases = l.phases, pw = l.phase_width, d_phase = dw % phases, d_shift = dw / phases;
+    [[maybe_unused]] int64_t tap_w[K ? K : 1];
+    if constexpr (K > 0)
+        for (int kw = 0; kw < K; ++kw) tap_w[kw] = dw_tap_column(l, kw * dw);
     // Geometry in locals (stores through `out` could otherwise be taken to change it), and blocks
     // located by a cursor (row, block in row) rather than a division per block.
     const int64_t in_row = ah.stride * l.width, out_w = aw.out, last_col = aw.out - V;
     const T* in[kBlocks];
     T* out[kBlocks];
     int64_t cur_row = 0, cur_block = 0;
-    auto locate = [&](int64_t, int i) {
+    auto locate = [&](int i) {
         const int64_t o = std::min<int64_t>(cur_block * V, last_col);  // the last block overlaps
-        in[i] = xp + cur_row * in_row + o * sw;
+        in[i] = xp + cur_row * in_row + o;
         out[i] = y + cur_row * out_w + o;
         if (++cur_block == per_row) {
             cur_block = 0;
             ++cur_row;
         }
     };
-    int64_t block = 0;
-    for (; block + kBlocks <= total; block += kBlocks) {
-        for (int i = 0; i < kBlocks; ++i) locate(block + i, i);
-        Vec acc[kBlocks] = {};
+    // acc[i] over the taps, (kh, kw) in order from a zero sum.
+    auto taps = [&](Vec* acc, int n) {
         for (int64_t kh = 0; kh < kh_n; ++kh) {
+            [[maybe_unused]] int64_t phase = 0, shift = 0;
             for (int64_t kw = 0; kw < kw_n; ++kw) {
                 const T wv = w[kh * kw_n + kw];
-                const int64_t off = kh * row_step + kw * dw;
-                for (int i = 0; i < kBlocks; ++i) acc[i] += wv * dw_load<T, V, S>(in[i] + off, sw);
+                int64_t off = kh * row_step;
+                if constexpr (K > 0) {
+                    off += tap_w[kw];
+                } else {
+                    off += phase * pw + shift;
+                    phase += d_phase;
+                    shift += d_shift;
+                    if (phase >= phases) phase -= phases, ++shift;
+                }
+                for (int i = 0; i < n; ++i) {
+                    Vec v;
+                    std::memcpy(&v, in[i] + off, sizeof v);
+                    acc[i] += wv * v;
+                }
             }
         }
+    };
+    int64_t block = 0;
+    for (; block + kBlocks <= total; block += kBlocks) {
+        for (int i = 0; i < kBlocks; ++i) locate(i);
+        Vec acc[kBlocks] = {};
+        taps(acc, kBlocks);
         for (int i = 0; i < kBlocks; ++i) std::memcpy(out[i], &acc[i], sizeof(Vec));
     }
     for (; block < total; ++block) {
-        locate(block, 0);
-        Vec acc = Vec{};
-        for (int64_t kh = 0; kh < kh_n; ++kh)
-            for (int64_t kw = 0; kw < kw_n; ++kw)
-                acc += w[kh * kw_n + kw] * dw_load<T, V, S>(in[0] + kh * row_step + kw * dw, sw);
-        std::memcpy(out[0], &acc, sizeof acc);
+        locate(0);
+        Vec acc[1] = {};
+        taps(acc, 1);
+        std::memcpy(out[0], &acc[0], sizeof(Vec));
     }
 }
 
 template <class T, int V>
 void dw_rows_vec(const ConvProblem& p, const DwLayout& l, const T* xp, const T* w, T* y) {
-    const nn::AxisWindow& ah = p.axes[0];
-    const nn::AxisWindow& aw = p.axes[1];
-    const bool k3 = ah.kernel == 3 && aw.kernel == 3;
-    if (aw.stride == 1) k3 ? dw_rows_vec<T, V, 1, 3>(p, l, xp, w, y) : dw_rows_vec<T, V, 1, 0>(p, l, xp, w, y);
-    else if (aw.stride == 2) k3 ? dw_rows_vec<T, V, 2, 3>(p, l, xp, w, y) : dw_rows_vec<T, V, 2, 0>(p, l, xp, w, y);
-    else dw_rows_vec<T, V, 0, 0>(p, l, xp, w, y);
+    if (p.axes[0].kernel == 3 && p.axes[1].kernel == 3) dw_rows_vec<T, V, 3>(p, l, xp, w, y);
+    else dw_rows_vec<T, V, 0>(p, l, xp, w, y);
 }
 
 // The same one element at a time (rows narrower than a vector), four elements together.
@@ -573,13 +689,13 @@ void dw_rows_scalar(const ConvProblem& p, const DwLayout& l, const T* xp, const 
         const T* in[kLanes];
         for (int i = 0; i < kLanes; ++i) {
             const int64_t at = first + std::min(i, lanes - 1);
-            in[i] = xp + at / aw.out * ah.stride * l.width + at % aw.out * aw.stride;
+            in[i] = xp + at / aw.out * ah.stride * l.width + at % aw.out;  // column ow of each phase
         }
         T acc[kLanes] = {};
         for (int64_t kh = 0; kh < ah.kernel; ++kh) {
             for (int64_t kw = 0; kw < aw.kernel; ++kw) {
                 const T wv = w[kh * aw.kernel + kw];
-                const int64_t off = kh * row_step + kw * aw.dilation;
+                const int64_t off = kh * row_step + dw_tap_column(l, kw * aw.dilation);
                 for (int i = 0; i < kLanes; ++i) acc[i] += wv * in[i][off];
             }
         }
@@ -787,6 +903,7 @@ struct ConvPlan : OpPlan {
     bool channels_last = false;
     std::vector<float> dw_weights;
     std::vector<int64_t> dw_pixel_at;  // data pixel (row-major) -> its pixel in the padded layout
+    int64_t dw_blocks = 0, dw_block_max = 0;  // channel blocks per image (dw_block_start), the largest
     // Im2col on a small plane: the padded planes' layout and where they start in scratch (after
     // the im2col block); pad_offset 0 = the row walk instead.
     DwLayout small_plane;
@@ -871,7 +988,21 @@ void backprop(const ConvProblem& p, const T* x, const T* w, T* y) {
 // outputs, channels last in scratch, are then written back as planes and the epilogue runs over
 // the whole block at once.
 inline constexpr int64_t kChannelsLastMaxPixels = 64;
+inline constexpr int64_t kChannelsLastMinChannels = 32;
+// Output rows at least this wide are full 8-float vectors for the planar kernel, which is then
+// faster (measured: 96 channels, 8x8 -> 8x8 and 16x16 -> 8x8: 6 and 9 us planar against 7 and 14).
+inline constexpr int64_t kChannelsLastBelowWidth = 8;
+// Channels per block, about: 64 was faster than 32 and 16 on one thread (fixed costs per block:
+// 4.5 against 4.9 and 5.5 us for 480 channels of 2x2), and blocks are rounded to an even number
+// per image for two threads (plan_channels_last).
 inline constexpr int64_t kDwChannelBlock = 64;
+
+// Block b of an image's channels: [dw_block_start(b), dw_block_start(b + 1)), cut at multiples of 8
+// channels (whole vectors; a channel's result does not depend on its block).
+int64_t dw_block_start(const ConvPlan& plan, int64_t b) {
+    const int64_t channels = plan.problem.groups, vectors = (channels + 7) / 8;
+    return std::min(channels, b * vectors / plan.dw_blocks * 8);
+}
 
 void plan_channels_last(const InferContext& ctx, ConvPlan& plan) {
     const ConvProblem& p = plan.problem;
@@ -882,11 +1013,20 @@ void plan_channels_last(const InferContext& ctx, ConvPlan& plan) {
     for (int64_t c = 0; c < channels; ++c)
         for (int64_t t = 0; t < taps; ++t) plan.dw_weights[static_cast<size_t>(t * channels + c)] = w[static_cast<size_t>(c * taps + t)];
     plan.channels_last = true;
+    plan.padded = dw_layout(p);  // pixels, not split by phase: a pixel is a vector of channels
     const DwLayout& l = plan.padded;
     plan.dw_pixel_at.clear();
     for (int64_t ih = 0; ih < p.axes[0].in; ++ih)
         for (int64_t iw = 0; iw < p.axes[1].in; ++iw) plan.dw_pixel_at.push_back((ih + l.top) * l.width + iw + l.left);
-    const size_t floats = static_cast<size_t>((plan.padded.rows * plan.padded.width + p.out_spatial()) * kDwChannelBlock);
+    // About kDwChannelBlock channels a block (a block's padded data stays in L1), and an even
+    // number of blocks per image, so that two threads share an image evenly.
+    const int64_t vectors = (channels + 7) / 8;
+    int64_t blocks = std::max<int64_t>(2, (channels + kDwChannelBlock - 1) / kDwChannelBlock);
+    plan.dw_blocks = std::min(vectors, blocks + blocks % 2);
+    plan.dw_block_max = 0;
+    for (int64_t b = 0; b < plan.dw_blocks; ++b)
+        plan.dw_block_max = std::max(plan.dw_block_max, dw_block_start(plan, b + 1) - dw_block_start(plan, b));
+    const size_t floats = static_cast<size_t>((plan.padded.rows * plan.padded.width + p.out_spatial()) * plan.dw_block_max);
     plan.scratch_bytes = floats * sizeof(float);
 }
 
@@ -908,6 +1048,22 @@ inline void transpose8(float __attribute__((vector_size(32))) (&r)[8]) {
         r[i] = __builtin_shufflevector(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
         r[i + 4] = __builtin_shufflevector(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
     }
+}
+
+// The first two steps of transpose8 on 4 vectors: r[k] <- [r0[k] r1[k] r2[k] r3[k] | r0[k+4]
+// r1[k+4] r2[k+4] r3[k+4]] for k < 4: a [4][8] block into [8][4] (4 pixels x 8 channels turned
+// 8 channels x 4 pixels, in the halves), and back when each r[i] holds rows i and i + 4 of a
+// [8][4] block in its halves.
+inline void transpose4x8(float __attribute__((vector_size(32))) (&r)[4]) {
+    typedef float V8 __attribute__((vector_size(32)));
+    const V8 t0 = __builtin_shufflevector(r[0], r[1], 0, 8, 1, 9, 4, 12, 5, 13);
+    const V8 t1 = __builtin_shufflevector(r[0], r[1], 2, 10, 3, 11, 6, 14, 7, 15);
+    const V8 t2 = __builtin_shufflevector(r[2], r[3], 0, 8, 1, 9, 4, 12, 5, 13);
+    const V8 t3 = __builtin_shufflevector(r[2], r[3], 2, 10, 3, 11, 6, 14, 7, 15);
+    r[0] = __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13);
+    r[1] = __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
+    r[2] = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);
+    r[3] = __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
 }
 
 // y[c][r] = a[r][c] for a rows x cols matrix a: 8 x 8 blocks through registers, the edges one
@@ -934,12 +1090,24 @@ inline void transpose_into(const float* a, int64_t rows, int64_t cols, float* y)
 void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, int64_t cn, float* xp, float* out_cl,
                             float* y) {
     typedef float V8 __attribute__((vector_size(32)));
+    typedef float V4 __attribute__((vector_size(16)));
     const ConvProblem& p = plan.problem;
     const DwLayout& l = plan.padded;
     const nn::AxisWindow& ah = p.axes[0];
     const nn::AxisWindow& aw = p.axes[1];
     const int64_t channels = p.groups, in_plane = ah.in * aw.in, pixels = ah.out * aw.out;
-    zero_short(xp, l.rows * l.width * cn);
+    // Zeros on the padding ring only (the data pixels are all written below): rows above and
+    // below the data whole, and the left and right ends of the data rows.
+    {
+        const int64_t row = l.width * cn, right = (l.width - l.left - aw.in) * cn;
+        zero_short(xp, l.top * row);
+        float* r = xp + l.top * row;
+        for (int64_t h = 0; h < ah.in; ++h, r += row) {
+            zero_short(r, l.left * cn);
+            zero_short(r + (l.left + aw.in) * cn, right);
+        }
+        zero_short(r, (l.rows - l.top - ah.in) * row);
+    }
     // Data pixel q (row-major in the plane) lands at padded pixel at[q]. 8 channels x 8 pixels are
     // moved as one 8 x 8 transpose; the pixel and channel tails one element at a time.
     const int64_t* at = plan.dw_pixel_at.data();
@@ -952,6 +1120,18 @@ void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, in
             for (int i = 0; i < 8; ++i) std::memcpy(&r[i], src + i * in_plane + q, sizeof(V8));
             transpose8(r);
             for (int j = 0; j < 8; ++j) std::memcpy(xp + at[q + j] * cn + c8, &r[j], sizeof(V8));
+        }
+        if (q + 4 <= in_plane) {  // 4 pixels x 8 channels (2x2 planes, 4-pixel tails)
+            V8 r[4];
+            for (int i = 0; i < 4; ++i) {
+                V4 lo, hi;
+                std::memcpy(&lo, src + i * in_plane + q, sizeof lo);
+                std::memcpy(&hi, src + (i + 4) * in_plane + q, sizeof hi);
+                r[i] = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
+            }
+            transpose4x8(r);
+            for (int k = 0; k < 4; ++k) std::memcpy(xp + at[q + k] * cn + c8, &r[k], sizeof(V8));
+            q += 4;
         }
         for (; q < in_plane; ++q) {
             float* dst = xp + at[q] * cn + c8;
@@ -1025,6 +1205,22 @@ void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, in
         }
         for (; ch < cn; ++ch)
             for (int i = 0; i < 8; ++i) y[(c0 + ch) * pixels + px + i] = out_cl[(px + i) * cn + ch];
+    }
+    if (px + 4 <= pixels) {  // 4 pixels x 8 channels (2x2 planes, 4-pixel tails)
+        int64_t ch = 0;
+        for (; ch + 8 <= cn; ch += 8) {
+            V8 r[4];
+            for (int i = 0; i < 4; ++i) std::memcpy(&r[i], out_cl + (px + i) * cn + ch, sizeof(V8));
+            transpose4x8(r);
+            for (int k = 0; k < 4; ++k) {
+                const V4 lo = __builtin_shufflevector(r[k], r[k], 0, 1, 2, 3), hi = __builtin_shufflevector(r[k], r[k], 4, 5, 6, 7);
+                std::memcpy(y + (c0 + ch + k) * pixels + px, &lo, sizeof lo);
+                std::memcpy(y + (c0 + ch + k + 4) * pixels + px, &hi, sizeof hi);
+            }
+        }
+        for (; ch < cn; ++ch)
+            for (int i = 0; i < 4; ++i) y[(c0 + ch) * pixels + px + i] = out_cl[(px + i) * cn + ch];
+        px += 4;
     }
     for (; px < pixels; ++px)
         for (int64_t ch = 0; ch < cn; ++ch) y[(c0 + ch) * pixels + px] = out_cl[px * cn + ch];
@@ -1182,11 +1378,13 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
         const int64_t rows = p.in_per_group * p.kernel_size();
         if (p.in_per_group == 1 && p.out_per_group <= 4) {
             plan->algorithm = ConvMethod::Direct;
-            plan->padded = dw_layout(p);
-            plan->scratch_bytes = plan->padded.bytes(ctx.type(0) == ElementType::f64 ? sizeof(double) : sizeof(float));
             if (ctx.type(0) == ElementType::f32 && p.out_per_group == 1 && p.out_spatial() <= kChannelsLastMaxPixels &&
-                p.groups >= kDwChannelBlock / 2 && ctx.value(1))
+                p.axes[1].out < kChannelsLastBelowWidth && p.groups >= kChannelsLastMinChannels && ctx.value(1)) {
                 plan_channels_last(ctx, *plan);
+            } else {
+                plan->padded = dw_phase_layout(p);
+                plan->scratch_bytes = plan->padded.bytes(ctx.type(0) == ElementType::f64 ? sizeof(double) : sizeof(float));
+            }
         } else if (is_pointwise(p)) {
             plan->algorithm = ConvMethod::Pointwise;
             plan->chunk = pointwise_columns(p.out_spatial());
@@ -1258,14 +1456,14 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
     const int64_t images = p.batch * p.groups;  // (n, g) pairs
     if constexpr (std::is_same_v<T, float>) {
         if (plan.channels_last) {
-            const int64_t channels = p.groups, blocks = (channels + kDwChannelBlock - 1) / kDwChannelBlock;
+            const int64_t channels = p.groups, blocks = plan.dw_blocks;
             const cpu::Isa isa = cpu::active_isa();
             detail::for_chunks(ctx.pool(), p.batch * blocks, 1, [&](int64_t begin, int64_t end) {
                 float* xp = static_cast<float*>(ctx.scratch());  // 64-byte aligned
-                float* out_cl = xp + plan.padded.rows * plan.padded.width * kDwChannelBlock;
+                float* out_cl = xp + plan.padded.rows * plan.padded.width * plan.dw_block_max;
                 for (int64_t task = begin; task < end; ++task) {
-                    const int64_t n = task / blocks, c0 = (task % blocks) * kDwChannelBlock;
-                    const int64_t cn = std::min(kDwChannelBlock, channels - c0);
+                    const int64_t n = task / blocks, c0 = dw_block_start(plan, task % blocks);
+                    const int64_t cn = dw_block_start(plan, task % blocks + 1) - c0;
                     const float* xn = x + n * channels * in_spatial;
                     float* yn = y + n * channels * out_spatial;
                     // Compiled for the CPU's level (cpu_isa.hpp); the same operations in the same order at every level.
@@ -1279,9 +1477,15 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
     }
     if (plan.algorithm == ConvMethod::Direct) {
         // Chunks of several planes: the padding written for a chunk's first plane serves the rest.
-        const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_spatial * p.kernel_size(), 1));
+        // Chunks of equal size (the last one no larger than the others), an even number of them
+        // when there are several, so that two threads share the planes evenly.
+        const int64_t planes = images * cout;
+        const int64_t most = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_spatial * p.kernel_size(), 1));
+        int64_t chunks = (planes + most - 1) / most;
+        chunks = std::min(planes, chunks + (chunks > 1 ? chunks % 2 : 0));
+        const int64_t grain = (planes + chunks - 1) / chunks;
         const cpu::Isa isa = cpu::active_isa();
-        detail::for_chunks(ctx.pool(), images * cout, grain, [&](int64_t begin, int64_t end) {
+        detail::for_chunks(ctx.pool(), planes, grain, [&](int64_t begin, int64_t end) {
             T* padded = static_cast<T*>(ctx.scratch());
             // Compiled for the CPU's level (cpu_isa.hpp): the 256-bit vector blocks are single AVX
             // instructions there, two SSE ones at the baseline. Each lane adds the same taps in the

@@ -1,6 +1,8 @@
 // Convolution-1, GroupConvolution-1, ConvolutionBackpropData-1, GroupConvolutionBackpropData-1:
 // shape rules (spec examples, auto_pad, dynamic dims), values against plain-loop references for
 // 1-D/2-D/3-D, strided, dilated, padded, grouped, depthwise and chunked cases, and errors.
+#include "irlite/irlite.hpp"
+#include "ir_builder.hpp"
 #include "nn_test_util.hpp"
 
 namespace irlite::testing {
@@ -198,6 +200,55 @@ const ConvRow kRows[] = {
      {{2, 2}, {2, 1}, {2, 1}, {1, 0}}, {}, {1, 40, 3, 4}, {2, 1}},
     {"depthwise_channels_last_5x5", "GroupConvolution", {1, 36, 6, 6}, {36, 1, 1, 5, 5},
      {{1, 1}, {1, 1}, {2, 2}, {2, 2}}, {}, {1, 36, 6, 6}, {2, 2}},
+    // stride along W > 1: the planar kernel reads the plane split by column phase (8-, 4-wide and
+    // scalar rows; odd widths; pads 0 to 3 on the left; stride 3; dilation; W stride only)
+    {"depthwise_s2_odd_widths_batch2", "GroupConvolution", {2, 3, 15, 23}, {3, 1, 1, 3, 3},
+     {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, {}, {2, 3, 8, 12}, {1, 1}},
+    {"depthwise_s2_narrow", "GroupConvolution", {1, 3, 9, 11}, {3, 1, 1, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {1, 3, 5, 6}, {1, 1}},
+    {"depthwise_s2_scalar", "GroupConvolution", {2, 2, 5, 5}, {2, 1, 1, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {2, 2, 3, 3}, {1, 1}},
+    {"depthwise_s3_asymmetric", "GroupConvolution", {1, 4, 20, 40}, {4, 1, 1, 3, 3}, {{3, 3}, {1, 1}, {1, 0}, {2, 1}},
+     {}, {1, 4, 7, 13}, {1, 0}},
+    {"depthwise_s3_5x5_dilated", "GroupConvolution", {1, 2, 25, 47}, {2, 1, 1, 5, 5}, {{3, 3}, {2, 2}, {2, 3}, {1, 2}},
+     {}, {1, 2, 7, 15}, {2, 3}},
+    {"depthwise_s2_dilated_batch2", "GroupConvolution", {2, 5, 17, 35}, {5, 1, 1, 3, 3},
+     {{2, 2}, {2, 2}, {2, 1}, {1, 2}}, {}, {2, 5, 8, 17}, {2, 1}},
+    {"depthwise_s2_left_pad2", "GroupConvolution", {1, 3, 12, 33}, {3, 1, 1, 3, 3}, {{2, 2}, {1, 1}, {0, 2}, {1, 0}},
+     {}, {1, 3, 6, 17}, {0, 2}},
+    {"depthwise_s2_3x7_left_pad3", "GroupConvolution", {1, 2, 14, 41}, {2, 1, 1, 3, 7},
+     {{2, 2}, {1, 1}, {1, 3}, {1, 3}}, {}, {1, 2, 7, 21}, {1, 3}},
+    {"depthwise_stride_w_only", "GroupConvolution", {1, 3, 10, 30}, {3, 1, 1, 3, 3}, {{1, 2}, {1, 1}, {1, 1}, {1, 1}},
+     {}, {1, 3, 10, 15}, {1, 1}},
+    {"depthwise_stride_h_only", "GroupConvolution", {1, 3, 21, 19}, {3, 1, 1, 3, 3}, {{2, 1}, {1, 1}, {1, 1}, {1, 1}},
+     {}, {1, 3, 11, 19}, {1, 1}},
+    {"depthwise_s4_wide_rows", "GroupConvolution", {1, 2, 9, 70}, {2, 1, 1, 3, 5}, {{1, 4}, {1, 1}, {1, 2}, {1, 1}},
+     {}, {1, 2, 9, 18}, {1, 2}},
+    {"depthwise_multiplier_s3", "GroupConvolution", {1, 2, 11, 31}, {2, 2, 1, 3, 3}, {{3, 3}, {1, 2}, {1, 2}, {1, 2}},
+     {}, {1, 4, 4, 11}, {1, 2}},
+    // channel counts 8 and 20 (planar), 96 on 8-wide output rows (planar: full vectors)
+    {"depthwise_8_channels_s2", "GroupConvolution", {1, 8, 9, 19}, {8, 1, 1, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, {1, 1}},
+     {}, {1, 8, 5, 10}, {1, 1}},
+    {"depthwise_20_channels", "GroupConvolution", {2, 20, 6, 6}, {20, 1, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}},
+     {}, {2, 20, 6, 6}, {1, 1}},
+    {"depthwise_96_8x8", "GroupConvolution", {1, 96, 8, 8}, {96, 1, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
+     {1, 96, 8, 8}, {1, 1}},
+    {"depthwise_96_16x16_s2", "GroupConvolution", {2, 96, 16, 16}, {96, 1, 1, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, {1, 1}},
+     {}, {2, 96, 8, 8}, {1, 1}},
+    // channels last (output rows under 8 pixels): blocks of whole vectors, channel tails (100),
+    // 4-pixel planes and tails (2x2, 1x5), stride 2 and 3
+    {"depthwise_channels_last_96_s2_batch2", "GroupConvolution", {2, 96, 8, 8}, {96, 1, 1, 3, 3},
+     {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, {}, {2, 96, 4, 4}, {1, 1}},
+    {"depthwise_channels_last_100", "GroupConvolution", {2, 100, 4, 4}, {100, 1, 1, 3, 3},
+     {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {}, {2, 100, 4, 4}, {1, 1}},
+    {"depthwise_channels_last_100_2x2", "GroupConvolution", {1, 100, 2, 2}, {100, 1, 1, 3, 3},
+     {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {}, {1, 100, 2, 2}, {1, 1}},
+    {"depthwise_channels_last_40_s2_2x2", "GroupConvolution", {1, 40, 4, 4}, {40, 1, 1, 3, 3},
+     {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, {}, {1, 40, 2, 2}, {1, 1}},
+    {"depthwise_channels_last_48_1x5", "GroupConvolution", {1, 48, 1, 5}, {48, 1, 1, 3, 3},
+     {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {}, {1, 48, 1, 5}, {1, 1}},
+    {"depthwise_channels_last_37_s3_asymmetric", "GroupConvolution", {1, 37, 9, 11}, {37, 1, 1, 3, 3},
+     {{3, 3}, {1, 1}, {0, 2}, {1, 0}}, {}, {1, 37, 3, 4}, {0, 2}},
     {"depthwise_1d", "GroupConvolution", {1, 4, 10}, {4, 1, 1, 3}, {{3}, {1}, {2}, {0}}, {}, {1, 4, 4}, {2}},
     {"depthwise_3d_same_upper", "GroupConvolution", {1, 2, 4, 5, 7}, {2, 1, 1, 2, 2, 3},
      {{1, 2, 2}, {1, 1, 1}, {}, {}, "same_upper"}, {}, {1, 2, 4, 3, 4}, {0, 0, 1}},
@@ -278,6 +329,90 @@ TEST(Convolution, ValuesMatchReference) {
             is_backprop(row) ? backprop_reference(in[0], in[1], is_group(row), row.out, row.window, row.ref_pads)
                              : forward_reference(in[0], in[1], is_group(row), row.out, row.window, row.ref_pads);
         EXPECT_TRUE(all_close(out, want, 1e-4));
+    }
+}
+
+// Depthwise layers in a compiled model, GroupConvolution -> Add bias -> Clamp(0, 6) (fused into the
+// convolution as its epilogue), on each depthwise path: planar at stride 1, 2 and 3 (column
+// phases), planar on 8-wide rows of 96 channels, channels last with channel and pixel tails; batch
+// 1 and 2. Against the plain reference, and bit-identical for 1, 2, 3 and 4 threads.
+TEST(Convolution, DepthwiseFusedEpilogueEveryPathAndThreadCount) {
+    struct Case {
+        const char* name;
+        Shape data;
+        std::vector<int64_t> kernel;
+        Window window;
+        const char* method;
+    };
+    const Case cases[] = {
+        {"planar_s2", {2, 20, 15, 23}, {3, 3}, {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, "direct"},
+        {"planar_s3_dilated", {1, 8, 20, 40}, {3, 3}, {{3, 3}, {2, 2}, {2, 1}, {1, 2}}, "direct"},
+        {"planar_96_8x8", {1, 96, 8, 8}, {3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, "direct"},
+        {"planar_96_s2", {2, 96, 16, 16}, {3, 3}, {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, "direct"},
+        {"channels_last_96_s2", {2, 96, 8, 8}, {3, 3}, {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, "direct-channels-last"},
+        {"channels_last_100_2x2", {1, 100, 2, 2}, {3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, "direct-channels-last"},
+        {"channels_last_480_2x2", {1, 480, 2, 2}, {3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, "direct-channels-last"},
+        {"channels_last_44_5x5_1x5", {2, 44, 3, 5}, {5, 5}, {{2, 1}, {1, 1}, {1, 2}, {1, 2}}, "direct-channels-last"},
+    };
+    std::mt19937 rng(321);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    const auto dims = [](const Shape& s) { return std::vector<long long>(s.begin(), s.end()); };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        const int64_t channels = c.data[1];
+        Shape out = {c.data[0], channels};
+        for (size_t d = 0; d < 2; ++d) {
+            const int64_t span = (c.kernel[d] - 1) * c.window.dilations[d] + 1;
+            out.push_back((c.data[d + 2] + c.window.pads_begin[d] + c.window.pads_end[d] - span) / c.window.strides[d] + 1);
+        }
+        const Shape wshape = {channels, 1, 1, c.kernel[0], c.kernel[1]}, bshape = {1, channels, 1, 1};
+        Tensor x(ElementType::f32, c.data), w(ElementType::f32, wshape), bias(ElementType::f32, bshape);
+        for (Tensor* t : {&x, &w, &bias})
+            for (int64_t i = 0; i < t->num_elements(); ++i) t->data<float>()[i] = (t == &x ? 4.0f : 1.0f) * u(rng);
+        IrBuilder b;
+        std::string data;
+        for (const IrAttribute& a : attributes_of(c.window)) data += a.name + "=\"" + a.value + "\" ";
+        b.parameter(0, "x", "f32", dims(c.data));
+        b.constant(1, "w", "f32", dims(wshape), w.data<float>(), static_cast<size_t>(w.num_elements()) * sizeof(float));
+        b.layer(2, "dw", "GroupConvolution", "opset1", data, {{0, "", dims(c.data), ""}, {1, "", dims(wshape), ""}},
+                {{2, "FP32", dims(out), ""}});
+        b.constant(3, "bias", "f32", dims(bshape), bias.data<float>(), static_cast<size_t>(channels) * sizeof(float));
+        b.layer(4, "add", "Add", "opset1", "", {{0, "", dims(out), ""}, {1, "", dims(bshape), ""}}, {{2, "FP32", dims(out), ""}});
+        b.layer(5, "clamp", "Clamp", "opset1", "min=\"0\" max=\"6\"", {{0, "", dims(out), ""}}, {{1, "FP32", dims(out), ""}});
+        b.result(6, "out", "f32", dims(out));
+        b.edge(0, 0, 2, 0).edge(1, 0, 2, 1).edge(2, 2, 4, 0).edge(3, 0, 4, 1).edge(4, 2, 5, 0).edge(5, 1, 6, 0);
+        const Model model = Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size());
+        std::vector<double> want = forward_reference(x, w, true, out, c.window, c.window.pads_begin);
+        const int64_t plane = out[2] * out[3];
+        for (size_t i = 0; i < want.size(); ++i)
+            want[i] = std::clamp(want[i] + bias.data<float>()[static_cast<int64_t>(i) / plane % channels], 0.0, 6.0);
+        std::vector<float> first;
+        for (int threads : {1, 2, 3, 4}) {
+            SCOPED_TRACE("threads " + std::to_string(threads));
+            CompileOptions o;
+            o.threads = threads;
+            o.profiling = true;
+            const CompiledModel compiled(model, o);
+            InferRequest r = compiled.create_infer_request();
+            r.set_input("x", x);
+            r.infer();
+            const Tensor& y = r.output(0);
+            ASSERT_EQ(y.shape(), out);
+            std::vector<float> got(y.data<float>(), y.data<float>() + y.num_elements());
+            bool fused = false;
+            for (const ProfileEntry& e : r.profiling())
+                if (e.type == "GroupConvolution+Add+Clamp") {
+                    fused = true;
+                    EXPECT_EQ(e.method, c.method);
+                }
+            EXPECT_TRUE(fused);
+            if (threads == 1) {
+                first = got;
+                EXPECT_TRUE(all_close(y, want, 1e-4));
+            } else {
+                EXPECT_EQ(got, first);
+            }
+        }
     }
 }
 
