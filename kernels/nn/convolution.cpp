@@ -904,6 +904,7 @@ struct ConvPlan : OpPlan {
     std::vector<float> dw_weights;
     std::vector<int64_t> dw_pixel_at;  // data pixel (row-major) -> its pixel in the padded layout
     int64_t dw_blocks = 0, dw_block_max = 0;  // channel blocks per image (dw_block_start), the largest
+    bool dw_epilogue_in_block = false;  // the fused bias and ReLU / Clamp applied inside the block
     // Im2col on a small plane: the padded planes' layout and where they start in scratch (after
     // the im2col block); pad_offset 0 = the row walk instead.
     DwLayout small_plane;
@@ -1027,6 +1028,12 @@ void plan_channels_last(const InferContext& ctx, ConvPlan& plan) {
     for (int64_t b = 0; b < plan.dw_blocks; ++b)
         plan.dw_block_max = std::max(plan.dw_block_max, dw_block_start(plan, b + 1) - dw_block_start(plan, b));
     const size_t floats = static_cast<size_t>((plan.padded.rows * plan.padded.width + p.out_spatial()) * plan.dw_block_max);
+    // A bias and ReLU / Clamp (no residual) go into the block (its outputs are 4-pixel rows per
+    // channel at 2x2: the row-wise epilogue after it cost a third of the layer); others after it.
+    const nn::FusedEpilogue& e = plan.epilogue;
+    plan.dw_epilogue_in_block = e.active && !e.residual &&
+                                (e.act.kind == ActivationKind::None || e.act.kind == ActivationKind::Relu ||
+                                 e.act.kind == ActivationKind::Clamp);
     plan.scratch_bytes = floats * sizeof(float);
 }
 
@@ -1191,6 +1198,49 @@ void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, in
                         acc += w[(kh * kw_n + kw) * channels + c] *
                                base[(kh * ah.dilation * l.width + kw * aw.dilation) * cn + c];
                 out[c] = acc;
+            }
+        }
+    }
+    if (plan.dw_epilogue_in_block) {
+        // Bias and ReLU / Clamp on the block's outputs while they are in L1, 8 channels a vector:
+        // the operations of nn::apply_block in its order (the add only with a bias, max and min
+        // with MaxNanOp / MinNanOp's rule: x <= c ? c : x, c <= x ? c : x), so the same results.
+        typedef int32_t V8i __attribute__((vector_size(32)));
+        const auto pick = [](V8i m, V8 a, V8 b) {  // m ? a : b
+            V8i ai, bi;
+            std::memcpy(&ai, &a, sizeof ai);
+            std::memcpy(&bi, &b, sizeof bi);
+            const V8i r = (m & ai) | (~m & bi);
+            V8 v;
+            std::memcpy(&v, &r, sizeof v);
+            return v;
+        };
+        const nn::FusedEpilogue& e = plan.epilogue;
+        const float* bias = e.bias_at(c0);
+        const bool relu = e.act.kind == ActivationKind::Relu, clamp = e.act.kind == ActivationKind::Clamp;
+        const float lo = relu ? 0.0f : e.act.alpha, hi = e.act.beta;
+        const V8 lo_v = V8{} + lo, hi_v = V8{} + hi;
+        for (int64_t px = 0; px < pixels; ++px) {
+            float* o = out_cl + px * cn;
+            int64_t c = 0;
+            for (; c + 8 <= cn; c += 8) {
+                V8 v;
+                std::memcpy(&v, o + c, sizeof v);
+                if (bias) {
+                    V8 b;
+                    std::memcpy(&b, bias + c, sizeof b);
+                    v = v + b;
+                }
+                if (relu || clamp) v = pick(v <= lo_v, lo_v, v);
+                if (clamp) v = pick(hi_v <= v, hi_v, v);
+                std::memcpy(o + c, &v, sizeof v);
+            }
+            for (; c < cn; ++c) {
+                float v = o[c];
+                if (bias) v = v + bias[c];
+                if (relu || clamp) v = v <= lo ? lo : v;
+                if (clamp) v = hi <= v ? hi : v;
+                o[c] = v;
             }
         }
     }
@@ -1468,7 +1518,8 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
                     float* yn = y + n * channels * out_spatial;
                     // Compiled for the CPU's level (cpu_isa.hpp); the same operations in the same order at every level.
                     cpu::run_at(isa, [&] { dw_channels_last_block(plan, xn, c0, cn, xp, out_cl, yn); });
-                    finish_block(plan, false, c0, yn + c0 * out_spatial, res ? res + (n * channels + c0) * out_spatial : nullptr,
+                    if (!plan.dw_epilogue_in_block)
+                        finish_block(plan, false, c0, yn + c0 * out_spatial, res ? res + (n * channels + c0) * out_spatial : nullptr,
                                  out_spatial, cn, out_spatial);
                 }
             });
