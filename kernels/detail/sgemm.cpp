@@ -23,6 +23,9 @@ namespace {
 
 constexpr int kMaxMr = 12;
 constexpr int kMaxNr = 32;
+// K block x tile width (floats of B) up to which run_gemm_tile walks a tile's micro-tiles row panel
+// by row panel (16 KiB: half of L1, so the B block stays there).
+constexpr int64_t kRowsOuterMaxFloats = 4096;
 
 // What a micro-kernel does after the K loop of one block. The kernel computes
 //   S = sum over the block of A panel (rows) x B panel (nr columns, all of them)
@@ -774,71 +777,81 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
         }
 #endif
 
-        for (int64_t jr = 0; jr < cols; jr += nr) {
-            const int w = static_cast<int>(std::min<int64_t>(nr, cols - jr));
-            if (wide_fn && jr + wide_p * nr <= cols) {  // a short tile: P full panels per call
-                const float* bp = b_in_place ? bblk + jr : bblk + jr * kcb;
-                ke.col_bias = ke.last && col_bias ? ep.bias + j0 + jr : nullptr;
-                ke.row_bias = ke.last && row_bias ? ep.bias + i0 : nullptr;
-                wide_fn(kcb, ablk, bp, b_in_place ? b.ld : nr, b_in_place ? nr : nr * kcb, c + i0 * ldc + j0 + jr, ldc,
-                        ke);
-                jr += (wide_p - 1) * nr;
-                continue;
-            }
-            const float* bp = bblk ? bblk + jr * kcb : nullptr;  // null: an indexed B, read or packed below
-            int64_t bstride = nr;
+        // The last, partial panel (the kernels read nr columns): zero-padded once per K block,
+        // into b_buf when B is read in place (b_buf is unused then), where packing put it otherwise.
+        const int64_t full = cols / nr * nr;
+        const float* edge_bp = nullptr;
+        if (full < cols) {
+            const int w = static_cast<int>(cols - full);
             if (b_indexed_direct) {
-                if (w == nr) {
-                    // nr = 16: the panel is two column groups, each one run of 8 floats per row.
-                    const int64_t* grp = b.col_off + (j0 + jr) / kGemmColumnGroup;
-                    const float *b0 = b.data + grp[0], *b1 = b.data + grp[1];
-                    ke.col_bias = ke.last && col_bias ? ep.bias + j0 + jr : nullptr;
-                    for (int64_t ir = 0; ir < rows; ir += mr) {
-                        const int h = static_cast<int>(std::min<int64_t>(mr, rows - ir));
-                        ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
-                        ip.indexed[h - 1](kcb, ablk + ir * kcb, b.row_off + p0, b0, b1, c + (i0 + ir) * ldc + j0 + jr,
-                                          ldc, ke);
-                    }
-                    continue;
-                }
-                pack_b_indexed(b, j0 + jr, w, p0, kcb, nr, b_buf);  // the last, partial panel
-                bp = b_buf;
+                pack_b_indexed(b, j0 + full, w, p0, kcb, nr, b_buf);
+                edge_bp = b_buf;
             } else if (b_in_place) {
-                if (w == nr) {
-                    bp = bblk + jr;
-                    bstride = b.ld;
-                } else {  // the last, partial panel is packed (the kernel reads nr columns)
-                    pack_b_block(b.data, b.ld, false, j0 + jr, w, p0, kcb, nr, b_buf);
-                    bp = b_buf;
-                }
+                pack_b_block(b.data, b.ld, false, j0 + full, w, p0, kcb, nr, b_buf);
+                edge_bp = b_buf;
+            } else {
+                edge_bp = bblk + full * kcb;
             }
+            if (ke.last && col_bias)
+                for (int j = 0; j < nr; ++j) tmp_bias[j] = j < w ? ep.bias[j0 + full + j] : 0.0f;
+        }
+        // Micro-tile (ir, jr): rows [ir, ir + mr) of the tile, B panel at column jr.
+        const auto micro = [&](int64_t ir, int64_t jr) {
+            const int w = static_cast<int>(std::min<int64_t>(nr, cols - jr));
+            const int h = static_cast<int>(std::min<int64_t>(mr, rows - ir));
+            const float* ap = ablk + ir * kcb;
+            float* cp = c + (i0 + ir) * ldc + j0 + jr;
+            ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
             ke.col_bias = nullptr;
-            if (ke.last && col_bias) {
-                if (w == nr) {
-                    ke.col_bias = ep.bias + j0 + jr;
+            if (ke.last && col_bias) ke.col_bias = w == nr ? ep.bias + j0 + jr : tmp_bias;
+            if (w == nr && b_indexed_direct) {
+                // nr = 16: the panel is two column groups, each one run of 8 floats per row.
+                const int64_t* grp = b.col_off + (j0 + jr) / kGemmColumnGroup;
+                ip.indexed[h - 1](kcb, ap, b.row_off + p0, b.data + grp[0], b.data + grp[1], cp, ldc, ke);
+                return;
+            }
+            const KernelFn fn = ip.kernels[h - 1];
+            if (w == nr) {
+                if (b_in_place) fn(kcb, ap, bblk + jr, b.ld, 0, cp, ldc, ke);
+                else fn(kcb, ap, bblk + jr * kcb, nr, 0, cp, ldc, ke);
+                return;
+            }
+            // Right edge: through a full-width buffer.
+            if (ke.accumulate)
+                for (int r = 0; r < h; ++r) {
+                    std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
+                    std::fill(tmp_c + r * nr + w, tmp_c + (r + 1) * nr, 0.0f);
+                }
+            fn(kcb, ap, edge_bp, nr, 0, tmp_c, nr, ke);
+            for (int r = 0; r < h; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
+        };
+
+        if (wide_fn) {  // a short tile (one micro-tile tall): P full panels per call where they fit
+            for (int64_t jr = 0; jr < cols; jr += nr) {
+                if (jr + wide_p * nr <= cols) {
+                    const float* bp = b_in_place ? bblk + jr : bblk + jr * kcb;
+                    ke.col_bias = ke.last && col_bias ? ep.bias + j0 + jr : nullptr;
+                    ke.row_bias = ke.last && row_bias ? ep.bias + i0 : nullptr;
+                    wide_fn(kcb, ablk, bp, b_in_place ? b.ld : nr, b_in_place ? nr : nr * kcb, c + i0 * ldc + j0 + jr,
+                            ldc, ke);
+                    jr += (wide_p - 1) * nr;
                 } else {
-                    for (int j = 0; j < nr; ++j) tmp_bias[j] = j < w ? ep.bias[j0 + jr + j] : 0.0f;
-                    ke.col_bias = tmp_bias;
+                    micro(0, jr);
                 }
             }
-            for (int64_t ir = 0; ir < rows; ir += mr) {
-                const int h = static_cast<int>(std::min<int64_t>(mr, rows - ir));
-                const float* ap = ablk + ir * kcb;
-                float* cp = c + (i0 + ir) * ldc + j0 + jr;
-                ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
-                const KernelFn fn = ip.kernels[h - 1];
-                if (w == nr) {
-                    fn(kcb, ap, bp, bstride, 0, cp, ldc, ke);
-                } else {  // right edge: through a full-width buffer
-                    if (ke.accumulate)
-                        for (int r = 0; r < h; ++r) {
-                            std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
-                            std::fill(tmp_c + r * nr + w, tmp_c + (r + 1) * nr, 0.0f);
-                        }
-                    fn(kcb, ap, bp, bstride, 0, tmp_c, nr, ke);
-                    for (int r = 0; r < h; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
-                }
-            }
+        } else if (kcb * cols <= kRowsOuterMaxFloats) {
+            // A short K block (a pointwise convolution on few input channels): the tile's B block
+            // stays in L1 whatever the order, so go along C's rows: each micro-tile row continues
+            // where the last one stopped, a few sequential streams the hardware prefetches. Panel by
+            // panel, every micro-tile starts mr new rows (tens of streams, one line each), and when
+            // K is this short the C lines' misses, not the multiply-adds, set the speed.
+            for (int64_t ir = 0; ir < rows; ir += mr)
+                for (int64_t jr = 0; jr < cols; jr += nr) micro(ir, jr);
+        } else {
+            // One B panel (kcb x nr, in L1) against the tile's A panels (in L2): B is read from
+            // memory once per K block.
+            for (int64_t jr = 0; jr < cols; jr += nr)
+                for (int64_t ir = 0; ir < rows; ir += mr) micro(ir, jr);
         }
     }
 }
