@@ -533,35 +533,72 @@ size_t packed_a_floats(const GemmPlan& plan) {
 }
 
 void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float* out) {
+    pack_a(plan, a, lda, trans, out, 0, plan.layout.k);
+}
+
+void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float* out, int64_t k_begin, int64_t k_end) {
     const GemmLayout& l = plan.layout;
-    const int64_t mp = round_up(plan.m, plan.a_mr);
-    for (int64_t p0 = 0; p0 < l.k; p0 += l.kc) {
+    const int mr = plan.a_mr;
+    const int64_t mp = round_up(plan.m, mr);
+    k_begin = std::max<int64_t>(k_begin, 0);
+    k_end = std::min(k_end, l.k);
+    for (int64_t p0 = k_begin / l.kc * l.kc; p0 < k_end; p0 += l.kc) {
         const int64_t kcb = std::min(l.kc, l.k - p0);
-        pack_a_block(a, lda, trans, 0, plan.m, p0, kcb, plan.a_mr, out + p0 * mp);
+        const int64_t q0 = std::max(p0, k_begin), q1 = std::min(p0 + kcb, k_end);
+        if (q0 == p0 && q1 == p0 + kcb) {  // a whole K block: the unrolled panel copies
+            pack_a_block(a, lda, trans, 0, plan.m, p0, kcb, mr, out + p0 * mp);
+            continue;
+        }
+        float* blk = out + p0 * mp;
+        for (int64_t i0 = 0; i0 < plan.m; i0 += mr) {
+            const int h = static_cast<int>(std::min<int64_t>(mr, plan.m - i0));
+            for (int64_t p = q0; p < q1; ++p) {
+                float* o = blk + i0 * kcb + (p - p0) * mr;
+                for (int r = 0; r < h; ++r) o[r] = trans ? a[p * lda + i0 + r] : a[(i0 + r) * lda + p];
+                for (int r = h; r < mr; ++r) o[r] = 0.0f;
+            }
+        }
     }
 }
 
 void pack_a_indexed(const GemmPlan& plan, const float* data, const int64_t* k_off, const int64_t* m_off, float* out) {
+    pack_a_indexed(plan, data, k_off, m_off, out, 0, plan.layout.k);
+}
+
+void pack_a_indexed(const GemmPlan& plan, const float* data, const int64_t* k_off, const int64_t* m_off, float* out,
+                    int64_t k_begin, int64_t k_end) {
     const GemmLayout& l = plan.layout;
     const int mr = plan.a_mr;
     const int64_t mp = round_up(plan.m, mr);
-    for (int64_t p0 = 0; p0 < l.k; p0 += l.kc) {
+    k_begin = std::max<int64_t>(k_begin, 0);
+    k_end = std::min(k_end, l.k);
+    for (int64_t p0 = k_begin / l.kc * l.kc; p0 < k_end; p0 += l.kc) {
         const int64_t kcb = std::min(l.kc, l.k - p0);
+        const int64_t q0 = std::max(p0, k_begin), q1 = std::min(p0 + kcb, k_end);
         float* blk = out + p0 * mp;
         for (int64_t i0 = 0; i0 < plan.m; i0 += mr) {
             const int h = static_cast<int>(std::min<int64_t>(mr, plan.m - i0));
-            float* panel = blk + i0 * kcb;
+            float* panel = blk + i0 * kcb;  // row p of the panel at panel + (p - p0) * mr
             const int64_t* mo = m_off + i0;
             bool run = h == mr;  // the panel's rows are consecutive elements: one copy per k
             for (int r = 1; r < h && run; ++r) run = mo[r] == mo[0] + r;
             if (run && mr == 4) {  // a fixed size: inlined moves, not a memcpy call per k
-                for (int64_t p = 0; p < kcb; ++p) std::memcpy(panel + p * 4, data + k_off[p0 + p] + mo[0], 4 * sizeof(float));
+                for (int64_t p = q0; p < q1; ++p) std::memcpy(panel + (p - p0) * 4, data + k_off[p] + mo[0], 4 * sizeof(float));
             } else if (run && mr == 6) {
-                for (int64_t p = 0; p < kcb; ++p) std::memcpy(panel + p * 6, data + k_off[p0 + p] + mo[0], 6 * sizeof(float));
+                for (int64_t p = q0; p < q1; ++p) std::memcpy(panel + (p - p0) * 6, data + k_off[p] + mo[0], 6 * sizeof(float));
+            } else if (h == 4 && mr == 4) {
+                // Four gathered rows (a 2 x 2 plane): the offsets held in registers, not reloaded per k.
+                const int64_t m0 = mo[0], m1 = mo[1], m2 = mo[2], m3 = mo[3];
+                for (int64_t p = q0; p < q1; ++p) {
+                    const float* src = data + k_off[p];
+                    float* o = panel + (p - p0) * 4;
+                    const float v0 = src[m0], v1 = src[m1], v2 = src[m2], v3 = src[m3];
+                    o[0] = v0, o[1] = v1, o[2] = v2, o[3] = v3;
+                }
             } else {
-                for (int64_t p = 0; p < kcb; ++p) {
-                    const float* src = data + k_off[p0 + p];
-                    float* o = panel + p * mr;
+                for (int64_t p = q0; p < q1; ++p) {
+                    const float* src = data + k_off[p];
+                    float* o = panel + (p - p0) * mr;
                     for (int r = 0; r < h; ++r) o[r] = src[mo[r]];
                     for (int r = h; r < mr; ++r) o[r] = 0.0f;
                 }
