@@ -1078,6 +1078,7 @@ private:
 // y[c * ldy + r] = a[r * lda + c] for r < rows, c < cols: one GEMM tile's block of C^T into the
 // output (transposed path). 8 x 8 blocks through registers, the edges one element at a time.
 void transpose_block(const float* a, int64_t lda, int64_t rows, int64_t cols, float* y, int64_t ldy) {
+    if (lda == cols && ldy == rows) return transpose_into(a, rows, cols, y);  // the whole C^T (one tile)
     typedef float V8 __attribute__((vector_size(32)));
     int64_t r = 0;
     for (; r + 8 <= rows; r += 8) {
