@@ -404,23 +404,26 @@ void panel_cols(const float* src, int64_t ld, int w, int64_t kcb, float* out) {
 // src[x*ld + p] (A stored m x k, or B stored n x k), otherwise at src[p*ld + x].
 template <int W>
 void pack_panels_w(const float* src, int64_t ld, bool x_major, int64_t x0, int64_t count, int64_t p0, int64_t kcb,
-                   float* out) {
-    for (int64_t x = 0; x < count; x += W, out += W * kcb) {
+                   float* out, int64_t panel_floats) {
+    for (int64_t x = 0; x < count; x += W, out += panel_floats) {
         const int w = static_cast<int>(std::min<int64_t>(W, count - x));
         if (x_major) panel_cols<W>(src + (x0 + x) * ld + p0, ld, w, kcb, out);
         else panel_rows<W>(src + p0 * ld + x0 + x, ld, w, kcb, out);
     }
 }
 
+// panel_floats: where panel x / width starts after panel x / width - 1 (width * kcb, or the
+// panels' full height when only some of their K rows are packed).
 void pack_panels(int width, const float* src, int64_t ld, bool x_major, int64_t x0, int64_t count, int64_t p0,
-                 int64_t kcb, float* out) {
+                 int64_t kcb, float* out, int64_t panel_floats = 0) {
+    if (panel_floats == 0) panel_floats = width * kcb;
     switch (width) {
-        case 4: return pack_panels_w<4>(src, ld, x_major, x0, count, p0, kcb, out);
-        case 6: return pack_panels_w<6>(src, ld, x_major, x0, count, p0, kcb, out);
-        case 8: return pack_panels_w<8>(src, ld, x_major, x0, count, p0, kcb, out);
-        case 12: return pack_panels_w<12>(src, ld, x_major, x0, count, p0, kcb, out);
-        case 16: return pack_panels_w<16>(src, ld, x_major, x0, count, p0, kcb, out);
-        case 32: return pack_panels_w<32>(src, ld, x_major, x0, count, p0, kcb, out);
+        case 4: return pack_panels_w<4>(src, ld, x_major, x0, count, p0, kcb, out, panel_floats);
+        case 6: return pack_panels_w<6>(src, ld, x_major, x0, count, p0, kcb, out, panel_floats);
+        case 8: return pack_panels_w<8>(src, ld, x_major, x0, count, p0, kcb, out, panel_floats);
+        case 12: return pack_panels_w<12>(src, ld, x_major, x0, count, p0, kcb, out, panel_floats);
+        case 16: return pack_panels_w<16>(src, ld, x_major, x0, count, p0, kcb, out, panel_floats);
+        case 32: return pack_panels_w<32>(src, ld, x_major, x0, count, p0, kcb, out, panel_floats);
         default: break;
     }
 }
@@ -545,19 +548,8 @@ void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float
     for (int64_t p0 = k_begin / l.kc * l.kc; p0 < k_end; p0 += l.kc) {
         const int64_t kcb = std::min(l.kc, l.k - p0);
         const int64_t q0 = std::max(p0, k_begin), q1 = std::min(p0 + kcb, k_end);
-        if (q0 == p0 && q1 == p0 + kcb) {  // a whole K block: the unrolled panel copies
-            pack_a_block(a, lda, trans, 0, plan.m, p0, kcb, mr, out + p0 * mp);
-            continue;
-        }
-        float* blk = out + p0 * mp;
-        for (int64_t i0 = 0; i0 < plan.m; i0 += mr) {
-            const int h = static_cast<int>(std::min<int64_t>(mr, plan.m - i0));
-            for (int64_t p = q0; p < q1; ++p) {
-                float* o = blk + i0 * kcb + (p - p0) * mr;
-                for (int r = 0; r < h; ++r) o[r] = trans ? a[p * lda + i0 + r] : a[(i0 + r) * lda + p];
-                for (int r = h; r < mr; ++r) o[r] = 0.0f;
-            }
-        }
+        // Rows q0.. of each panel of the block (panels kcb rows tall).
+        pack_panels(mr, a, lda, !trans, 0, plan.m, q0, q1 - q0, out + p0 * mp + (q0 - p0) * mr, mr * kcb);
     }
 }
 
