@@ -448,7 +448,9 @@ TEST(Sgemm, PackAIndexedMatchesPackA) {
 // reference, and the same bits whatever the tile grid.
 TEST(Sgemm, ShortKRowsOuter) {
     std::mt19937 rng(31);
-    const int64_t shapes[][3] = {{48, 1024, 8}, {50, 300, 3}, {13, 77, 16}, {20, 13, 300}, {7, 27, 260}, {33, 200, 1}};
+    // 4-row panels (AVX2) too: {16, 200, 8}, {32, 90, 24}, {8, 1024, 16}, {20, 13, 300}.
+    const int64_t shapes[][3] = {{48, 1024, 8}, {50, 300, 3}, {13, 77, 16}, {20, 13, 300}, {7, 27, 260},
+                                 {33, 200, 1}, {16, 200, 8},  {32, 90, 24}, {8, 1024, 16}};
     for (GemmIsa isa : supported_isas()) {
         int i = 0;
         for (const auto& s : shapes) {

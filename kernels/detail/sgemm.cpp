@@ -763,20 +763,20 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
                 if (b_in_place) return bblk + gi * G;
                 return bblk + (gi / 2) * nr * kcb + (gi % 2) * G;  // packed panels of nr = 2 groups
             };
-            for (int64_t gi = 0, v = 0; gi < groups; gi += v) {
-                // 3 groups a call; the last 4 as 2 + 2 rather than 3 + 1 (a 4 x 8 kernel has 4 sums).
-                v = groups - gi == 4 ? 2 : std::min<int64_t>(3, groups - gi);
+            // Micro-tile (ir, run of v groups from gi).
+            const auto run_groups = [&](int64_t ir, int64_t gi, int64_t v) {
                 const float* bp[3] = {group(gi), v > 1 ? group(gi + 1) : nullptr, v > 2 ? group(gi + 2) : nullptr};
                 ke.col_bias = ke.last && col_bias ? ep.bias + j0 + gi * G : nullptr;
-                for (int64_t ir = 0; ir < rows; ir += kAvx2Mr4) {
-                    ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
-                    kRows4[roff ? 1 : 0][v - 1](kcb, ablk + ir * kcb, bp, ldb, roff, c + (i0 + ir) * ldc + j0 + gi * G,
-                                                ldc, ke);
-                }
-            }
-            if (full < cols) {  // the last, partial panel, zero-padded to nr, through tmp_c
-                const int w = static_cast<int>(cols - full);
-                const float* pb = bblk ? bblk + full * kcb : nullptr;  // null: an indexed B, packed below
+                ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
+                kRows4[roff ? 1 : 0][v - 1](kcb, ablk + ir * kcb, bp, ldb, roff, c + (i0 + ir) * ldc + j0 + gi * G, ldc,
+                                            ke);
+            };
+            // 3 groups a call; the last 4 as 2 + 2 rather than 3 + 1 (a 4 x 8 kernel has 4 sums).
+            const auto run_width = [&](int64_t gi) { return groups - gi == 4 ? 2 : std::min<int64_t>(3, groups - gi); };
+            // The last, partial panel, zero-padded to nr, through tmp_c: packed once per K block.
+            const int w = static_cast<int>(cols - full);
+            const float* pb = bblk && full < cols ? bblk + full * kcb : nullptr;  // null: packed below
+            if (full < cols) {
                 if (b_indexed_direct) {
                     pack_b_indexed(b, j0 + full, w, p0, kcb, nr, b_buf);
                     pb = b_buf;
@@ -784,23 +784,34 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
                     pack_b_block(b.data, b.ld, false, j0 + full, w, p0, kcb, nr, b_buf);
                     pb = b_buf;
                 }
-                const float* bp[2] = {pb, pb + G};
-                ke.col_bias = nullptr;
-                if (ke.last && col_bias) {
+                if (ke.last && col_bias)
                     for (int j = 0; j < nr; ++j) tmp_bias[j] = j < w ? ep.bias[j0 + full + j] : 0.0f;
-                    ke.col_bias = tmp_bias;
-                }
+            }
+            const auto run_edge = [&](int64_t ir) {
+                const float* bp[2] = {pb, pb + G};
+                ke.col_bias = ke.last && col_bias ? tmp_bias : nullptr;
+                float* cp = c + (i0 + ir) * ldc + j0 + full;
+                ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
+                if (ke.accumulate)
+                    for (int r = 0; r < kAvx2Mr4; ++r) {
+                        std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
+                        std::fill(tmp_c + r * nr + w, tmp_c + (r + 1) * nr, 0.0f);
+                    }
+                kRows4[0][1](kcb, ablk + ir * kcb, bp, nr, nullptr, tmp_c, nr, ke);
+                for (int r = 0; r < kAvx2Mr4; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
+            };
+            if (kcb * cols <= kRowsOuterMaxFloats) {  // a short K block: along C's rows (see below)
                 for (int64_t ir = 0; ir < rows; ir += kAvx2Mr4) {
-                    float* cp = c + (i0 + ir) * ldc + j0 + full;
-                    ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
-                    if (ke.accumulate)
-                        for (int r = 0; r < kAvx2Mr4; ++r) {
-                            std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
-                            std::fill(tmp_c + r * nr + w, tmp_c + (r + 1) * nr, 0.0f);
-                        }
-                    kRows4[0][1](kcb, ablk + ir * kcb, bp, nr, nullptr, tmp_c, nr, ke);
-                    for (int r = 0; r < kAvx2Mr4; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
+                    for (int64_t gi = 0, v = 0; gi < groups; gi += v) run_groups(ir, gi, v = run_width(gi));
+                    if (full < cols) run_edge(ir);
                 }
+            } else {
+                for (int64_t gi = 0, v = 0; gi < groups; gi += v) {
+                    v = run_width(gi);
+                    for (int64_t ir = 0; ir < rows; ir += kAvx2Mr4) run_groups(ir, gi, v);
+                }
+                if (full < cols)
+                    for (int64_t ir = 0; ir < rows; ir += kAvx2Mr4) run_edge(ir);
             }
             continue;
         }
