@@ -442,10 +442,10 @@ TEST(Sgemm, PackAIndexedMatchesPackA) {
     }
 }
 
-// Short K blocks (a pointwise convolution on few input channels) walk a tile row panel by row
-// panel: several row panels, partial last panels, both bias axes, K in one block and, with narrow
-// tiles, in two (the edge panel accumulating through the full-width buffer); same values as the
-// reference, and the same bits whatever the tile grid.
+// Short K blocks (a pointwise convolution on few input channels) with C's rows a page or more
+// apart walk a tile row panel by row panel: several row panels, partial last panels, both bias
+// axes, K in one block and, with narrow tiles, in two (the edge panel accumulating through the
+// full-width buffer); same values as the reference, and the same bits whatever the tile grid.
 TEST(Sgemm, ShortKRowsOuter) {
     std::mt19937 rng(31);
     // 4-row panels (AVX2) too: {16, 200, 8}, {32, 90, 24}, {8, 1024, 16}, {20, 13, 300}.
@@ -456,11 +456,14 @@ TEST(Sgemm, ShortKRowsOuter) {
         for (const auto& s : shapes) {
             Problem p = make_problem(rng, s[0], s[1], s[2], false, false);
             set_epilogue(p, rng, 1 + i % 2, i % 3 == 0 ? GemmActivation::Clamp : GemmActivation::Relu);
-            for (Mode mode : kModes) {
-                const std::vector<float> base = run(p, mode, isa);
-                check(p, base, describe(p, mode, isa));
-                const std::vector<float> c = run(p, mode, isa, 8, 2);
-                EXPECT_EQ(0, std::memcmp(base.data(), c.data(), base.size() * sizeof(float))) << describe(p, mode, isa);
+            for (int64_t ldc : {p.ldc, std::max<int64_t>(p.ldc, 1030)}) {  // C's rows a page apart, or not
+                p.ldc = ldc;
+                for (Mode mode : kModes) {
+                    const std::vector<float> base = run(p, mode, isa);
+                    check(p, base, describe(p, mode, isa));
+                    const std::vector<float> c = run(p, mode, isa, 8, 2);
+                    EXPECT_EQ(0, std::memcmp(base.data(), c.data(), base.size() * sizeof(float))) << describe(p, mode, isa);
+                }
             }
             ++i;
         }
