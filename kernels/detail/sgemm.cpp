@@ -827,7 +827,7 @@ void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, con
                 for (int j = 0; j < nr; ++j) tmp_bias[j] = j < w ? ep.bias[j0 + full + j] : 0.0f;
         }
         // Micro-tile (ir, jr): rows [ir, ir + mr) of the tile, B panel at column jr.
-        const auto micro = [&](int64_t ir, int64_t jr) {
+        const auto micro = [&](int64_t ir, int64_t jr) __attribute__((always_inline)) {
             const int w = static_cast<int>(std::min<int64_t>(nr, cols - jr));
             const int h = static_cast<int>(std::min<int64_t>(mr, rows - ir));
             const float* ap = ablk + ir * kcb;
