@@ -4,6 +4,7 @@
 //   irlite_bench --benchmark_filter=Conv
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "engine/op.hpp"
+#include "engine/thread_pool.hpp"
 #include "kernels/all_ops.hpp"
 
 namespace irlite {
@@ -19,11 +21,12 @@ namespace {
 
 // One node, ready to run: attributes parsed, outputs allocated from the shape rule, the plan
 // prepared (weights packed) and its scratch allocated once, as the executor does; the timed loop
-// is the kernel alone.
+// is the kernel alone. threads > 1: on an intra-op pool of that size, one scratch region per thread.
 class Node1 {
 public:
-    Node1(const std::string& type, int opset, std::vector<IrAttribute> attributes, std::vector<Tensor> inputs)
-        : inputs_(std::move(inputs)) {
+    Node1(const std::string& type, int opset, std::vector<IrAttribute> attributes, std::vector<Tensor> inputs,
+          int threads = 1)
+        : inputs_(std::move(inputs)), pool_(threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr) {
         layer_.type = strings_.keep(type);
         layer_.version = strings_.keep("opset" + std::to_string(opset));
         layer_.attributes = std::move(attributes);
@@ -36,7 +39,7 @@ public:
         for (const OutputInfo& info : def_->infer(ctx)) outputs_.emplace_back(info.type, info.shape.to_shape());
         plan_ = def_->prepare(ctx);
         scratch_bytes_ = (plan_->scratch_bytes + 63) / 64 * 64;
-        if (scratch_bytes_) scratch_ = std::aligned_alloc(64, scratch_bytes_);
+        if (scratch_bytes_) scratch_ = std::aligned_alloc(64, scratch_bytes_ * static_cast<size_t>(std::max(threads, 1)));
         for (const Tensor& t : inputs_) input_ptrs_.push_back(&t);
     }
     ~Node1() { std::free(scratch_); }
@@ -44,7 +47,7 @@ public:
     Node1& operator=(const Node1&) = delete;
     void run() {
         KernelContext ctx(*def_, *attrs_, input_ptrs_.data(), input_ptrs_.size(), outputs_.data(), outputs_.size(),
-                          plan_.get(), scratch_, scratch_bytes_, nullptr);
+                          plan_.get(), scratch_, scratch_bytes_, pool_.get());
         def_->compute(ctx);
     }
     const Tensor& output() const { return outputs_[0]; }
@@ -55,6 +58,7 @@ private:
     const OpDef* def_ = nullptr;
     std::unique_ptr<OpAttrs> attrs_;
     std::vector<Tensor> inputs_, outputs_;
+    std::unique_ptr<ThreadPool> pool_;
     std::vector<const Tensor*> input_ptrs_;
     std::unique_ptr<OpPlan> plan_;
     void* scratch_ = nullptr;
@@ -116,19 +120,37 @@ void BM_Conv7x7_stride2_3to16_64x64(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv7x7_stride2_3to16_64x64)->Unit(benchmark::kMicrosecond);
 
+// Arg: threads (the tile tasks share the image's phase planes / packed A, made in pieces).
 void BM_Conv3x3_16to16_16x16(benchmark::State& state) {
     Node1 node("Convolution", 1, conv_attrs("1, 1", "1, 1"),
-               {random_f32({1, 16, 16, 16}, 17), random_f32({16, 16, 3, 3}, 18)});
+               {random_f32({1, 16, 16, 16}, 17), random_f32({16, 16, 3, 3}, 18)}, static_cast<int>(state.range(0)));
     run_and_report(state, node, 2.0 * 16 * 16 * 9 * 16 * 16);
 }
-BENCHMARK(BM_Conv3x3_16to16_16x16)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Conv3x3_16to16_16x16)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 void BM_Conv3x3_64to64_4x4(benchmark::State& state) {
     Node1 node("Convolution", 1, conv_attrs("1, 1", "1, 1"),
-               {random_f32({1, 64, 4, 4}, 19), random_f32({64, 64, 3, 3}, 20)});
+               {random_f32({1, 64, 4, 4}, 19), random_f32({64, 64, 3, 3}, 20)}, static_cast<int>(state.range(0)));
     run_and_report(state, node, 2.0 * 64 * 64 * 9 * 4 * 4);
 }
-BENCHMARK(BM_Conv3x3_64to64_4x4)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Conv3x3_64to64_4x4)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// ResNet-18's layer4 at 1/4 width: 3x3, 128 -> 128 on 2x2 (transposed, M = 4 gathered pixels).
+void BM_Conv3x3_128to128_2x2(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "1, 1"),
+               {random_f32({1, 128, 2, 2}, 23), random_f32({128, 128, 3, 3}, 24)}, static_cast<int>(state.range(0)));
+    run_and_report(state, node, 2.0 * 128 * 128 * 9 * 2 * 2);
+}
+BENCHMARK(BM_Conv3x3_128to128_2x2)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// A pointwise convolution with a tiny K: MobileNetV2's expansion 8 -> 48 channels on 32x32 (half
+// width on 64x64). 0.8 MFLOP: the cost is the output's stores and the per-tile overheads, not FMAs.
+void BM_Conv1x1_8to48_32x32(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "0, 0"),
+               {random_f32({1, 8, 32, 32}, 21), random_f32({48, 8, 1, 1}, 22)});
+    run_and_report(state, node, 2.0 * 8 * 48 * 32 * 32);
+}
+BENCHMARK(BM_Conv1x1_8to48_32x32)->Unit(benchmark::kMicrosecond);
 
 // MobileNetV2's depthwise 3x3 convolution: 144 channels on 56x56 (the direct kernel).
 void BM_Depthwise3x3_144_56x56(benchmark::State& state) {

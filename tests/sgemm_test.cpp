@@ -442,5 +442,73 @@ TEST(Sgemm, PackAIndexedMatchesPackA) {
     }
 }
 
+// Short K blocks (a pointwise convolution on few input channels) with C's rows a page or more
+// apart walk a tile row panel by row panel: several row panels, partial last panels, both bias
+// axes, K in one block and, with narrow tiles, in two (the edge panel accumulating through the
+// full-width buffer); same values as the reference, and the same bits whatever the tile grid.
+TEST(Sgemm, ShortKRowsOuter) {
+    std::mt19937 rng(31);
+    // 4-row panels (AVX2) too: {16, 200, 8}, {32, 90, 24}, {8, 1024, 16}, {20, 13, 300}.
+    const int64_t shapes[][3] = {{48, 1024, 8}, {50, 300, 3}, {13, 77, 16}, {20, 13, 300}, {7, 27, 260},
+                                 {33, 200, 1}, {16, 200, 8},  {32, 90, 24}, {8, 1024, 16}};
+    for (GemmIsa isa : supported_isas()) {
+        int i = 0;
+        for (const auto& s : shapes) {
+            Problem p = make_problem(rng, s[0], s[1], s[2], false, false);
+            set_epilogue(p, rng, 1 + i % 2, i % 3 == 0 ? GemmActivation::Clamp : GemmActivation::Relu);
+            for (int64_t ldc : {p.ldc, std::max<int64_t>(p.ldc, 1030)}) {  // C's rows a page apart, or not
+                p.ldc = ldc;
+                for (Mode mode : kModes) {
+                    const std::vector<float> base = run(p, mode, isa);
+                    check(p, base, describe(p, mode, isa));
+                    const std::vector<float> c = run(p, mode, isa, 8, 2);
+                    EXPECT_EQ(0, std::memcmp(base.data(), c.data(), base.size() * sizeof(float))) << describe(p, mode, isa);
+                }
+            }
+            ++i;
+        }
+    }
+}
+
+// pack_a and pack_a_indexed over disjoint K ranges (boundaries inside and across K blocks, in
+// any order) write exactly what one whole pack writes, and nothing outside their rows.
+TEST(Sgemm, PackARangesMatchWholePack) {
+    std::mt19937 rng(37);
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    const int64_t shapes[][2] = {{4, 1152}, {16, 576}, {9, 300}, {5, 7}, {32, 513}};
+    for (GemmIsa isa : supported_isas()) {
+        for (const auto& s : shapes) {
+            const int64_t m = s[0], k = s[1];
+            const GemmPlan plan = plan_gemm(m, 64, k, true, true, 1, isa);
+            std::vector<float> a(static_cast<size_t>(m * k));  // stored k x m (trans), as a convolution's x^T
+            for (float& x : a) x = val(rng);
+            std::vector<int64_t> k_off(static_cast<size_t>(k)), m_off(static_cast<size_t>(m));
+            for (int64_t q = 0; q < k; ++q) k_off[static_cast<size_t>(q)] = q * m;
+            for (int64_t r = 0; r < m; ++r) m_off[static_cast<size_t>(r)] = (r * 5) % m;  // gathered rows
+            std::vector<float> a_gathered(a.size());
+            for (int64_t q = 0; q < k; ++q)
+                for (int64_t r = 0; r < m; ++r) a_gathered[static_cast<size_t>(q * m + r)] = a[static_cast<size_t>(q * m + (r * 5) % m)];
+            std::vector<float> want(packed_a_floats(plan)), want_idx(want.size());
+            pack_a(plan, a.data(), m, true, want.data());
+            pack_a(plan, a_gathered.data(), m, true, want_idx.data());
+            for (int64_t piece : {int64_t{1}, int64_t{7}, int64_t{100}, k}) {
+                std::vector<float> got(want.size() + 1, -3.0f), got_idx(want.size() + 1, -3.0f);
+                std::vector<int64_t> starts;
+                for (int64_t q = 0; q < k; q += piece) starts.push_back(q);
+                std::shuffle(starts.begin(), starts.end(), rng);
+                for (int64_t q : starts) {
+                    pack_a(plan, a.data(), m, true, got.data(), q, q + piece);
+                    pack_a_indexed(plan, a.data(), k_off.data(), m_off.data(), got_idx.data(), q, q + piece);
+                }
+                const std::string what = std::string(gemm_isa_name(isa)) + " m=" + std::to_string(m) + " k=" +
+                                         std::to_string(k) + " piece=" + std::to_string(piece);
+                EXPECT_EQ(got.back(), -3.0f) << what;
+                EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(float))) << what;
+                EXPECT_EQ(0, std::memcmp(got_idx.data(), want_idx.data(), want.size() * sizeof(float))) << what << " indexed";
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace irlite::nn

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <string>
 #include <thread>
 #include <vector>
@@ -280,6 +281,97 @@ TEST(Threads, SingleBlockConvolutionsIdenticalForEveryThreadCount) {
     const std::vector<float> reference = run(1);
     ASSERT_EQ(reference.size(), 48u * 10 * 10);
     for (int threads : {2, 3, 4, 7}) EXPECT_EQ(run(threads), reference) << threads << " threads";
+}
+
+// Convolution + bias Add + residual Add + ReLU (fused into one node) on the GEMM paths whose tile
+// tasks make the image's shared operand themselves and finish their own tiles: transposed (3x3 on
+// 4x4, stride-2 3x3 onto 4x4, 3x3 on 2x2 with its gathered 4-row panels, 1x1 on 3x3 with K in two
+// blocks), implicit (3x3 on 16x16) and one-block pointwise (1x1 on 10x10), batch 2, channel counts
+// not multiples of 8. Every thread count gives the same bits, and they match a plain loop.
+struct ConvCase {
+    int64_t cin, cout, in, kernel, stride, pad;
+    const char* method;  // the path the case is meant for
+};
+
+std::vector<float> pattern(size_t n, unsigned mul, int mod, float scale) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(static_cast<int>(i * mul % static_cast<unsigned>(mod)) - mod / 2) * scale;
+    return v;
+}
+
+TEST(Threads, FusedGemmConvolutionsMatchReferenceForEveryThreadCount) {
+    const ConvCase cases[] = {{24, 40, 4, 3, 1, 1, "gemm-transposed"}, {20, 36, 7, 3, 2, 1, "gemm-transposed"},
+                              {20, 36, 2, 3, 1, 1, "gemm-transposed"}, {300, 20, 3, 1, 1, 0, "gemm-transposed"},
+                              {19, 20, 16, 3, 1, 1, "gemm-implicit"},   {13, 21, 10, 1, 1, 0, "gemm-1x1"}};
+    for (const ConvCase& cc : cases) {
+        const int64_t n = 2, out = (cc.in + 2 * cc.pad - cc.kernel) / cc.stride + 1;
+        SCOPED_TRACE("cin " + std::to_string(cc.cin) + " cout " + std::to_string(cc.cout) + " in " + std::to_string(cc.in) +
+                     " kernel " + std::to_string(cc.kernel));
+        const std::vector<float> w = pattern(static_cast<size_t>(cc.cout * cc.cin * cc.kernel * cc.kernel), 7, 13, 1.0f / 32);
+        const std::vector<float> bias = pattern(static_cast<size_t>(cc.cout), 3, 7, 1.0f / 4);
+        const std::vector<float> x = pattern(static_cast<size_t>(n * cc.cin * cc.in * cc.in), 2654435761u, 89, 1.0f / 16);
+        const std::vector<float> r = pattern(static_cast<size_t>(n * cc.cout * out * out), 40503u, 31, 1.0f / 8);
+        const std::vector<long long> xs = {n, cc.cin, cc.in, cc.in}, ws = {cc.cout, cc.cin, cc.kernel, cc.kernel};
+        const std::vector<long long> ys = {n, cc.cout, out, out}, bs = {1, cc.cout, 1, 1};
+        const std::string s = std::to_string(cc.stride), pd = std::to_string(cc.pad);
+        IrBuilder b;
+        b.parameter(0, "x", "f32", xs);
+        b.parameter(1, "r", "f32", ys);
+        b.constant(2, "w", "f32", ws, w.data(), w.size() * sizeof(float));
+        b.layer(3, "conv", "Convolution", "opset1",
+                "strides=\"" + s + "," + s + "\" dilations=\"1,1\" pads_begin=\"" + pd + "," + pd + "\" pads_end=\"" + pd +
+                    "," + pd + "\" auto_pad=\"explicit\"",
+                {{0, "", xs, ""}, {1, "", ws, ""}}, {{2, "FP32", ys, ""}});
+        b.constant(4, "bias", "f32", bs, bias.data(), bias.size() * sizeof(float));
+        b.layer(5, "add_bias", "Add", "opset1", "", {{0, "", ys, ""}, {1, "", bs, ""}}, {{2, "FP32", ys, ""}});
+        b.layer(6, "add_res", "Add", "opset1", "", {{0, "", ys, ""}, {1, "", ys, ""}}, {{2, "FP32", ys, ""}});
+        b.layer(7, "relu", "ReLU", "opset1", "", {{0, "", ys, ""}}, {{1, "FP32", ys, "y"}});
+        b.result(8, "out", "f32", ys);
+        b.edge(0, 0, 3, 0).edge(2, 0, 3, 1).edge(3, 2, 5, 0).edge(4, 0, 5, 1).edge(5, 2, 6, 0).edge(1, 0, 6, 1);
+        b.edge(6, 2, 7, 0).edge(7, 1, 8, 0);
+        const Model model = Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size());
+        const auto run = [&](int threads) {
+            CompileOptions options;
+            options.threads = threads;
+            options.profiling = true;
+            const CompiledModel compiled(model, options);
+            InferRequest req = compiled.create_infer_request();
+            req.set_input("x", Tensor::wrap(ElementType::f32, {n, cc.cin, cc.in, cc.in}, const_cast<float*>(x.data())));
+            req.set_input("r", Tensor::wrap(ElementType::f32, {n, cc.cout, out, out}, const_cast<float*>(r.data())));
+            req.infer();
+            bool fused = false;
+            for (const ProfileEntry& e : req.profiling())
+                if (e.type == "Convolution+Add+Add+ReLU") {
+                    fused = true;
+                    EXPECT_EQ(e.method, cc.method);
+                }
+            EXPECT_TRUE(fused) << "the convolution and its epilogue did not fuse";
+            const Tensor& y = req.output("y");
+            return std::vector<float>(y.data<float>(), y.data<float>() + y.num_elements());
+        };
+        const std::vector<float> single = run(1);
+        ASSERT_EQ(single.size(), r.size());
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t co = 0; co < cc.cout; ++co)
+                for (int64_t oh = 0; oh < out; ++oh)
+                    for (int64_t ow = 0; ow < out; ++ow) {
+                        double sum = 0, mag = 0;
+                        for (int64_t ci = 0; ci < cc.cin; ++ci)
+                            for (int64_t kh = 0; kh < cc.kernel; ++kh)
+                                for (int64_t kw = 0; kw < cc.kernel; ++kw) {
+                                    const int64_t ih = oh * cc.stride - cc.pad + kh, iw = ow * cc.stride - cc.pad + kw;
+                                    if (ih < 0 || iw < 0 || ih >= cc.in || iw >= cc.in) continue;
+                                    const double t = double{x[static_cast<size_t>(((i * cc.cin + ci) * cc.in + ih) * cc.in + iw)]} *
+                                                     w[static_cast<size_t>(((co * cc.cin + ci) * cc.kernel + kh) * cc.kernel + kw)];
+                                    sum += t;
+                                    mag += std::abs(t);
+                                }
+                        const size_t at = static_cast<size_t>(((i * cc.cout + co) * out + oh) * out + ow);
+                        const double want = std::max(0.0, sum + bias[static_cast<size_t>(co)] + r[at]);
+                        ASSERT_NEAR(single[at], want, 1e-5 * (mag + 1)) << "at " << at;
+                    }
+        for (int threads : {2, 3, 4, 7}) EXPECT_EQ(run(threads), single) << threads << " threads";
+    }
 }
 
 // Many requests over one compiled model whose pool they share (one request gets the workers at a

@@ -119,6 +119,19 @@ struct GemmPlan {
     int64_t tiles() const { return tiles_m * tiles_n; }
 };
 
+// The part of C that tile `tile` computes: rows [row, row + rows), columns [col, col + cols).
+struct GemmTileRect {
+    int64_t row = 0, rows = 0, col = 0, cols = 0;
+};
+inline GemmTileRect gemm_tile_rect(const GemmPlan& plan, int64_t tile) {
+    GemmTileRect r;
+    r.row = tile / plan.tiles_n * plan.mc;
+    r.col = tile % plan.tiles_n * plan.nc;
+    r.rows = plan.m - r.row < plan.mc ? plan.m - r.row : plan.mc;
+    r.cols = plan.n - r.col < plan.nc ? plan.n - r.col : plan.nc;
+    return r;
+}
+
 // `workers` only shapes the tile grid (more tiles for more workers when the product is big enough);
 // it never changes results. a_prepacked / b_prepacked say which operands run_gemm_tile will receive
 // packed (then packed with gemm_layout(k, isa)); the others get packed per tile into scratch.
@@ -127,9 +140,14 @@ GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_pre
 // A packed for `plan` (panels of plan.a_mr rows), all of its m rows.
 size_t packed_a_floats(const GemmPlan& plan);
 void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float* out);
+// Only rows [k_begin, k_end) of op(A)'s K (the rest of `out` is left as it is): disjoint ranges
+// packed by different threads make the same packed A (a convolution's image shared by tile tasks).
+void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float* out, int64_t k_begin, int64_t k_end);
 // The same from an A given by offsets: element (i, p) of op(A) is data[k_off[p] + m_off[i]] (the
 // im2col^T of a convolution on few pixels, read from its zero-padded planes without writing it out).
 void pack_a_indexed(const GemmPlan& plan, const float* data, const int64_t* k_off, const int64_t* m_off, float* out);
+void pack_a_indexed(const GemmPlan& plan, const float* data, const int64_t* k_off, const int64_t* m_off, float* out,
+                    int64_t k_begin, int64_t k_end);
 inline size_t scratch_bytes(const GemmPlan& plan) { return plan.scratch_bytes; }
 
 // Compute tile `tile` (0 <= tile < plan.tiles()) of C: writes (never reads before writing) the tile's

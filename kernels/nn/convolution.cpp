@@ -14,7 +14,9 @@
 // buffer; a 1x1 stride-1 convolution is a GEMM on the data itself, and a group with one input
 // channel (depthwise, MobileNet) runs a direct kernel.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <type_traits>
 
 #include "kernels/detail/cpu_isa.hpp"
@@ -919,6 +921,10 @@ struct ConvPlan : OpPlan {
     // Packed f32 GEMM over one column block per image (pointwise or im2col on a plane of at most
     // `chunk` pixels): the image's GEMM tiles are the parallel tasks instead of the column blocks.
     bool tiled_image = false;
+    // Implicit and transposed paths: the image's shared operand (phase planes; padded planes and
+    // packed A) is made by the tile tasks themselves, in pieces of this many input channels
+    // (SharedPrologue), instead of by the calling thread before them.
+    int64_t prologue_channels = 1;
     std::vector<int64_t> row_off, col_off;
     int64_t phase_width = 0;
     size_t phases_bytes = 0;
@@ -1279,6 +1285,64 @@ void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, in
 // Output positions up to which a convolution runs its GEMM transposed (see ConvPlan).
 inline constexpr int64_t kTransposedMaxPixels = 16;
 
+// Floats written per piece of an image's shared operand (ConvPlan::prologue_channels): about a
+// microsecond of copying, several pieces per image for the threads to share.
+inline constexpr int64_t kPrologueFloats = 2048;
+
+int64_t prologue_channels(int64_t floats_per_channel) {
+    return std::max<int64_t>(1, kPrologueFloats / std::max<int64_t>(floats_per_channel, 1));
+}
+
+// Work that every task of one parallel region needs done before its own (an image's phase planes
+// or packed A, read by every GEMM tile), cut into `pieces` independent pieces. Each task first
+// claims pieces until none is left, then waits for the pieces that other tasks claimed. That wait
+// always ends: a piece is claimed only by a thread that does it at once, so every claimed piece is
+// being made by a running task; when the pool runs the tasks one after another on one thread, the
+// first task makes every piece. What is made does not depend on who made which piece.
+class SharedPrologue {
+public:
+    explicit SharedPrologue(int64_t pieces) : pieces_(pieces) {}
+    template <class Fn>
+    void run(const Fn& piece) {
+        for (int64_t i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < pieces_;) {
+            piece(i);
+            done_.fetch_add(1, std::memory_order_release);
+        }
+        for (int spins = 1; done_.load(std::memory_order_acquire) < pieces_; ++spins) {
+#if IRLITE_ISA_X86
+            __builtin_ia32_pause();
+#endif
+            if (spins % 256 == 0) std::this_thread::yield();  // a busy machine: let the other task run
+        }
+    }
+
+private:
+    const int64_t pieces_;
+    std::atomic<int64_t> next_{0}, done_{0};
+};
+
+// y[c * ldy + r] = a[r * lda + c] for r < rows, c < cols: one GEMM tile's block of C^T into the
+// output (transposed path). 8 x 8 blocks through registers, the edges one element at a time.
+void transpose_block(const float* a, int64_t lda, int64_t rows, int64_t cols, float* y, int64_t ldy) {
+    if (lda == cols && ldy == rows) return transpose_into(a, rows, cols, y);  // the whole C^T (one tile)
+    typedef float V8 __attribute__((vector_size(32)));
+    int64_t r = 0;
+    for (; r + 8 <= rows; r += 8) {
+        int64_t c = 0;
+        for (; c + 8 <= cols; c += 8) {
+            V8 v[8];
+            for (int i = 0; i < 8; ++i) std::memcpy(&v[i], a + (r + i) * lda + c, sizeof(V8));
+            transpose8(v);
+            for (int j = 0; j < 8; ++j) std::memcpy(y + (c + j) * ldy + r, &v[j], sizeof(V8));
+        }
+        for (; c < cols; ++c)
+            for (int i = 0; i < 8; ++i) y[c * ldy + r + i] = a[(r + i) * lda + c];
+    }
+    if (r == rows) return;
+    for (int64_t c = 0; c < cols; ++c)  // the last rows (all of them on a 2 x 2 plane): along y's rows
+        for (int64_t i = r; i < rows; ++i) y[c * ldy + i] = a[i * lda + c];
+}
+
 // The phase planes' geometry and B's offsets into them (see ConvPlan::implicit).
 void plan_implicit(ConvPlan& plan) {
     const ConvProblem& p = plan.problem;
@@ -1309,16 +1373,21 @@ void plan_implicit(ConvPlan& plan) {
     plan.pad_offset = 0;
 }
 
-// One image's phase planes (ConvPlan::implicit) from its [C, H, W] data.
-void make_phases_rows(const ConvPlan& plan, const float* x, float* out) {
+// Input channels [c0, c1) of one image's phase planes (ConvPlan::implicit) from its [C, H, W]
+// data; `out` is the start of the image's phase planes. Disjoint channel ranges write disjoint
+// memory (the last range also zeroes the buffer's tail), so tasks may make them side by side.
+void make_phases_rows(const ConvPlan& plan, const float* x, float* out, int64_t c0, int64_t c1) {
     const ConvProblem& p = plan.problem;
     const DwLayout& l = plan.small_plane;
     const int64_t in_h = p.axes[0].in, in_w = p.axes[1].in, sw = p.axes[1].stride, pw = plan.phase_width;
     // All zeros first in one pass, then only the data: per-row zero fills of a few elements each
     // cost more than the copies (thousands of short rows per inference).
-    std::memset(out, 0, plan.phases_bytes);
+    const size_t channel_floats = static_cast<size_t>(sw * l.rows * pw);
+    const size_t zero_end = c1 >= p.in_per_group ? plan.phases_bytes : static_cast<size_t>(c1) * channel_floats * sizeof(float);
+    std::memset(out + static_cast<size_t>(c0) * channel_floats, 0, zero_end - static_cast<size_t>(c0) * channel_floats * sizeof(float));
+    out += static_cast<size_t>(c0) * channel_floats;
     const int64_t data_rows = std::max<int64_t>(0, std::min(in_h, l.rows - l.top));
-    for (int64_t c = 0; c < p.in_per_group; ++c) {
+    for (int64_t c = c0; c < c1; ++c) {
         const float* xc = x + c * in_h * in_w;
         for (int64_t phase = 0; phase < sw; ++phase, out += l.rows * pw) {
             // Phase column q holds padded column q * sw + phase, i.e. data column q * sw + phase - left:
@@ -1384,6 +1453,10 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
             for (int64_t oh = 0; oh < ah.out; ++oh)
                 for (int64_t ow = 0; ow < aw.out; ++ow) plan.a_m_off.push_back(oh * ah.stride * l.width + ow * aw.stride);
         }
+        // A prologue piece packs its channels' rows of A (and pads their planes first).
+        const int64_t a_floats = p.kernel_size() * static_cast<int64_t>(nn::packed_a_floats(plan.full)) / std::max<int64_t>(rows, 1);
+        plan.prologue_channels = prologue_channels(
+            a_floats + (plan.a_k_off.empty() ? 0 : plan.small_plane.rows * plan.small_plane.width));
         plan.scratch_bytes = plan.col_bytes + plan.ct_bytes + nn::scratch_bytes(plan.full);
         plan.method = "gemm-transposed";
         return;
@@ -1392,6 +1465,7 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
         plan_implicit(plan);
         // One GEMM over the image; its tiles go to the threads (results never depend on tiling).
         plan.full = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, 8);
+        plan.prologue_channels = prologue_channels(p.axes[1].stride * plan.small_plane.rows * plan.phase_width);
         plan.scratch_bytes = plan.phases_bytes + nn::scratch_bytes(plan.full);
         plan.method = "gemm-implicit";
     } else if (plan.chunk >= p.out_spatial()) {
@@ -1568,70 +1642,104 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
     }
     if constexpr (std::is_same_v<T, float>) {
         if (plan.implicit) {
-            // The image's phase planes in this thread's scratch, shared (read only) by the GEMM's
-            // tile tasks, which each use their own thread's scratch after them.
+            // The image's phase planes live in this thread's scratch and are read by every GEMM
+            // tile; the tile tasks make them first, in pieces of channels (SharedPrologue), then
+            // each computes its tiles (its own thread's scratch after the planes) and the rest of
+            // the epilogue on them.
             auto* phases = static_cast<float*>(ctx.scratch());
+            const int64_t pieces = (cin + plan.prologue_channels - 1) / plan.prologue_channels;
             for (int64_t image = 0; image < images; ++image) {
                 const int64_t g = image % p.groups;
-                cpu::run([&] { make_phases_rows(plan, x + image * cin * in_spatial, phases); });
+                const float* xg = x + image * cin * in_spatial;
                 const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
                 const nn::GemmEpilogue epi = plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Row, g * cout);
                 T* yg = y + image * cout * out_spatial;
+                const T* rg = res ? res + image * cout * out_spatial : nullptr;
                 const nn::GemmOperand b = nn::GemmOperand::indexed(phases, plan.row_off.data(), plan.col_off.data());
+                SharedPrologue prologue(pieces);
                 detail::for_chunks(ctx.pool(), plan.full.tiles(), 1, [&](int64_t first, int64_t last) {
+                    prologue.run([&](int64_t piece) {
+                        const int64_t c0 = piece * plan.prologue_channels;
+                        const int64_t c1 = std::min(cin, c0 + plan.prologue_channels);
+                        cpu::run([&] { make_phases_rows(plan, xg, phases, c0, c1); });
+                    });
                     auto* gemm_scratch = static_cast<std::byte*>(ctx.scratch()) + plan.phases_bytes;
-                    for (int64_t t = first; t < last; ++t)
+                    for (int64_t t = first; t < last; ++t) {
                         nn::run_gemm_tile(plan.full, t, nn::GemmOperand::prepacked(packed), b, yg, out_spatial, epi,
                                           gemm_scratch);
+                        const nn::GemmTileRect r = nn::gemm_tile_rect(plan.full, t);
+                        const int64_t at = r.row * out_spatial + r.col;
+                        finish_block(plan, true, g * cout + r.row, yg + at, rg ? rg + at : nullptr, out_spatial, r.rows,
+                                     r.cols);
+                    }
                 });
-                finish_block(plan, true, g * cout, yg, res ? res + image * cout * out_spatial : nullptr, out_spatial,
-                             cout, out_spatial);
             }
             return;
         }
         if (plan.transposed) {
             // One block per image (few pixels); the GEMM's tiles go to the threads. This thread's
-            // scratch holds the im2col block and C^T; each tile task uses its own GEMM scratch.
+            // scratch holds the padded planes, C^T and the packed A (im2col^T), which the tile
+            // tasks make first, in pieces of input channels (SharedPrologue: each piece pads its
+            // channels' planes and packs their rows of A); each task then computes its tiles of
+            // C^T (its own thread's scratch for the GEMM), moves them into the output and applies
+            // the rest of the epilogue there.
             auto* mine = static_cast<std::byte*>(ctx.scratch());
             auto* ct = reinterpret_cast<float*>(mine + plan.col_bytes);
             float* apack = ct + (static_cast<size_t>(out_spatial * cout) + 15) / 16 * 16;
+            const bool indexed = !plan.a_k_off.empty();
+            const bool pointwise = plan.algorithm != ConvMethod::Im2col;
+            // Im2col without padded planes (not planned for planes this small; kept general): one piece.
+            const int64_t pieces =
+                indexed || pointwise ? (cin + plan.prologue_channels - 1) / plan.prologue_channels : 1;
+            const int64_t taps = p.kernel_size();
             for (int64_t image = 0; image < images; ++image) {
                 const int64_t g = image % p.groups;
                 const T* xg = x + image * cin * in_spatial;
                 const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
-                const T* b = xg;  // pointwise: the data itself
-                if (!plan.a_k_off.empty()) {
-                    float* padded = reinterpret_cast<float*>(mine + plan.pad_offset);
-                    const DwLayout& l = plan.small_plane;
-                    const int64_t in_h = p.axes[0].in, in_w = p.axes[1].in;
-                    cpu::run([&] {  // zeros in one pass, then the data rows (as make_phases_rows)
-                        std::memset(padded, 0, sizeof(float) * static_cast<size_t>(cin * l.rows * l.width));
-                        for (int64_t c = 0; c < cin; ++c)
-                            dw_copy_plane_data(l, in_h, in_w, xg + c * in_spatial, padded + c * l.rows * l.width);
-                    });
-                    nn::pack_a_indexed(plan.full, padded, plan.a_k_off.data(), plan.a_m_off.data(), apack);
-                } else if (plan.algorithm == ConvMethod::Im2col) {
-                    if (plan.pad_offset)
-                        im2col_2d_padded(p, plan.small_plane, xg, 0, out_spatial, reinterpret_cast<T*>(mine),
-                                         reinterpret_cast<T*>(mine + plan.pad_offset));
-                    else
-                        im2col_2d(p, xg, 0, out_spatial, reinterpret_cast<T*>(mine));
-                    b = reinterpret_cast<const T*>(mine);
-                }
-                if (plan.a_k_off.empty()) nn::pack_a(plan.full, b, out_spatial, true, apack);
                 // C^T's columns are the output channels: a column bias.
-                const nn::GemmEpilogue epi =
-                    plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Column, g * cout);
+                const nn::GemmEpilogue epi = plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Column, g * cout);
+                T* yg = y + image * cout * out_spatial;
+                const T* rg = res ? res + image * cout * out_spatial : nullptr;
+                const auto piece = [&](int64_t i) {
+                    const int64_t c0 = i * plan.prologue_channels, c1 = std::min(cin, c0 + plan.prologue_channels);
+                    if (indexed) {
+                        float* padded = reinterpret_cast<float*>(mine + plan.pad_offset);
+                        const DwLayout& l = plan.small_plane;
+                        const int64_t plane = l.rows * l.width, in_h = p.axes[0].in, in_w = p.axes[1].in;
+                        cpu::run([&] {  // zeros in one pass, then the data rows (as make_phases_rows)
+                            std::memset(padded + c0 * plane, 0, sizeof(float) * static_cast<size_t>((c1 - c0) * plane));
+                            for (int64_t c = c0; c < c1; ++c)
+                                dw_copy_plane_data(l, in_h, in_w, xg + c * in_spatial, padded + c * plane);
+                        });
+                        nn::pack_a_indexed(plan.full, padded, plan.a_k_off.data(), plan.a_m_off.data(), apack, c0 * taps,
+                                           c1 * taps);
+                    } else if (pointwise) {  // A^T is the data itself, [Cin, pixels]
+                        nn::pack_a(plan.full, xg, out_spatial, true, apack, c0, c1);
+                    } else {
+                        auto* col = reinterpret_cast<T*>(mine);
+                        if (plan.pad_offset)
+                            im2col_2d_padded(p, plan.small_plane, xg, 0, out_spatial, col,
+                                             reinterpret_cast<T*>(mine + plan.pad_offset));
+                        else
+                            im2col_2d(p, xg, 0, out_spatial, col);
+                        nn::pack_a(plan.full, col, out_spatial, true, apack);
+                    }
+                };
+                SharedPrologue prologue(pieces);
                 detail::for_chunks(ctx.pool(), plan.full.tiles(), 1, [&](int64_t first, int64_t last) {
+                    prologue.run(piece);
                     auto* gemm_scratch = static_cast<std::byte*>(ctx.scratch()) + plan.col_bytes + plan.ct_bytes;
-                    for (int64_t t = first; t < last; ++t)
+                    for (int64_t t = first; t < last; ++t) {
                         nn::run_gemm_tile(plan.full, t, nn::GemmOperand::prepacked(apack),
                                           nn::GemmOperand::prepacked(packed), ct, cout, epi, gemm_scratch);
+                        // C^T rows r.row.. (pixels), columns r.col.. (channels): output channels r.col..
+                        const nn::GemmTileRect r = nn::gemm_tile_rect(plan.full, t);
+                        const int64_t at = r.col * out_spatial + r.row;
+                        cpu::run([&] { transpose_block(ct + r.row * cout + r.col, cout, r.rows, r.cols, yg + at, out_spatial); });
+                        finish_block(plan, true, g * cout + r.col, yg + at, rg ? rg + at : nullptr, out_spatial, r.cols,
+                                     r.rows);
+                    }
                 });
-                T* yg = y + image * cout * out_spatial;
-                cpu::run([&] { transpose_into(ct, out_spatial, cout, yg); });
-                finish_block(plan, true, g * cout, yg, res ? res + image * cout * out_spatial : nullptr, out_spatial,
-                             cout, out_spatial);
             }
             return;
         }
@@ -1639,7 +1747,8 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
     if constexpr (std::is_same_v<T, float>) {
         if (plan.tiled_image) {
             // The column block (im2col's, or the data itself) in this thread's scratch, read by the
-            // tile tasks, which each use their own thread's scratch after it.
+            // tile tasks, which each use their own thread's scratch after it and apply the rest of
+            // the epilogue to their tiles.
             auto* mine = static_cast<std::byte*>(ctx.scratch());
             for (int64_t image = 0; image < images; ++image) {
                 const int64_t g = image % p.groups;
@@ -1649,14 +1758,18 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
                 const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
                 const nn::GemmEpilogue epi = plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Row, g * cout);
                 T* yg = y + image * cout * out_spatial;
+                const T* rg = res ? res + image * cout * out_spatial : nullptr;
                 detail::for_chunks(ctx.pool(), plan.full.tiles(), 1, [&](int64_t first, int64_t last) {
                     auto* gemm_scratch = static_cast<std::byte*>(ctx.scratch()) + plan.col_bytes;
-                    for (int64_t t = first; t < last; ++t)
+                    for (int64_t t = first; t < last; ++t) {
                         nn::run_gemm_tile(plan.full, t, nn::GemmOperand::prepacked(packed), nn::GemmOperand::plain(b, ldb),
                                           yg, out_spatial, epi, gemm_scratch);
+                        const nn::GemmTileRect r = nn::gemm_tile_rect(plan.full, t);
+                        const int64_t at = r.row * out_spatial + r.col;
+                        finish_block(plan, true, g * cout + r.row, yg + at, rg ? rg + at : nullptr, out_spatial, r.rows,
+                                     r.cols);
+                    }
                 });
-                finish_block(plan, true, g * cout, yg, res ? res + image * cout * out_spatial : nullptr, out_spatial,
-                             cout, out_spatial);
             }
             return;
         }
