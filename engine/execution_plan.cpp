@@ -24,6 +24,8 @@ public:
         order_steps();
         compute_last_uses();
         for (size_t s = 0; s < plan_->steps.size(); ++s) place_step(static_cast<int>(s));
+        count_uses();
+        for (size_t s = 0; s < plan_->steps.size(); ++s) apply_input_slices(static_cast<int>(s));
         place_boundaries();
         plan_memory_of_arena();
         return plan_;
@@ -263,6 +265,64 @@ private:
         }
     }
 
+    // A step whose plan lists input_slices (Concat) is skipped when each input can become a view
+    // of its output, so that the producers write their results in place: the input is made by a
+    // kernel step into an arena buffer of its own (or in place of that step's input: it then gets
+    // its own place back), is no model output and is read by this step alone, once; and every
+    // slice starts 64-byte aligned like any arena buffer, since kernels may rely on that. All or nothing: a kernel that copied some inputs would copy the
+    // placed ones onto themselves. The output's buffer then lives from the first producer's step.
+    void apply_input_slices(int s) {
+        ExecStep& step = plan_->steps[static_cast<size_t>(s)];
+        if (step.mode != ExecStep::Mode::Kernel || !step.plan || step.plan->input_slices.empty()) return;
+        const std::vector<OpPlan::InputSlice>& slices = step.plan->input_slices;
+        if (slices.size() != step.inputs.size()) return;
+        int first = s;
+        for (const OpPlan::InputSlice& slice : slices) {
+            const int in = step.inputs[static_cast<size_t>(slice.input)];
+            const int out = step.first_output + slice.output;
+            const ValueSlot& src = plan_->values[static_cast<size_t>(in)];
+            const ValueSlot& dst = plan_->values[static_cast<size_t>(out)];
+            if (dst.kind != ValueSlot::Kind::Arena || dst.root != out) return;
+            const int producer = producer_[static_cast<size_t>(in)];
+            if (producer < 0 || plan_->steps[static_cast<size_t>(producer)].mode != ExecStep::Mode::Kernel) return;
+            // An in-place output (a view its own kernel writes) goes back to a buffer of its own.
+            const bool own = src.kind == ValueSlot::Kind::Arena && src.root == in && roots_[static_cast<size_t>(in)] == 1;
+            const bool in_place = src.kind == ValueSlot::Kind::View;
+            if (!(own || in_place) || src.last_use != s || readers_[static_cast<size_t>(in)] != 1) return;
+            if (slice.byte_offset % 64 != 0 || slice.byte_offset + value_bytes(in) > value_bytes(out)) return;
+            first = std::min(first, producer);
+        }
+        for (const OpPlan::InputSlice& slice : slices) {
+            const int in = step.inputs[static_cast<size_t>(slice.input)];
+            const int out = step.first_output + slice.output;
+            ValueSlot& src = value(in);
+            --roots_[static_cast<size_t>(src.root)];
+            src.kind = ValueSlot::Kind::Arena;
+            src.root = in;
+            src.base = -1;
+            make_view(in, out, slice.byte_offset);
+            ++roots_[static_cast<size_t>(out)];
+            first_write_[static_cast<size_t>(out)] = first;
+        }
+        step.mode = ExecStep::Mode::Skip;
+    }
+
+    // Per value: how many times steps read it (twice by a step that takes it twice), how many
+    // values live in its memory (itself and its views), and the step that makes it.
+    void count_uses() {
+        const size_t n = plan_->values.size();
+        first_write_.assign(n, -1);
+        readers_.assign(n, 0);
+        roots_.assign(n, 0);
+        producer_.assign(n, -1);
+        for (size_t s = 0; s < plan_->steps.size(); ++s) {
+            const ExecStep& step = plan_->steps[s];
+            for (int in : step.inputs) ++readers_[static_cast<size_t>(in)];
+            for (int o = 0; o < step.num_outputs; ++o) producer_[static_cast<size_t>(step.first_output + o)] = static_cast<int>(s);
+        }
+        for (const ValueSlot& slot : plan_->values) ++roots_[static_cast<size_t>(slot.root)];
+    }
+
     size_t value_bytes(int v) const {
         const ValueSlot& slot = plan_->values[static_cast<size_t>(v)];
         return checked_byte_size(slot.shape, element_size(slot.type));
@@ -291,7 +351,8 @@ private:
         for (size_t v = 0; v < plan_->values.size(); ++v) {
             const ValueSlot& slot = plan_->values[v];
             if (slot.kind != ValueSlot::Kind::Arena) continue;
-            const int first = first_step[v];
+            // An output whose inputs its producers wrote in place is written from the first of them.
+            const int first = first_write_[v] >= 0 ? first_write_[v] : first_step[v];
             // An output nobody reads still needs its bytes while its step runs.
             const int last = slot.last_use == kForever ? end : std::max(slot.last_use, first);
             buffers.push_back({value_bytes(static_cast<int>(v)), first, last});
@@ -304,6 +365,9 @@ private:
 
     const Graph& g_;
     std::shared_ptr<ExecutionPlan> plan_;
+    // apply_input_slices' bookkeeping, per value (count_uses).
+    std::vector<int> first_write_;  // the first step writing into it, when not its own step
+    std::vector<int> readers_, roots_, producer_;
 };
 
 }  // namespace

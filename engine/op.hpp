@@ -147,6 +147,16 @@ struct OpPlan {
         int output = 0, input = 0;
     };
     std::vector<InPlace> in_place;
+    // Input `input` is the bytes of output `output` from `byte_offset` on (Concat along an axis
+    // with only 1s before it): the executor may have each input's producer write straight into
+    // the output and then not call the kernel (the converse of `views`). It does so only when every
+    // input of the node can be placed that way; otherwise the kernel copies, as it always does
+    // outside the executor.
+    struct InputSlice {
+        int input = 0, output = 0;
+        size_t byte_offset = 0;
+    };
+    std::vector<InputSlice> input_slices;
     // Bytes of scratch memory the kernel needs per run (KernelContext::scratch()), 64-byte aligned.
     size_t scratch_bytes = 0;
     // A word for profiles and logs: the method the plan chose ("view", "gemm", "direct", ...).

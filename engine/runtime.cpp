@@ -354,19 +354,33 @@ struct InferRequest::State {
                 case ValueSlot::Kind::Arena:
                     values[v] = Tensor::wrap(slot.type, slot.shape, arena.bytes_at(slot.byte_offset));
                     break;
-                case ValueSlot::Kind::View: {
-                    // Views of inputs are re-aimed at every run (rebind_input_views); the others
-                    // point into the arena or the weights for good.
+                case ValueSlot::Kind::View:
                     values[v] = Tensor::wrap(slot.type, slot.shape, nullptr);
-                    if (ep.values[static_cast<size_t>(slot.root)].kind != ValueSlot::Kind::Input) {
-                        const Tensor& base = *value_ptr(slot.base);
-                        if (base.valid()) values[v].view_into(base, slot.byte_offset);
-                    }
                     break;
-                }
                 case ValueSlot::Kind::Input:
                 case ValueSlot::Kind::Dynamic:
                     break;
+            }
+        }
+        // Views of inputs are re-aimed at every run (rebind_input_views); the others point into the
+        // arena or the weights for good. A view's base may come later in value order (an input of a
+        // Concat whose producer writes into the Concat's output): each chain of views is bound
+        // from its root down.
+        std::vector<char> view_bound(ep.values.size(), 0);
+        std::vector<int> chain;
+        for (size_t v = 0; v < ep.values.size(); ++v) {
+            const ValueSlot& slot = ep.values[v];
+            if (slot.kind != ValueSlot::Kind::View || ep.values[static_cast<size_t>(slot.root)].kind == ValueSlot::Kind::Input)
+                continue;
+            for (int u = static_cast<int>(v);
+                 ep.values[static_cast<size_t>(u)].kind == ValueSlot::Kind::View && !view_bound[static_cast<size_t>(u)];
+                 u = ep.values[static_cast<size_t>(u)].base)
+                chain.push_back(u);
+            for (; !chain.empty(); chain.pop_back()) {
+                const auto u = static_cast<size_t>(chain.back());
+                const Tensor& base = *value_ptr(ep.values[u].base);
+                if (base.valid()) values[u].view_into(base, ep.values[u].byte_offset);
+                view_bound[u] = 1;
             }
         }
         step_inputs.assign(ep.steps.size(), {});

@@ -223,6 +223,9 @@ public:
 
     int64_t group_count() const { return group_count_; }    // elements of the keep_dims result
     int64_t reduce_count() const { return reduce_count_; }  // input elements per group
+    // True when every group is one contiguous run of reduce_count() elements, group after group
+    // (the reduced axes are the trailing ones, size-1 axes aside: global pooling).
+    bool trailing() const { return inner_reduced_ && dims_.size() <= 2; }
 
     // Calls run(in_offset, group_offset, length, reduced) for consecutive runs of `length` input
     // elements starting at in_offset. reduced: every element of the run belongs to group

@@ -23,6 +23,7 @@
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/parallel.hpp"
 #include "kernels/detail/small_buffer.hpp"
+#include "kernels/detail/transpose8.hpp"
 
 // The MaxPool plane kernel passes GCC/clang vector-extension values between functions of this file
 // only (anonymous namespace): the ABI warning for them without -mavx does not apply.
@@ -356,129 +357,269 @@ void pool_plane_2d(const PoolPlane& p, const Pool2d& q, bool is_max, const C* x,
     }
 }
 
-// ---- MaxPool of f32 planes without indices, undilated: no borders ------------------------------
-// The plane is first copied into scratch with its border extended by replicating the edge rows and
-// columns (Replicated: `rows` x `width`, data at row `top`, column `left`), far enough that every
-// window lies wholly inside; then every output is a max over all kernel_h x kernel_w taps, eight
-// outputs at a time in one register, with no bounds checks. Exact: a replicated element is a
-// bitwise copy of a data element of the same window, met right before or after it in row-major
-// tap order (dilation 1), and seeing a value a second time right after itself never changes the
-// running max of `v > best ? v : best` (not even with NaN or signed zeros): values, NaN handling
-// and ties stay those of the walker above.
-struct Replicated {
+// ---- MaxPool of f32 planes without indices, undilated: separable -------------------------------
+// The max over a window is the max over its columns of each column's max over the window's rows.
+// Per output row, the column maxima over its data rows are made first, 8 columns at a time
+// straight from the data plane, into a row buffer whose border repeats the edge columns (`left`
+// replicated columns before the data, the last column repeated after it); every output of the row
+// is then the max of kernel_w consecutive (stride 1) or every stride_w-th entries of that buffer.
+// At stride_w > 1 the buffer is first split by phase (phase p holds buffer entries p, p + S, ...),
+// so that tap j of outputs o .. o + 7 is one contiguous load: phase j % S from entry o + j / S.
+// Per window that is kernel_h + kernel_w loads instead of kernel_h * kernel_w.
+//
+// The walker's result, but for the sign of a zero maximum, on planes without NaN: a repeated value
+// (the replicated border only ever repeats an element of the same window) never changes a running
+// max, and the max of numbers does not depend on their order; among equal maxima +0 and -0 the
+// walker keeps the first in row-major order, this the first in column-major order. A NaN, which
+// `v > best ? v : best` keeps only as a window's first element, would hide the rest of its column
+// here: the column pass watches for NaN, and a plane holding one is made by the walker instead.
+struct SeparableMax {
     bool enabled = false;
-    int64_t rows = 0, width = 0, top = 0, left = 0;
-    size_t offset = 0;  // bytes into scratch
+    int64_t left = 0, width = 0;  // the row buffer: `left` replicated columns, data, repeats to `width`
+    int64_t stride_w = 1, phase_width = 0;
+    // Tap j of output 0: j % S * phase_floats() + j / S after the first phase (j at stride 1).
+    std::vector<int64_t> tap_offset;
+    size_t offset = 0;  // bytes into scratch: the row buffer, then the phases
+    // The row buffer: every column the data or a window reaches, rounded up to 16 (the split reads
+    // whole 16-column blocks).
+    int64_t row_floats() const { return (width + 15) / 16 * 16; }
+    // Phase p at p * phase_floats() after the row buffer; 8 entries of slack for the split's last
+    // 8-entry block.
+    int64_t phase_floats() const { return phase_width + 8; }
+    size_t floats() const { return static_cast<size_t>(row_floats() + (stride_w > 1 ? stride_w * phase_floats() : 0)); }
 };
 
-Replicated plan_replicated(const PoolAttrs& a, const std::vector<nn::AxisWindow>& axes,
-                           const std::vector<AxisTaps>& taps) {
-    Replicated r;
-    if (!a.is_max || axes.size() != 2) return r;
+SeparableMax plan_separable_max(const PoolAttrs& a, const std::vector<nn::AxisWindow>& axes,
+                                const std::vector<AxisTaps>& taps) {
+    SeparableMax s;
+    if (!a.is_max || axes.size() != 2) return s;
     // A window with no data element (ceil rounding) gives the lowest value, not an edge's.
     for (const AxisTaps& t : taps)
         for (int64_t n : t.count)
-            if (n < 1) return r;
+            if (n < 1) return s;
     const nn::AxisWindow& ah = axes[0];
     const nn::AxisWindow& aw = axes[1];
-    if (ah.dilation != 1 || aw.dilation != 1 || aw.stride > 2 || ah.in < 1 || aw.in < 1) return r;
-    r.enabled = true;
-    r.top = ah.pad_begin;
-    r.left = aw.pad_begin;
-    r.rows = (ah.out - 1) * ah.stride + ah.kernel;
-    r.width = (aw.out - 1) * aw.stride + aw.kernel;
-    return r;
+    if (ah.dilation != 1 || aw.dilation != 1 || ah.in < 1 || aw.in < 1) return s;
+    s.enabled = true;
+    s.left = aw.pad_begin;
+    s.stride_w = aw.stride;
+    s.width = std::max((aw.out - 1) * aw.stride + aw.kernel, s.left + aw.in);
+    s.phase_width = (s.width + s.stride_w - 1) / s.stride_w;
+    const int64_t pf = s.stride_w == 1 ? 0 : s.phase_floats();
+    for (int64_t j = 0; j < aw.kernel; ++j) s.tap_offset.push_back(j % s.stride_w * pf + j / s.stride_w);
+    return s;
 }
 
 typedef float PoolV8 __attribute__((vector_size(32)));
-
-// p[0], p[S], ..., p[7 * S]; reads p[0 .. 7 * S] only.
-template <int S>
-inline PoolV8 load_v8(const float* p) {
-    PoolV8 v;
-    if constexpr (S == 1) {
-        std::memcpy(&v, p, sizeof v);
-    } else {
-        PoolV8 a, b;  // p[0..7], p[7..14]
-        std::memcpy(&a, p, sizeof a);
-        std::memcpy(&b, p + 7, sizeof b);
-        v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 9, 11, 13, 15);
-    }
-    return v;
-}
-
 typedef float PoolV4 __attribute__((vector_size(16)));
 
-// p[0], p[S], p[2 * S], p[3 * S]; at stride 2 reads p[0 .. 7] (one past the last: the scratch has
-// slack after the plane).
-template <int S>
-inline PoolV4 load_v4(const float* p) {
-    PoolV4 v;
-    if constexpr (S == 1) {
-        std::memcpy(&v, p, sizeof v);
-    } else {
-        PoolV4 a, b;
-        std::memcpy(&a, p, sizeof a);
-        std::memcpy(&b, p + 4, sizeof b);
-        v = __builtin_shufflevector(a, b, 0, 2, 4, 6);
-    }
-    return v;
-}
-
-// Blocks of V outputs (V = 8 or 4, out_w >= V) of one output row whose windows start at src.
-template <int S, int V, class Vec>
-inline void max_row_blocks(const float* src, int64_t width, int64_t kh, int64_t kw, int64_t out_w, float* out) {
-    const auto load = [](const float* p) {
-        if constexpr (V == 8) return load_v8<S>(p);
-        else return load_v4<S>(p);
-    };
-    for (int64_t b = 0; b < out_w; b += V) {
-        const int64_t o = std::min(b, out_w - V);  // the last block overlaps (max is idempotent)
-        const float* in = src + o * S;
-        Vec best = load(in);
-        for (int64_t i = 0; i < kh; ++i)
-            for (int64_t j = i == 0 ? 1 : 0; j < kw; ++j) {
-                const Vec v = load(in + i * width + j);
+// row[left + c] = max over data rows [first, first + count) of column c, then the border; true
+// when one of the elements read is NaN.
+bool column_max(const SeparableMax& s, const Pool2d& q, const float* x, int64_t first, int64_t count, float* row) {
+    const int64_t in_w = q.in_w;
+    const float* top = x + first * in_w;
+    float* dst = row + s.left;
+    bool nan = false;
+    if (in_w >= 8) {
+        typedef int32_t Mask8 __attribute__((vector_size(32)));
+        Mask8 unordered = {};
+        for (int64_t b = 0; b < in_w; b += 8) {
+            const int64_t c = std::min<int64_t>(b, in_w - 8);  // the last block overlaps: same values
+            PoolV8 best;
+            std::memcpy(&best, top + c, sizeof best);
+            unordered |= best != best;
+            for (int64_t i = 1; i < count; ++i) {
+                PoolV8 v;
+                std::memcpy(&v, top + i * in_w + c, sizeof v);
+                unordered |= v != v;
                 best = v > best ? v : best;
             }
-        std::memcpy(out + o, &best, sizeof best);
+            std::memcpy(dst + c, &best, sizeof best);
+        }
+        for (int i = 0; i < 8; ++i) nan = nan || unordered[i] != 0;
+    } else {
+        for (int64_t c = 0; c < in_w; ++c) {
+            float best = top[c];
+            nan = nan || best != best;
+            for (int64_t i = 1; i < count; ++i) {
+                const float v = top[i * in_w + c];
+                nan = nan || v != v;
+                best = v > best ? v : best;
+            }
+            dst[c] = best;
+        }
     }
+    for (int64_t c = 0; c < s.left; ++c) row[c] = dst[0];
+    for (int64_t c = s.left + in_w; c < s.row_floats(); ++c) row[c] = dst[in_w - 1];
+    return nan;
 }
 
-template <int S>
-void max_plane_replicated(const Replicated& r, const Pool2d& q, int64_t stride_h, const float* x, float* pad,
-                          float* y) {
-    // Rows and columns past the data repeat the nearest edge row / column.
-    for (int64_t h = 0; h < r.rows; ++h) {
-        const float* src = x + std::clamp<int64_t>(h - r.top, 0, q.in_h - 1) * q.in_w;
-        float* dst = pad + h * r.width;
-        const int64_t data_end = std::min(r.width, r.left + q.in_w);
-        int64_t c = 0;
-        for (; c < std::min(r.left, r.width); ++c) dst[c] = src[0];
-        for (; c < data_end; ++c) dst[c] = src[c - r.left];
-        for (; c < r.width; ++c) dst[c] = src[q.in_w - 1];
+// Outputs [o, o + V) from the taps at src + tap[j].
+template <class Vec>
+inline void max_taps(const float* src, const int64_t* tap, int64_t taps, float* out) {
+    Vec best;
+    std::memcpy(&best, src, sizeof best);
+    for (int64_t j = 1; j < taps; ++j) {
+        Vec v;
+        std::memcpy(&v, src + tap[j], sizeof v);
+        best = v > best ? v : best;
     }
-    const int64_t kh = q.kernel_h, kw = q.kernel_w, out_w = q.out_w;
+    std::memcpy(out, &best, sizeof best);
+}
+
+// The plane's outputs; false (outputs unfinished) when the plane holds a NaN.
+bool max_plane_separable(const SeparableMax& s, const Pool2d& q, const AxisTaps& rows, const float* x, float* buf,
+                         float* y) {
+    const int64_t out_w = q.out_w, stride = s.stride_w, taps = static_cast<int64_t>(s.tap_offset.size());
+    const int64_t* tap = s.tap_offset.data();
+    float* row = buf;
+    float* phases = buf + s.row_floats();
+    const float* src = stride == 1 ? row : phases;  // where tap 0 of output 0 is
+    const int64_t pf = stride == 1 ? 0 : s.phase_floats();
     for (int64_t oh = 0; oh < q.out_h; ++oh) {
-        const float* src = pad + oh * stride_h * r.width;
+        const size_t ih = static_cast<size_t>(oh);
+        if (column_max(s, q, x, rows.first[ih], rows.count[ih], row)) return false;
+        if (stride == 2) {
+            // 16 buffer entries -> 8 even and 8 odd ones; the last block may write up to 7 entries
+            // into its phase's slack.
+            for (int64_t c = 0; c < s.width; c += 16) {
+                PoolV8 a, b;
+                std::memcpy(&a, row + c, sizeof a);
+                std::memcpy(&b, row + c + 8, sizeof b);
+                const PoolV8 even = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+                const PoolV8 odd = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+                std::memcpy(phases + c / 2, &even, sizeof even);
+                std::memcpy(phases + pf + c / 2, &odd, sizeof odd);
+            }
+        } else if (stride > 2) {
+            for (int64_t c = 0; c < s.width; ++c) phases[c % stride * pf + c / stride] = row[c];
+        }
         float* out = y + oh * out_w;
+        // Blocks of 8 (or 4) outputs; the last block overlaps the one before (same values).
         if (out_w >= 8) {
-            max_row_blocks<S, 8, PoolV8>(src, r.width, kh, kw, out_w, out);
+            for (int64_t b = 0; b < out_w; b += 8) {
+                const int64_t o = std::min<int64_t>(b, out_w - 8);
+                max_taps<PoolV8>(src + o, tap, taps, out + o);
+            }
         } else if (out_w >= 4) {
-            max_row_blocks<S, 4, PoolV4>(src, r.width, kh, kw, out_w, out);
+            for (int64_t b = 0; b < out_w; b += 4) {
+                const int64_t o = std::min<int64_t>(b, out_w - 4);
+                max_taps<PoolV4>(src + o, tap, taps, out + o);
+            }
         } else {
             for (int64_t o = 0; o < out_w; ++o) {
-                const float* in = src + o * S;
-                float best = in[0];
-                for (int64_t i = 0; i < kh; ++i)
-                    for (int64_t j = i == 0 ? 1 : 0; j < kw; ++j) {
-                        const float v = in[i * r.width + j];
-                        best = v > best ? v : best;
-                    }
+                float best = src[o];
+                for (int64_t j = 1; j < taps; ++j) {
+                    const float v = src[o + tap[j]];
+                    best = v > best ? v : best;
+                }
                 out[o] = best;
             }
         }
     }
+    return true;
+}
+
+// ---- MaxPool of f32 small planes without indices, undilated: 8 planes at a time, channels last ---
+// On small planes (the deep layers of a CNN: 8x8, 16x16) the per-row costs of the separable path
+// outweigh its work. There 8 planes are turned channels-last at once (8 x 8 register transposes)
+// into a buffer padded by repeating the edge pixels (rows, then columns), far enough that every
+// window lies wholly inside; every output pixel is then the max over all kernel_h x kernel_w taps
+// of 8-channel vectors, with no stride or border work, and the results go back to planes by the
+// same transposes. Exact, NaN and signed zeros included: a replicated element is a copy of a data
+// element of the same window met right before or after it in row-major tap order, or a whole
+// replicated row met right before or after the row it copies, and seeing values again that the
+// running max `v > best ? v : best` has just seen never changes it.
+inline constexpr int64_t kChannelsLastPoolPixels = 256;  // data pixels of a "small" plane
+
+struct ChannelsLastMax {
+    bool enabled = false;
+    int64_t rows = 0, width = 0, top = 0, left = 0;  // the padded plane, data at (top, left)
+    int64_t stride_h = 1, stride_w = 1;
+    std::vector<int64_t> tap_offset;  // tap i * kernel_w + j: i * width + j pixels
+    size_t offset = 0;                // bytes into scratch: the padded block, then the outputs
+    size_t floats(int64_t out_pixels) const { return static_cast<size_t>((rows * width + out_pixels) * 8); }
+};
+
+ChannelsLastMax plan_channels_last_max(const SeparableMax& eligible, const std::vector<nn::AxisWindow>& axes) {
+    ChannelsLastMax m;
+    if (!eligible.enabled || axes[0].in * axes[1].in > kChannelsLastPoolPixels) return m;
+    const nn::AxisWindow& ah = axes[0];
+    const nn::AxisWindow& aw = axes[1];
+    m.enabled = true;
+    m.top = ah.pad_begin;
+    m.left = aw.pad_begin;
+    m.rows = std::max((ah.out - 1) * ah.stride + ah.kernel, m.top + ah.in);
+    m.width = std::max((aw.out - 1) * aw.stride + aw.kernel, m.left + aw.in);
+    m.stride_h = ah.stride;
+    m.stride_w = aw.stride;
+    for (int64_t i = 0; i < ah.kernel; ++i)
+        for (int64_t j = 0; j < aw.kernel; ++j) m.tap_offset.push_back(i * m.width + j);
+    return m;
+}
+
+// Planes [0, cn) (cn <= 8, in_size apart) of x into outputs y (out_size apart); xp and out_cl:
+// scratch for the padded block and the channels-last outputs.
+void max_planes_channels_last(const ChannelsLastMax& m, const Pool2d& q, const float* x, int64_t in_size,
+                              int64_t out_size, int64_t cn, float* xp, float* out_cl, float* y) {
+    using detail::Float8;
+    const int64_t in_h = q.in_h, in_w = q.in_w, width = m.width;
+    // The data, 8 pixels of 8 planes a transpose (whole blocks only when all 8 planes are there).
+    for (int64_t h = 0; h < in_h; ++h) {
+        const float* src = x + h * in_w;
+        float* dst = xp + ((h + m.top) * width + m.left) * 8;
+        int64_t w = 0;
+        if (cn == 8) {
+            for (; w + 8 <= in_w; w += 8) {
+                Float8 r[8];
+                for (int i = 0; i < 8; ++i) std::memcpy(&r[i], src + i * in_size + w, sizeof(Float8));
+                detail::transpose8(r);
+                for (int j = 0; j < 8; ++j) std::memcpy(dst + (w + j) * 8, &r[j], sizeof(Float8));
+            }
+        }
+        for (; w < in_w; ++w)
+            for (int64_t i = 0; i < 8; ++i) dst[w * 8 + i] = i < cn ? src[i * in_size + w] : 0.0f;
+    }
+    // The border: edge pixels repeated along each data row, then whole rows above and below.
+    for (int64_t h = m.top; h < m.top + in_h; ++h) {
+        float* row = xp + h * width * 8;
+        for (int64_t w = 0; w < m.left; ++w) std::memcpy(row + w * 8, row + m.left * 8, sizeof(Float8));
+        for (int64_t w = m.left + in_w; w < width; ++w) std::memcpy(row + w * 8, row + (m.left + in_w - 1) * 8, sizeof(Float8));
+    }
+    const size_t row_bytes = static_cast<size_t>(width * 8) * sizeof(float);
+    for (int64_t h = 0; h < m.top; ++h) std::memcpy(xp + h * width * 8, xp + m.top * width * 8, row_bytes);
+    for (int64_t h = m.top + in_h; h < m.rows; ++h)
+        std::memcpy(xp + h * width * 8, xp + (m.top + in_h - 1) * width * 8, row_bytes);
+    // Every output pixel: the max over its window, taps in row-major order.
+    const int64_t taps = static_cast<int64_t>(m.tap_offset.size()), out_h = q.out_h, out_w = q.out_w;
+    const int64_t* tap = m.tap_offset.data();
+    float* out = out_cl;
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+        for (int64_t ow = 0; ow < out_w; ++ow, out += 8) {
+            const float* base = xp + (oh * m.stride_h * width + ow * m.stride_w) * 8;
+            Float8 best;
+            std::memcpy(&best, base, sizeof best);
+            for (int64_t t = 1; t < taps; ++t) {
+                Float8 v;
+                std::memcpy(&v, base + tap[t] * 8, sizeof v);
+                best = v > best ? v : best;
+            }
+            std::memcpy(out, &best, sizeof best);
+        }
+    }
+    // Back to planes.
+    const int64_t pixels = out_h * out_w;
+    int64_t px = 0;
+    if (cn == 8) {
+        for (; px + 8 <= pixels; px += 8) {
+            Float8 r[8];
+            for (int i = 0; i < 8; ++i) std::memcpy(&r[i], out_cl + (px + i) * 8, sizeof(Float8));
+            detail::transpose8(r);
+            for (int j = 0; j < 8; ++j) std::memcpy(y + j * out_size + px, &r[j], sizeof(Float8));
+        }
+    }
+    for (; px < pixels; ++px)
+        for (int64_t c = 0; c < cn; ++c) y[c * out_size + px] = out_cl[px * 8 + c];
 }
 
 template <class C>
@@ -491,7 +632,7 @@ void pool_plane_any(const PoolPlane& p, const Pool2d& q, const PoolAttrs& a, con
 }
 
 template <class C>
-void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Replicated& rep, int64_t stride_h,
+void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const SeparableMax& sep, const ChannelsLastMax& cl,
           const Shape& data, const C* x, C* y, Tensor* indices, const KernelContext& ctx) {
     const int64_t planes = data[0] * data[1];
     int64_t bound = 1;  // indices count within data flattened from `axis` on
@@ -505,17 +646,36 @@ void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Replica
     // Planes are independent: shared among the threads, each with its own argmax scratch.
     const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(p.out_size * 4, 1));
     if constexpr (std::is_same_v<C, float>) {
-        if (rep.enabled && !indices) {
+        if (cl.enabled && !indices) {
+            // Groups of 8 planes (the last one may be short), each turned channels-last in this
+            // thread's scratch.
+            const int64_t groups = (planes + 7) / 8;
+            const int64_t group_grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(p.out_size * 8, 1));
+            const cpu::Isa isa = cpu::active_isa();
+            detail::for_chunks(ctx.pool(), groups, group_grain, [&](int64_t begin, int64_t end) {
+                float* xp = reinterpret_cast<float*>(static_cast<std::byte*>(ctx.scratch()) + cl.offset);
+                float* out_cl = xp + cl.rows * cl.width * 8;
+                cpu::run_at(isa, [&] {
+                    for (int64_t g = begin; g < end; ++g) {
+                        const int64_t first = g * 8, cn = std::min<int64_t>(8, planes - first);
+                        max_planes_channels_last(cl, q, x + first * p.in_size, p.in_size, p.out_size, cn, xp, out_cl,
+                                                 y + first * p.out_size);
+                    }
+                });
+            });
+            return;
+        }
+        if (sep.enabled && !indices) {
             const cpu::Isa isa = cpu::active_isa();
             detail::for_chunks(ctx.pool(), planes, grain, [&](int64_t begin, int64_t end) {
-                float* pad = reinterpret_cast<float*>(static_cast<std::byte*>(ctx.scratch()) + rep.offset);
+                float* buf = reinterpret_cast<float*>(static_cast<std::byte*>(ctx.scratch()) + sep.offset);
                 // Compiled for the CPU's level (cpu_isa.hpp): exact per-element max, same result at every level.
                 cpu::run_at(isa, [&] {
                     for (int64_t plane = begin; plane < end; ++plane) {
                         const float* xp = x + plane * p.in_size;
                         float* yp = y + plane * p.out_size;
-                        if (q.stride_w == 1) max_plane_replicated<1>(rep, q, stride_h, xp, pad, yp);
-                        else max_plane_replicated<2>(rep, q, stride_h, xp, pad, yp);
+                        if (!max_plane_separable(sep, q, p.taps[0], xp, buf, yp))
+                            pool_plane_any(p, q, a, xp, yp, nullptr, nullptr);
                     }
                 });
             });
@@ -544,8 +704,8 @@ void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Replica
 struct PoolPlan : OpPlan {
     PoolPlane plane;
     Pool2d fast;  // [N, C, H, W] data
-    Replicated replicated;  // MaxPool f32 without indices
-    int64_t stride_h = 1;
+    SeparableMax separable;      // MaxPool f32 without indices
+    ChannelsLastMax channels_last;  // the same on small planes
 };
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
@@ -569,16 +729,22 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
         plan->fast.row_offset = (plan->scratch_bytes + 63) / 64 * 64;
         plan->scratch_bytes = plan->fast.row_offset + static_cast<size_t>(plan->fast.out_w) * sizeof(double);
     }
-    plan->replicated = plan_replicated(a, axes, p.taps);
-    if (plan->replicated.enabled && ctx.type(0) == ElementType::f32) {
-        plan->stride_h = axes[0].stride;
-        plan->replicated.offset = (plan->scratch_bytes + 63) / 64 * 64;
-        plan->scratch_bytes = plan->replicated.offset +
-                              static_cast<size_t>(plan->replicated.rows * plan->replicated.width + 8) * sizeof(float);
-    } else {
-        plan->replicated.enabled = false;
+    plan->separable = plan_separable_max(a, axes, p.taps);
+    if (ctx.type(0) != ElementType::f32) plan->separable.enabled = false;
+    plan->channels_last = plan_channels_last_max(plan->separable, axes);
+    const size_t at = (plan->scratch_bytes + 63) / 64 * 64;
+    if (plan->channels_last.enabled) {
+        plan->separable.enabled = false;
+        plan->channels_last.offset = at;
+        plan->scratch_bytes = at + plan->channels_last.floats(p.out_size) * sizeof(float);
+    } else if (plan->separable.enabled) {
+        plan->separable.offset = at;
+        plan->scratch_bytes = at + plan->separable.floats() * sizeof(float);
     }
-    plan->method = plan->replicated.enabled ? "window-2d-replicated" : plan->fast.enabled ? "window-2d" : "window";
+    plan->method = plan->channels_last.enabled ? "window-2d-channels-last"
+                   : plan->separable.enabled   ? "window-2d-separable"
+                   : plan->fast.enabled        ? "window-2d"
+                                               : "window";
     return plan;
 }
 
@@ -593,7 +759,7 @@ void compute(KernelContext& ctx) {
         using C = decltype(tag);
         const nn::ComputeIn<C> x(data);
         nn::ComputeOut<C> y(ctx.output(0));
-        pool<C>(a, plan.plane, plan.fast, plan.replicated, plan.stride_h, data.shape(), x.data(), y.data(), indices,
+        pool<C>(a, plan.plane, plan.fast, plan.separable, plan.channels_last, data.shape(), x.data(), y.data(), indices,
                 ctx);
         y.commit();
     });

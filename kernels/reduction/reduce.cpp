@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "kernels/detail/nn_common.hpp"
+#include "kernels/detail/parallel.hpp"
 
 namespace irlite {
 namespace {
@@ -135,6 +136,34 @@ void reduce(const nn::ReducePlan& plan, const C* x, C* y, void* scratch) {
     for (size_t i = 0; i < groups; ++i) y[i] = finish<K, C>(acc[i], plan.reduce_count());
 }
 
+// Reductions over the trailing axes (global pooling: ReduceMean over H and W), where each group is
+// one contiguous run: groups are made 4 at a time, each still combined in order from its first
+// element, so that the 4 dependency chains overlap (the results of reduce() above, bit for bit);
+// and chunks of groups go to the threads.
+template <ReduceKind K, class C>
+void reduce_trailing(const nn::ReducePlan& plan, const C* x, C* y, ThreadPool* pool) {
+    using A = Acc<C>;
+    constexpr int kChains = 4;
+    const int64_t groups = plan.group_count(), len = plan.reduce_count();
+    const int64_t grain = std::max<int64_t>(kChains, 4096 / std::max<int64_t>(len, 1) / kChains * kChains);
+    detail::for_chunks(pool, groups, grain, [&](int64_t begin, int64_t end) {
+        int64_t g = begin;
+        for (; g + kChains <= end; g += kChains) {
+            const C* src = x + g * len;
+            A acc[kChains];
+            for (int c = 0; c < kChains; ++c) acc[c] = identity<K, A>();
+            for (int64_t i = 0; i < len; ++i)
+                for (int c = 0; c < kChains; ++c) acc[c] = combine<K, A>(acc[c], static_cast<A>(src[c * len + i]));
+            for (int c = 0; c < kChains; ++c) y[g + c] = finish<K, C>(acc[c], len);
+        }
+        for (; g < end; ++g) {
+            A acc = identity<K, A>();
+            for (int64_t i = 0; i < len; ++i) acc = combine<K, A>(acc, static_cast<A>(x[g * len + i]));
+            y[g] = finish<K, C>(acc, len);
+        }
+    });
+}
+
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     const Shape shape = ctx.shape(0).to_shape();
     const std::vector<int64_t> axes = nn::read_axes(ctx, 1, *ctx.value(1), static_cast<int64_t>(shape.size()));
@@ -178,7 +207,8 @@ void compute(KernelContext& ctx) {
         using C = decltype(tag);
         const nn::ComputeIn<C> x(data);
         nn::ComputeOut<C> y(ctx.output(0));
-        reduce<K, C>(plan, x.data(), y.data(), ctx.scratch());
+        if (plan.trailing()) reduce_trailing<K, C>(plan, x.data(), y.data(), ctx.pool());
+        else reduce<K, C>(plan, x.data(), y.data(), ctx.scratch());
         y.commit();
     });
 }

@@ -75,9 +75,13 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     const auto axis = static_cast<size_t>(normalize_axis(ctx.attrs<ConcatAttrs>().axis, static_cast<int64_t>(out.size())));
     auto plan = std::make_unique<ConcatPlan>();
     for (size_t d = 0; d < axis; ++d) plan->outer *= out[d];
+    size_t at = 0;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
         const size_t bytes = checked_byte_size(ctx.shape(i).to_shape(), element_size(ctx.type(i)));
         plan->chunk.push_back(plan->outer == 0 ? 0 : bytes / static_cast<size_t>(plan->outer));
+        // One block per input: its producer may write it in place (OpPlan::input_slices).
+        if (plan->outer == 1) plan->input_slices.push_back({static_cast<int>(i), 0, at});
+        at += bytes;
     }
     plan->method = "copy";
     return plan;

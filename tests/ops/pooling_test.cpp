@@ -237,12 +237,23 @@ const FastRow kFastRows[] = {
     {"no_interior", {1, 1, 4, 3}, {{3, 5}, {1, 1}, {1, 2}, {1, 2}}},
     {"no_pads_wide", {1, 2, 6, 40}, {{2, 2}, {2, 2}, {0, 0}, {0, 0}}},
     {"dilated_s2", {1, 1, 12, 25}, {{3, 3}, {2, 2}, {2, 2}, {2, 2}, {2, 2}}},
-    // MaxPool f32 without indices, undilated, runs on edge-replicated planes: rows of 8+, 4..7 and
-    // fewer than 4 outputs, stride 1 and 2, pads on both sides, ceil rounding
-    {"replicated_narrow_ceil_s2", {1, 3, 8, 9}, {{3, 3}, {2, 2}, {0, 0}, {0, 0}, {}, "explicit", "ceil"}},
-    {"replicated_s1_width7", {1, 2, 5, 8}, {{3, 3}, {1, 1}, {0, 1}, {1, 0}}},
-    {"replicated_tiny", {2, 2, 3, 3}, {{2, 2}, {1, 1}, {0, 0}, {0, 0}}},
-    {"replicated_k5_pad2_s2", {1, 1, 12, 19}, {{5, 5}, {2, 2}, {2, 2}, {2, 2}}},
+    // MaxPool f32 without indices, undilated, runs separably (column maxima, then along the row)
+    // on planes of more than 256 pixels:
+    // rows of 8+, 4..7 and fewer than 4 outputs, data rows narrower than 8, stride 1, 2 and 3,
+    // pads on both sides, ceil rounding, kernels wider than the stride
+    {"separable_narrow_ceil_s2", {1, 3, 8, 9}, {{3, 3}, {2, 2}, {0, 0}, {0, 0}, {}, "explicit", "ceil"}},
+    {"separable_s1_width7", {1, 2, 5, 8}, {{3, 3}, {1, 1}, {0, 1}, {1, 0}}},
+    {"separable_tiny", {2, 2, 3, 3}, {{2, 2}, {1, 1}, {0, 0}, {0, 0}}},
+    {"separable_k5_pad2_s2", {1, 1, 12, 19}, {{5, 5}, {2, 2}, {2, 2}, {2, 2}}},
+    {"separable_s3_k4_asymmetric", {1, 2, 9, 29}, {{4, 4}, {3, 3}, {1, 2}, {2, 1}}},
+    {"separable_wide_ceil_pad", {2, 2, 13, 35}, {{3, 3}, {2, 2}, {1, 1}, {0, 0}, {}, "explicit", "ceil"}},
+    {"separable_s2_k2_one_block", {1, 3, 16, 16}, {{2, 2}, {2, 2}, {0, 0}, {0, 0}}},
+    {"separable_s2_rows_of_5", {1, 2, 6, 6}, {{3, 3}, {2, 1}, {1, 1}, {1, 1}}},
+    // ... and on planes of up to 256 pixels 8 planes at a time channels-last: whole groups of 8
+    // planes and a short one, rows of 8 pixels and a tail
+    {"channels_last_two_groups", {2, 9, 11, 12}, {{3, 3}, {2, 2}, {1, 1}, {1, 1}}},
+    {"channels_last_ceil_k2", {1, 16, 9, 9}, {{2, 2}, {2, 2}, {0, 0}, {0, 0}, {}, "explicit", "ceil"}},
+    {"separable_nine_planes", {1, 9, 17, 20}, {{3, 3}, {1, 1}, {1, 1}, {1, 1}}},
 };
 
 PoolWindow lead_window(const PoolWindow& w) {
@@ -255,15 +266,16 @@ PoolWindow lead_window(const PoolWindow& w) {
     return l;
 }
 
-// Random values with many ties (few distinct values) and, for floats, NaNs and infinities.
-Tensor tied_tensor(ElementType type, const Shape& shape, unsigned seed) {
+// Random values with many ties (few distinct values) and, for floats, infinities and NaNs (unless
+// with_nan is false: planes without NaN take the separable MaxPool path).
+Tensor tied_tensor(ElementType type, const Shape& shape, unsigned seed, bool with_nan = true) {
     std::mt19937 gen(seed);
     std::uniform_int_distribution<int> pick(0, 19);
     std::vector<double> v(static_cast<size_t>(checked_num_elements(shape)));
     const bool is_float = !is_integral(type);
     for (double& x : v) {
         const int k = pick(gen);
-        if (is_float && k == 0) x = std::numeric_limits<double>::quiet_NaN();
+        if (is_float && k == 0) x = with_nan ? std::numeric_limits<double>::quiet_NaN() : 5.0;
         else if (is_float && k == 1) x = -std::numeric_limits<double>::infinity();
         else x = (type == ElementType::u8 ? 0 : -4) + k % 9;
     }
@@ -273,8 +285,11 @@ Tensor tied_tensor(ElementType type, const Shape& shape, unsigned seed) {
 TEST(Pooling, TwoDimensionalPathMatchesGenericWalker) {
     unsigned seed = 900;
     for (const FastRow& row : kFastRows) {
-        for (const ElementType type : {ElementType::f32, ElementType::f64, ElementType::f16, ElementType::i32, ElementType::u8}) {
-            const Tensor x = tied_tensor(type, row.data, seed++);
+        const std::pair<ElementType, bool> types[] = {{ElementType::f32, true}, {ElementType::f32, false},
+                                                      {ElementType::f64, true}, {ElementType::f16, true},
+                                                      {ElementType::i32, false}, {ElementType::u8, false}};
+        for (const auto& [type, with_nan] : types) {
+            const Tensor x = tied_tensor(type, row.data, seed++, with_nan);
             Shape lead_shape = row.data;
             lead_shape.insert(lead_shape.begin() + 2, 1);
             const Tensor x5 = x.reshaped(lead_shape);
@@ -295,7 +310,7 @@ TEST(Pooling, TwoDimensionalPathMatchesGenericWalker) {
                 const bool ceil_torch = row.window.rounding == "ceil_torch";
                 if (ceil_torch && v.opset < 14) continue;
                 if (!row.window.dilations.empty() && v.opset == 1) continue;
-                SCOPED_TRACE(std::string(row.name) + " " + to_string(type) + " " + v.op + "-" + std::to_string(v.opset) +
+                SCOPED_TRACE(std::string(row.name) + " " + to_string(type) + (with_nan ? " NaN " : " ") + v.op + "-" + std::to_string(v.opset) +
                              (v.extra.empty() ? "" : " " + v.extra[0].value));
                 const std::vector<Tensor> fast = OpTester(v.op, v.opset, attributes_of(row.window, v.extra)).run({x});
                 const std::vector<Tensor> generic =
