@@ -25,6 +25,7 @@
 #include "kernels/detail/nn_gemm.hpp"
 #include "kernels/detail/parallel.hpp"
 #include "kernels/detail/sgemm.hpp"
+#include "kernels/detail/transpose8.hpp"
 
 // The depthwise kernel below passes GCC/clang vector-extension values between functions of this
 // file only; without -mavx, compilers warn that such values would change the ABI of an exported
@@ -1043,25 +1044,9 @@ void plan_channels_last(const InferContext& ctx, ConvPlan& plan) {
     plan.scratch_bytes = floats * sizeof(float);
 }
 
-// r[i][j] <- r[j][i] for 8 vectors of 8 floats (unpack, 64-bit shuffle, 128-bit lane swap).
-inline void transpose8(float __attribute__((vector_size(32))) (&r)[8]) {
-    typedef float V8 __attribute__((vector_size(32)));
-    V8 t[8], u[8];
-    for (int i = 0; i < 8; i += 2) {
-        t[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
-        t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
-    }
-    for (int i = 0; i < 8; i += 4) {
-        u[i] = __builtin_shufflevector(t[i], t[i + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-        u[i + 1] = __builtin_shufflevector(t[i], t[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
-        u[i + 2] = __builtin_shufflevector(t[i + 1], t[i + 3], 0, 1, 8, 9, 4, 5, 12, 13);
-        u[i + 3] = __builtin_shufflevector(t[i + 1], t[i + 3], 2, 3, 10, 11, 6, 7, 14, 15);
-    }
-    for (int i = 0; i < 4; ++i) {
-        r[i] = __builtin_shufflevector(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-        r[i + 4] = __builtin_shufflevector(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-    }
-}
+// transpose8: kernels/detail/transpose8.hpp.
+using detail::transpose8;
+
 
 // The first two steps of transpose8 on 4 vectors: r[k] <- [r0[k] r1[k] r2[k] r3[k] | r0[k+4]
 // r1[k+4] r2[k+4] r3[k+4]] for k < 4: a [4][8] block into [8][4] (4 pixels x 8 channels turned
