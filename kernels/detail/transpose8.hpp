@@ -30,4 +30,19 @@ inline void transpose8(Float8 (&r)[8]) {
     }
 }
 
+// The first two steps of transpose8 on 4 vectors: r[k] <- [r0[k] r1[k] r2[k] r3[k] | r0[k+4]
+// r1[k+4] r2[k+4] r3[k+4]] for k < 4: a [4][8] block into [8][4] (4 pixels x 8 channels turned
+// 8 channels x 4 pixels, in the halves), and back when each r[i] holds rows i and i + 4 of a
+// [8][4] block in its halves.
+inline void transpose4x8(Float8 (&r)[4]) {
+    const Float8 t0 = __builtin_shufflevector(r[0], r[1], 0, 8, 1, 9, 4, 12, 5, 13);
+    const Float8 t1 = __builtin_shufflevector(r[0], r[1], 2, 10, 3, 11, 6, 14, 7, 15);
+    const Float8 t2 = __builtin_shufflevector(r[2], r[3], 0, 8, 1, 9, 4, 12, 5, 13);
+    const Float8 t3 = __builtin_shufflevector(r[2], r[3], 2, 10, 3, 11, 6, 14, 7, 15);
+    r[0] = __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13);
+    r[1] = __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
+    r[2] = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);
+    r[3] = __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
+}
+
 }  // namespace irlite::detail

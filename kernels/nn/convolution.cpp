@@ -1045,44 +1045,9 @@ void plan_channels_last(const InferContext& ctx, ConvPlan& plan) {
 }
 
 // transpose8: kernels/detail/transpose8.hpp.
+using detail::transpose4x8;
 using detail::transpose8;
 
-
-// The first two steps of transpose8 on 4 vectors: r[k] <- [r0[k] r1[k] r2[k] r3[k] | r0[k+4]
-// r1[k+4] r2[k+4] r3[k+4]] for k < 4: a [4][8] block into [8][4] (4 pixels x 8 channels turned
-// 8 channels x 4 pixels, in the halves), and back when each r[i] holds rows i and i + 4 of a
-// [8][4] block in its halves.
-inline void transpose4x8(float __attribute__((vector_size(32))) (&r)[4]) {
-    typedef float V8 __attribute__((vector_size(32)));
-    const V8 t0 = __builtin_shufflevector(r[0], r[1], 0, 8, 1, 9, 4, 12, 5, 13);
-    const V8 t1 = __builtin_shufflevector(r[0], r[1], 2, 10, 3, 11, 6, 14, 7, 15);
-    const V8 t2 = __builtin_shufflevector(r[2], r[3], 0, 8, 1, 9, 4, 12, 5, 13);
-    const V8 t3 = __builtin_shufflevector(r[2], r[3], 2, 10, 3, 11, 6, 14, 7, 15);
-    r[0] = __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13);
-    r[1] = __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
-    r[2] = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);
-    r[3] = __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
-}
-
-// y[c][r] = a[r][c] for a rows x cols matrix a: 8 x 8 blocks through registers, the edges one
-// element at a time.
-inline void transpose_into(const float* a, int64_t rows, int64_t cols, float* y) {
-    typedef float V8 __attribute__((vector_size(32)));
-    int64_t r = 0;
-    for (; r + 8 <= rows; r += 8) {
-        int64_t c = 0;
-        for (; c + 8 <= cols; c += 8) {
-            V8 v[8];
-            for (int i = 0; i < 8; ++i) std::memcpy(&v[i], a + (r + i) * cols + c, sizeof(V8));
-            transpose8(v);
-            for (int j = 0; j < 8; ++j) std::memcpy(y + (c + j) * rows + r, &v[j], sizeof(V8));
-        }
-        for (; c < cols; ++c)
-            for (int i = 0; i < 8; ++i) y[c * rows + r + i] = a[(r + i) * cols + c];
-    }
-    for (; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c) y[c * rows + r] = a[r * cols + c];
-}
 
 // Channels [c0, c0 + cn) of one image x ([C][H][W]) into y ([C][out pixels]); xp, out_cl: scratch.
 void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, int64_t cn, float* xp, float* out_cl,
@@ -1309,7 +1274,6 @@ private:
 // y[c * ldy + r] = a[r * lda + c] for r < rows, c < cols: one GEMM tile's block of C^T into the
 // output (transposed path). 8 x 8 blocks through registers, the edges one element at a time.
 void transpose_block(const float* a, int64_t lda, int64_t rows, int64_t cols, float* y, int64_t ldy) {
-    if (lda == cols && ldy == rows) return transpose_into(a, rows, cols, y);  // the whole C^T (one tile)
     typedef float V8 __attribute__((vector_size(32)));
     int64_t r = 0;
     for (; r + 8 <= rows; r += 8) {
