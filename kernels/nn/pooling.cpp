@@ -650,7 +650,7 @@ void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Separab
             // Groups of 8 planes (the last one may be short), each turned channels-last in this
             // thread's scratch.
             const int64_t groups = (planes + 7) / 8;
-            const int64_t group_grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(p.out_size * 8, 1));
+            const int64_t group_grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(p.in_size * 8, 1));
             const cpu::Isa isa = cpu::active_isa();
             detail::for_chunks(ctx.pool(), groups, group_grain, [&](int64_t begin, int64_t end) {
                 float* xp = reinterpret_cast<float*>(static_cast<std::byte*>(ctx.scratch()) + cl.offset);
