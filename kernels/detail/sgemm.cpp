@@ -541,18 +541,26 @@ void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float
     pack_a(plan, a, lda, trans, out, 0, plan.layout.k);
 }
 
-void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float* out, int64_t k_begin, int64_t k_end) {
+// The K blocks of packed A that rows [k_begin, k_end) of K touch: fn(p0, kcb, q0, q1, blk) per
+// block, p0 its first row, kcb its height, [q0, q1) the rows to pack in it, blk where it starts.
+template <class Fn>
+void for_a_blocks(const GemmPlan& plan, float* out, int64_t k_begin, int64_t k_end, const Fn& fn) {
     const GemmLayout& l = plan.layout;
-    const int mr = plan.a_mr;
-    const int64_t mp = round_up(plan.m, mr);
+    const int64_t mp = round_up(plan.m, plan.a_mr);
     k_begin = std::max<int64_t>(k_begin, 0);
     k_end = std::min(k_end, l.k);
     for (int64_t p0 = k_begin / l.kc * l.kc; p0 < k_end; p0 += l.kc) {
         const int64_t kcb = std::min(l.kc, l.k - p0);
-        const int64_t q0 = std::max(p0, k_begin), q1 = std::min(p0 + kcb, k_end);
-        // Rows q0.. of each panel of the block (panels kcb rows tall).
-        pack_panels(mr, a, lda, !trans, 0, plan.m, q0, q1 - q0, out + p0 * mp + (q0 - p0) * mr, mr * kcb);
+        fn(p0, kcb, std::max(p0, k_begin), std::min(p0 + kcb, k_end), out + p0 * mp);
     }
+}
+
+void pack_a(const GemmPlan& plan, const float* a, int64_t lda, bool trans, float* out, int64_t k_begin, int64_t k_end) {
+    const int mr = plan.a_mr;
+    for_a_blocks(plan, out, k_begin, k_end, [&](int64_t p0, int64_t kcb, int64_t q0, int64_t q1, float* blk) {
+        // Rows q0.. of each panel of the block (panels kcb rows tall).
+        pack_panels(mr, a, lda, !trans, 0, plan.m, q0, q1 - q0, blk + (q0 - p0) * mr, mr * kcb);
+    });
 }
 
 void pack_a_indexed(const GemmPlan& plan, const float* data, const int64_t* k_off, const int64_t* m_off, float* out) {
@@ -561,15 +569,8 @@ void pack_a_indexed(const GemmPlan& plan, const float* data, const int64_t* k_of
 
 void pack_a_indexed(const GemmPlan& plan, const float* data, const int64_t* k_off, const int64_t* m_off, float* out,
                     int64_t k_begin, int64_t k_end) {
-    const GemmLayout& l = plan.layout;
     const int mr = plan.a_mr;
-    const int64_t mp = round_up(plan.m, mr);
-    k_begin = std::max<int64_t>(k_begin, 0);
-    k_end = std::min(k_end, l.k);
-    for (int64_t p0 = k_begin / l.kc * l.kc; p0 < k_end; p0 += l.kc) {
-        const int64_t kcb = std::min(l.kc, l.k - p0);
-        const int64_t q0 = std::max(p0, k_begin), q1 = std::min(p0 + kcb, k_end);
-        float* blk = out + p0 * mp;
+    for_a_blocks(plan, out, k_begin, k_end, [&](int64_t p0, int64_t kcb, int64_t q0, int64_t q1, float* blk) {
         for (int64_t i0 = 0; i0 < plan.m; i0 += mr) {
             const int h = static_cast<int>(std::min<int64_t>(mr, plan.m - i0));
             float* panel = blk + i0 * kcb;  // row p of the panel at panel + (p - p0) * mr
@@ -598,7 +599,7 @@ void pack_a_indexed(const GemmPlan& plan, const float* data, const int64_t* k_of
                 }
             }
         }
-    }
+    });
 }
 
 void pack_b(const GemmLayout& l, const float* b, int64_t ldb, bool trans, int64_t n, float* out) {
