@@ -135,6 +135,15 @@ void BM_Conv3x3_64to64_4x4(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv3x3_64to64_4x4)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// SqueezeNet 1.1's last expand 3x3 on 66x66 input: 64 -> 256 channels on 4x4 (transposed, M = 16
+// pixels; 590 KB of weights, more than one core's L2).
+void BM_Conv3x3_64to256_4x4(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "1, 1"),
+               {random_f32({1, 64, 4, 4}, 25), random_f32({256, 64, 3, 3}, 26)}, static_cast<int>(state.range(0)));
+    run_and_report(state, node, 2.0 * 64 * 256 * 9 * 4 * 4);
+}
+BENCHMARK(BM_Conv3x3_64to256_4x4)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 // ResNet-18's layer4 at 1/4 width: 3x3, 128 -> 128 on 2x2 (transposed, M = 4 gathered pixels).
 void BM_Conv3x3_128to128_2x2(benchmark::State& state) {
     Node1 node("Convolution", 1, conv_attrs("1, 1", "1, 1"),

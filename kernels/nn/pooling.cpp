@@ -386,7 +386,14 @@ struct SeparableMax {
     // Phase p at p * phase_floats() after the row buffer; 8 entries of slack for the split's last
     // 8-entry block.
     int64_t phase_floats() const { return phase_width + 8; }
-    size_t floats() const { return static_cast<size_t>(row_floats() + (stride_w > 1 ? stride_w * phase_floats() : 0)); }
+    // One output row's buffers: the row buffer, then its phases.
+    int64_t floats_per_row() const { return row_floats() + (stride_w > 1 ? stride_w * phase_floats() : 0); }
+    // A band of output rows is made pass by pass (column maxima, phase split, taps), so that every
+    // pass reads what the one before wrote a band earlier: a load straddling two stores still in
+    // flight cannot be forwarded from them and stalls until they land, which row by row (a tap
+    // vector one entry past a split's store) cost more than the maxima themselves.
+    static constexpr int64_t kBand = 8;
+    size_t floats() const { return static_cast<size_t>(kBand * floats_per_row()); }
 };
 
 SeparableMax plan_separable_max(const PoolAttrs& a, const std::vector<nn::AxisWindow>& axes,
@@ -413,22 +420,25 @@ SeparableMax plan_separable_max(const PoolAttrs& a, const std::vector<nn::AxisWi
 typedef float PoolV8 __attribute__((vector_size(32)));
 typedef float PoolV4 __attribute__((vector_size(16)));
 
-// row[left + c] = max over data rows [first, first + count) of column c, then the border; true
-// when one of the elements read is NaN.
-bool column_max(const SeparableMax& s, const Pool2d& q, const float* x, int64_t first, int64_t count, float* row) {
+typedef int32_t PoolMask8 __attribute__((vector_size(32)));
+
+// row[left + c] = max over data rows [first, first + count) of column c, then the border. A lane of
+// `unordered` becomes nonzero when an element read is NaN.
+// COUNT > 0: count == COUNT (the loop over rows unrolled).
+template <int COUNT>
+void column_max(const SeparableMax& s, const Pool2d& q, const float* x, int64_t first, int64_t count, float* row,
+                PoolMask8& unordered) {
     const int64_t in_w = q.in_w;
     const float* top = x + first * in_w;
     float* dst = row + s.left;
-    bool nan = false;
     if (in_w >= 8) {
-        typedef int32_t Mask8 __attribute__((vector_size(32)));
-        Mask8 unordered = {};
+        const int64_t n = COUNT > 0 ? COUNT : count;
         for (int64_t b = 0; b < in_w; b += 8) {
             const int64_t c = std::min<int64_t>(b, in_w - 8);  // the last block overlaps: same values
             PoolV8 best;
             std::memcpy(&best, top + c, sizeof best);
             unordered |= best != best;
-            for (int64_t i = 1; i < count; ++i) {
+            for (int64_t i = 1; i < n; ++i) {
                 PoolV8 v;
                 std::memcpy(&v, top + i * in_w + c, sizeof v);
                 unordered |= v != v;
@@ -436,8 +446,8 @@ bool column_max(const SeparableMax& s, const Pool2d& q, const float* x, int64_t 
             }
             std::memcpy(dst + c, &best, sizeof best);
         }
-        for (int i = 0; i < 8; ++i) nan = nan || unordered[i] != 0;
     } else {
+        bool nan = false;
         for (int64_t c = 0; c < in_w; ++c) {
             float best = top[c];
             nan = nan || best != best;
@@ -448,18 +458,41 @@ bool column_max(const SeparableMax& s, const Pool2d& q, const float* x, int64_t 
             }
             dst[c] = best;
         }
+        if (nan) unordered[0] = -1;
     }
+    // The border: only the entries a window reaches (the split's reads past `width` land in its
+    // phases' slack, never read by a tap).
     for (int64_t c = 0; c < s.left; ++c) row[c] = dst[0];
-    for (int64_t c = s.left + in_w; c < s.row_floats(); ++c) row[c] = dst[in_w - 1];
-    return nan;
+    for (int64_t c = s.left + in_w; c < s.width; ++c) row[c] = dst[in_w - 1];
 }
 
-// Outputs [o, o + V) from the taps at src + tap[j].
-template <class Vec>
+// The row buffer split by phase (stride_w > 1) into the phases after it.
+void split_phases(const SeparableMax& s, const float* row, float* phases) {
+    const int64_t stride = s.stride_w, pf = s.phase_floats();
+    if (stride == 2) {
+        // 16 buffer entries -> 8 even and 8 odd ones; the last block may write up to 7 entries
+        // into its phase's slack.
+        for (int64_t c = 0; c < s.width; c += 16) {
+            PoolV8 a, b;
+            std::memcpy(&a, row + c, sizeof a);
+            std::memcpy(&b, row + c + 8, sizeof b);
+            const PoolV8 even = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+            const PoolV8 odd = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+            std::memcpy(phases + c / 2, &even, sizeof even);
+            std::memcpy(phases + pf + c / 2, &odd, sizeof odd);
+        }
+    } else {
+        for (int64_t c = 0; c < s.width; ++c) phases[c % stride * pf + c / stride] = row[c];
+    }
+}
+
+// Outputs [o, o + V) from the taps at src + tap[j]; TAPS > 0: that many (the loop unrolled), else `taps`.
+template <class Vec, int TAPS>
 inline void max_taps(const float* src, const int64_t* tap, int64_t taps, float* out) {
     Vec best;
     std::memcpy(&best, src, sizeof best);
-    for (int64_t j = 1; j < taps; ++j) {
+    const int64_t n = TAPS > 0 ? TAPS : taps;
+    for (int64_t j = 1; j < n; ++j) {
         Vec v;
         std::memcpy(&v, src + tap[j], sizeof v);
         best = v > best ? v : best;
@@ -467,54 +500,63 @@ inline void max_taps(const float* src, const int64_t* tap, int64_t taps, float* 
     std::memcpy(out, &best, sizeof best);
 }
 
-// The plane's outputs; false (outputs unfinished) when the plane holds a NaN.
+// One output row from its taps at src (tap 0 of output 0).
+template <int TAPS>
+void max_row_taps(const SeparableMax& s, const float* src, int64_t out_w, float* out) {
+    const int64_t taps = TAPS > 0 ? TAPS : static_cast<int64_t>(s.tap_offset.size());
+    const int64_t* tap = s.tap_offset.data();
+    // Blocks of 8 (or 4) outputs; the last block overlaps the one before (same values).
+    if (out_w >= 8) {
+        for (int64_t b = 0; b < out_w; b += 8) {
+            const int64_t o = std::min<int64_t>(b, out_w - 8);
+            max_taps<PoolV8, TAPS>(src + o, tap, taps, out + o);
+        }
+    } else if (out_w >= 4) {
+        for (int64_t b = 0; b < out_w; b += 4) {
+            const int64_t o = std::min<int64_t>(b, out_w - 4);
+            max_taps<PoolV4, TAPS>(src + o, tap, taps, out + o);
+        }
+    } else {
+        for (int64_t o = 0; o < out_w; ++o) {
+            float best = src[o];
+            for (int64_t j = 1; j < taps; ++j) {
+                const float v = src[o + tap[j]];
+                best = v > best ? v : best;
+            }
+            out[o] = best;
+        }
+    }
+}
+
+// The plane's outputs, a band of rows at a time (SeparableMax::kBand); false (outputs unfinished)
+// when the plane holds a NaN.
 bool max_plane_separable(const SeparableMax& s, const Pool2d& q, const AxisTaps& rows, const float* x, float* buf,
                          float* y) {
-    const int64_t out_w = q.out_w, stride = s.stride_w, taps = static_cast<int64_t>(s.tap_offset.size());
-    const int64_t* tap = s.tap_offset.data();
-    float* row = buf;
-    float* phases = buf + s.row_floats();
-    const float* src = stride == 1 ? row : phases;  // where tap 0 of output 0 is
-    const int64_t pf = stride == 1 ? 0 : s.phase_floats();
-    for (int64_t oh = 0; oh < q.out_h; ++oh) {
-        const size_t ih = static_cast<size_t>(oh);
-        if (column_max(s, q, x, rows.first[ih], rows.count[ih], row)) return false;
-        if (stride == 2) {
-            // 16 buffer entries -> 8 even and 8 odd ones; the last block may write up to 7 entries
-            // into its phase's slack.
-            for (int64_t c = 0; c < s.width; c += 16) {
-                PoolV8 a, b;
-                std::memcpy(&a, row + c, sizeof a);
-                std::memcpy(&b, row + c + 8, sizeof b);
-                const PoolV8 even = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
-                const PoolV8 odd = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
-                std::memcpy(phases + c / 2, &even, sizeof even);
-                std::memcpy(phases + pf + c / 2, &odd, sizeof odd);
+    const int64_t per_row = s.floats_per_row(), split = s.stride_w > 1 ? s.row_floats() : 0;
+    for (int64_t oh0 = 0; oh0 < q.out_h; oh0 += SeparableMax::kBand) {
+        const int64_t band = std::min(SeparableMax::kBand, q.out_h - oh0);
+        PoolMask8 unordered = {};
+        for (int64_t r = 0; r < band; ++r) {
+            const size_t ih = static_cast<size_t>(oh0 + r);
+            const int64_t count = rows.count[ih];
+            float* row = buf + r * per_row;
+            switch (count) {  // the common windows' heights, unrolled
+                case 2: column_max<2>(s, q, x, rows.first[ih], count, row, unordered); break;
+                case 3: column_max<3>(s, q, x, rows.first[ih], count, row, unordered); break;
+                default: column_max<0>(s, q, x, rows.first[ih], count, row, unordered); break;
             }
-        } else if (stride > 2) {
-            for (int64_t c = 0; c < s.width; ++c) phases[c % stride * pf + c / stride] = row[c];
         }
-        float* out = y + oh * out_w;
-        // Blocks of 8 (or 4) outputs; the last block overlaps the one before (same values).
-        if (out_w >= 8) {
-            for (int64_t b = 0; b < out_w; b += 8) {
-                const int64_t o = std::min<int64_t>(b, out_w - 8);
-                max_taps<PoolV8>(src + o, tap, taps, out + o);
-            }
-        } else if (out_w >= 4) {
-            for (int64_t b = 0; b < out_w; b += 4) {
-                const int64_t o = std::min<int64_t>(b, out_w - 4);
-                max_taps<PoolV4>(src + o, tap, taps, out + o);
-            }
-        } else {
-            for (int64_t o = 0; o < out_w; ++o) {
-                float best = src[o];
-                for (int64_t j = 1; j < taps; ++j) {
-                    const float v = src[o + tap[j]];
-                    best = v > best ? v : best;
-                }
-                out[o] = best;
-            }
+        for (int i = 0; i < 8; ++i)
+            if (unordered[i] != 0) return false;
+        if (split)
+            for (int64_t r = 0; r < band; ++r) split_phases(s, buf + r * per_row, buf + r * per_row + split);
+        const auto taps = [&](auto row_taps) {
+            for (int64_t r = 0; r < band; ++r) row_taps(s, buf + r * per_row + split, q.out_w, y + (oh0 + r) * q.out_w);
+        };
+        switch (s.tap_offset.size()) {  // the common windows' widths, unrolled
+            case 2: taps(max_row_taps<2>); break;
+            case 3: taps(max_row_taps<3>); break;
+            default: taps(max_row_taps<0>); break;
         }
     }
     return true;
