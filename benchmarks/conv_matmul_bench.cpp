@@ -152,6 +152,30 @@ void BM_Conv3x3_128to128_2x2(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv3x3_128to128_2x2)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// MobileNetV2's deep pointwise convolutions (half width on 64x64): an expansion 32 -> 192 on 4x4
+// and a projection 480 -> 80 on 2x2 (both transposed: M = 16 or 4 pixels), 16 -> 96 on 8x8. A few
+// microseconds each, so the arg (threads) shows what a parallel region costs against its work.
+void BM_Conv1x1_32to192_4x4(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "0, 0"),
+               {random_f32({1, 32, 4, 4}, 27), random_f32({192, 32, 1, 1}, 28)}, static_cast<int>(state.range(0)));
+    run_and_report(state, node, 2.0 * 32 * 192 * 4 * 4);
+}
+BENCHMARK(BM_Conv1x1_32to192_4x4)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_Conv1x1_480to80_2x2(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "0, 0"),
+               {random_f32({1, 480, 2, 2}, 29), random_f32({80, 480, 1, 1}, 30)}, static_cast<int>(state.range(0)));
+    run_and_report(state, node, 2.0 * 480 * 80 * 2 * 2);
+}
+BENCHMARK(BM_Conv1x1_480to80_2x2)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_Conv1x1_16to96_8x8(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "0, 0"),
+               {random_f32({1, 16, 8, 8}, 31), random_f32({96, 16, 1, 1}, 32)}, static_cast<int>(state.range(0)));
+    run_and_report(state, node, 2.0 * 16 * 96 * 8 * 8);
+}
+BENCHMARK(BM_Conv1x1_16to96_8x8)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 // A pointwise convolution with a tiny K: MobileNetV2's expansion 8 -> 48 channels on 32x32 (half
 // width on 64x64). 0.8 MFLOP: the cost is the output's stores and the per-tile overheads, not FMAs.
 void BM_Conv1x1_8to48_32x32(benchmark::State& state) {

@@ -19,6 +19,10 @@
 // ~0.5-0.65 us per region when the worker has a core of its own and joins every region (the cost
 // is the cache-line handshake), ~60 ns when it cannot get a core (the caller runs both tasks and
 // never waits for it), ~1-8 us when the worker has to be woken from sleep (futex wake-up).
+// With real work, run(2, tasks of 0.6 to 1.9 us each) takes about 0.1 us more than one task: the
+// region word, the task counter and the task reference share one cache line, and a worker that
+// ran the last task does not fetch the counter back (0.15-0.2 us more before). A cache-line
+// round trip between this VM's two vCPUs is about 0.45 us: every transfer saved counts.
 #include "engine/thread_pool.hpp"
 
 #include <sched.h>
@@ -164,7 +168,7 @@ void ThreadPool::worker_loop() {
 
 void ThreadPool::work_on_region() {
     const int64_t n = num_tasks_;
-    const FunctionRef<void(int64_t)>& task = *task_;
+    const FunctionRef<void(int64_t)> task = *task_;
     for (;;) {
         const int64_t i = next_task_.fetch_add(1, std::memory_order_relaxed);
         if (i >= n) return;
@@ -175,6 +179,8 @@ void ThreadPool::work_on_region() {
             next_task_.store(n, std::memory_order_relaxed);  // skip the tasks nobody has claimed yet
             return;
         }
+        // The last task: every one is claimed, so no need to fetch the counter's line back to see it.
+        if (i == n - 1) return;
     }
 }
 
@@ -191,7 +197,7 @@ void ThreadPool::run(int64_t num_tasks, FunctionRef<void(int64_t)> task) {
 
     // The region is closed and empty (the previous owner waited for that): write it, then open it.
     num_tasks_ = num_tasks;
-    task_ = &task;
+    task_ = task;
     next_task_.store(0, std::memory_order_relaxed);
     failed_.store(false, std::memory_order_relaxed);
     const uint64_t epoch = epoch_of(state_.load(std::memory_order_relaxed)) + 1;
@@ -215,7 +221,7 @@ void ThreadPool::run(int64_t num_tasks, FunctionRef<void(int64_t)> task) {
 
     std::exception_ptr error;
     error.swap(error_);
-    task_ = nullptr;
+    task_.reset();
     busy_.store(false, std::memory_order_release);
     if (error) std::rethrow_exception(error);
 }

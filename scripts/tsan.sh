@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds irlite with ThreadSanitizer (clang, build-tsan/, the `tsan` preset) and runs the
-# threading test: one CompiledModel shared by several threads, each with its own InferRequest.
+# threading tests: one CompiledModel shared by several threads, each with its own InferRequest,
+# and the thread pool's own tests (regions, nesting, concurrent callers, exceptions).
 # Any data race report fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."

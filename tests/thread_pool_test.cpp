@@ -309,6 +309,9 @@ TEST(ThreadPool, ExceptionIsRethrownOnlyAfterRunningTasksFinish) {
 }
 
 TEST(ThreadPool, NoHeapAllocationInSteadyState) {
+#ifdef IRLITE_NO_ALLOCATION_COUNTER
+    GTEST_SKIP() << "built without the allocation counter (the ThreadSanitizer binary)";
+#endif
     ASSERT_TRUE(testing::AllocationCounter::installed());
     for (int size : {1, 2, 4}) {
         ThreadPool pool(size);
