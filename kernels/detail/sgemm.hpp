@@ -157,6 +157,12 @@ inline size_t scratch_bytes(const GemmPlan& plan) { return plan.scratch_bytes; }
 void run_gemm_tile(const GemmPlan& plan, int64_t tile, const GemmOperand& a, const GemmOperand& b, float* c,
                    int64_t ldc, const GemmEpilogue& epilogue, void* scratch);
 
+// The same, but the tile is written at `c` (its first element, row r.row and column r.col of C for
+// r = gemm_tile_rect(plan, tile)), rows ldc >= r.cols apart: a tile in a buffer of its own, e.g.
+// the calling thread's scratch, rather than in a C shared by every thread.
+void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, const GemmOperand& b, float* c,
+                      int64_t ldc, const GemmEpilogue& epilogue, void* scratch);
+
 // All tiles in order on the calling thread (same results as any parallel schedule).
 void run_gemm(const GemmPlan& plan, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc,
               const GemmEpilogue& epilogue, void* scratch);

@@ -1627,14 +1627,14 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
         }
         if (plan.transposed) {
             // One block per image (few pixels); the GEMM's tiles go to the threads. This thread's
-            // scratch holds the padded planes, C^T and the packed A (im2col^T), which the tile
+            // scratch holds the padded planes and the packed A (im2col^T), which the tile
             // tasks make first, in pieces of input channels (SharedPrologue: each piece pads its
             // channels' planes and packs their rows of A); each task then computes its tiles of
             // C^T (its own thread's scratch for the GEMM), moves them into the output and applies
             // the rest of the epilogue there.
             auto* mine = static_cast<std::byte*>(ctx.scratch());
-            auto* ct = reinterpret_cast<float*>(mine + plan.col_bytes);
-            float* apack = ct + (static_cast<size_t>(out_spatial * cout) + 15) / 16 * 16;
+            // A is packed after the room for C^T (which each task uses in its own thread's scratch).
+            float* apack = reinterpret_cast<float*>(mine + plan.col_bytes) + (static_cast<size_t>(out_spatial * cout) + 15) / 16 * 16;
             const bool indexed = !plan.a_k_off.empty();
             const bool pointwise = plan.algorithm != ConvMethod::Im2col;
             // Im2col without padded planes (not planned for planes this small; kept general): one piece.
@@ -1677,14 +1677,19 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
                 SharedPrologue prologue(pieces);
                 detail::for_chunks(ctx.pool(), plan.full.tiles(), 1, [&](int64_t first, int64_t last) {
                     prologue.run(piece);
-                    auto* gemm_scratch = static_cast<std::byte*>(ctx.scratch()) + plan.col_bytes + plan.ct_bytes;
+                    // Each task's tile of C^T goes to its own thread's scratch, which stays in that
+                    // core's cache from run to run: tiles written into one C^T in the calling
+                    // thread's scratch moved its lines between the cores on every run.
+                    auto* own = static_cast<std::byte*>(ctx.scratch());
+                    auto* tile_ct = reinterpret_cast<float*>(own + plan.col_bytes);
+                    auto* gemm_scratch = own + plan.col_bytes + plan.ct_bytes;
                     for (int64_t t = first; t < last; ++t) {
-                        nn::run_gemm_tile(plan.full, t, nn::GemmOperand::prepacked(apack),
-                                          nn::GemmOperand::prepacked(packed), ct, cout, epi, gemm_scratch);
                         // C^T rows r.row.. (pixels), columns r.col.. (channels): output channels r.col..
                         const nn::GemmTileRect r = nn::gemm_tile_rect(plan.full, t);
+                        nn::run_gemm_tile_to(plan.full, t, nn::GemmOperand::prepacked(apack),
+                                             nn::GemmOperand::prepacked(packed), tile_ct, r.cols, epi, gemm_scratch);
                         const int64_t at = r.col * out_spatial + r.row;
-                        cpu::run([&] { transpose_block(ct + r.row * cout + r.col, cout, r.rows, r.cols, yg + at, out_spatial); });
+                        cpu::run([&] { transpose_block(tile_ct, r.cols, r.rows, r.cols, yg + at, out_spatial); });
                         finish_block(plan, true, g * cout + r.col, yg + at, rg ? rg + at : nullptr, out_spatial, r.cols,
                                      r.rows);
                     }
