@@ -113,7 +113,7 @@ void BM_MaxPool3x3s2Ceil(benchmark::State& state) {
     const double bytes = 4.0 * c * h * h + 4.0 * c * o * o;
     state.counters["GB/s"] = benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_MaxPool3x3s2Ceil)->Args({64, 32})->Args({256, 8})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_MaxPool3x3s2Ceil)->Args({64, 32})->Args({128, 16})->Args({256, 8})->Unit(benchmark::kMicrosecond);
 
 // AvgPool-1 3x3 stride 1 pad 1, exclude-pad (Inception-like) on [1, C, H, W]: args C, H.
 void BM_AvgPool3x3s1(benchmark::State& state) {

@@ -238,7 +238,7 @@ const FastRow kFastRows[] = {
     {"no_pads_wide", {1, 2, 6, 40}, {{2, 2}, {2, 2}, {0, 0}, {0, 0}}},
     {"dilated_s2", {1, 1, 12, 25}, {{3, 3}, {2, 2}, {2, 2}, {2, 2}, {2, 2}}},
     // MaxPool f32 without indices, undilated, runs separably (column maxima, then along the row)
-    // on planes of more than 256 pixels:
+    // on planes of more than 128 pixels:
     // rows of 8+, 4..7 and fewer than 4 outputs, data rows narrower than 8, stride 1, 2 and 3,
     // pads on both sides, ceil rounding, kernels wider than the stride
     {"separable_narrow_ceil_s2", {1, 3, 8, 9}, {{3, 3}, {2, 2}, {0, 0}, {0, 0}, {}, "explicit", "ceil"}},
@@ -249,9 +249,9 @@ const FastRow kFastRows[] = {
     {"separable_wide_ceil_pad", {2, 2, 13, 35}, {{3, 3}, {2, 2}, {1, 1}, {0, 0}, {}, "explicit", "ceil"}},
     {"separable_s2_k2_one_block", {1, 3, 16, 16}, {{2, 2}, {2, 2}, {0, 0}, {0, 0}}},
     {"separable_s2_rows_of_5", {1, 2, 6, 6}, {{3, 3}, {2, 1}, {1, 1}, {1, 1}}},
-    // ... and on planes of up to 256 pixels 8 planes at a time channels-last: whole groups of 8
+    // ... and on planes of up to 128 pixels 8 planes at a time channels-last: whole groups of 8
     // planes and a short one, rows of 8 pixels and a tail
-    {"channels_last_two_groups", {2, 9, 11, 12}, {{3, 3}, {2, 2}, {1, 1}, {1, 1}}},
+    {"channels_last_two_groups", {2, 9, 10, 12}, {{3, 3}, {2, 2}, {1, 1}, {1, 1}}},
     {"channels_last_ceil_k2", {1, 16, 9, 9}, {{2, 2}, {2, 2}, {0, 0}, {0, 0}, {}, "explicit", "ceil"}},
     {"separable_nine_planes", {1, 9, 17, 20}, {{3, 3}, {1, 1}, {1, 1}, {1, 1}}},
 };
