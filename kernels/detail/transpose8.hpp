@@ -1,7 +1,8 @@
-// 8 x 8 float transposes in registers (GCC/clang vector extensions), for kernels that turn a block
-// of 8 planes channels-last and back (depthwise convolution and pooling on small planes). Inside a
-// cpu::run clone (cpu_isa.hpp) the shuffles are single AVX instructions; at the baseline they are
-// pairs of SSE ones.
+// Register shuffles (GCC/clang vector extensions) shared by the window kernels: 8 x 8 float
+// transposes, for kernels that turn a block of 8 planes channels-last and back (depthwise
+// convolution and pooling on small planes), and the split of a row into its even and odd elements
+// (stride-2 windows). Inside a cpu::run clone (cpu_isa.hpp) the shuffles are single AVX
+// instructions; at the baseline they are pairs of SSE ones.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,47 @@ inline void transpose4x8(Float8 (&r)[4]) {
     r[1] = __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
     r[2] = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);
     r[3] = __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
+}
+
+// even[k] = src[2k] and odd[k] = src[2k + 1] for the n elements of src: 32 bytes' worth of each
+// from two vector loads, then half that, then one element at a time. Writes exactly (n + 1) / 2
+// evens and n / 2 odds; T is float or double.
+template <class T>
+inline void split_even_odd(const T* src, int64_t n, T* even, T* odd) {
+    constexpr int kV = 32 / sizeof(T);
+    typedef T Vec __attribute__((vector_size(32)));
+    typedef T Half __attribute__((vector_size(16)));
+    int64_t j = 0;
+    for (; j + 2 * kV <= n; j += 2 * kV) {
+        Vec a, b, e, o;
+        std::memcpy(&a, src + j, sizeof a);
+        std::memcpy(&b, src + j + kV, sizeof b);
+        if constexpr (kV == 8) {
+            e = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+            o = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+        } else {
+            e = __builtin_shufflevector(a, b, 0, 2, 4, 6);
+            o = __builtin_shufflevector(a, b, 1, 3, 5, 7);
+        }
+        std::memcpy(even + j / 2, &e, sizeof e);
+        std::memcpy(odd + j / 2, &o, sizeof o);
+    }
+    if (j + kV <= n) {  // rows of 8 + 16k floats (56, 28, 14 wide)
+        Half a, b, e, o;
+        std::memcpy(&a, src + j, sizeof a);
+        std::memcpy(&b, src + j + kV / 2, sizeof b);
+        if constexpr (kV == 8) {
+            e = __builtin_shufflevector(a, b, 0, 2, 4, 6);
+            o = __builtin_shufflevector(a, b, 1, 3, 5, 7);
+        } else {
+            e = __builtin_shufflevector(a, b, 0, 2);
+            o = __builtin_shufflevector(a, b, 1, 3);
+        }
+        std::memcpy(even + j / 2, &e, sizeof e);
+        std::memcpy(odd + j / 2, &o, sizeof o);
+        j += kV;
+    }
+    for (; j < n; ++j) (j % 2 ? odd : even)[j / 2] = src[j];
 }
 
 }  // namespace irlite::detail

@@ -498,48 +498,13 @@ void dw_copy_plane_data(const DwLayout& l, int64_t in_h, int64_t in_w, const T* 
     if (l.phases == 2) {
         // Stride 2, the common one: each data row split into its even and odd elements from the
         // same loads, one pass. Data column j is padded column c = j + left: phase c % 2, column
-        // c / 2. From an even j, the even elements go to phase left % 2 from column (j + left) / 2,
-        // the odd ones to the other phase from column (j + 1 + left) / 2.
-        constexpr int kV = 32 / sizeof(T);
-        typedef T Vec __attribute__((vector_size(32)));
+        // c / 2. So the even elements go to phase left % 2 from column left / 2, the odd ones to
+        // the other phase from column (left + 1) / 2.
         const int64_t pw = l.phase_width, left = l.left;
         const int64_t even_at = left % 2 * pw + left / 2, odd_at = (left + 1) % 2 * pw + (left + 1) / 2;
         T* row = dst + l.top * l.width;
-        for (int64_t h = 0; h < in_h; ++h, row += l.width) {
-            const T* src = x + h * in_w;
-            int64_t j = 0;
-            for (; j + 2 * kV <= in_w; j += 2 * kV) {
-                Vec a, b, even, odd;
-                std::memcpy(&a, src + j, sizeof a);
-                std::memcpy(&b, src + j + kV, sizeof b);
-                if constexpr (kV == 8) {
-                    even = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
-                    odd = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
-                } else {
-                    even = __builtin_shufflevector(a, b, 0, 2, 4, 6);
-                    odd = __builtin_shufflevector(a, b, 1, 3, 5, 7);
-                }
-                std::memcpy(row + even_at + j / 2, &even, sizeof even);
-                std::memcpy(row + odd_at + j / 2, &odd, sizeof odd);
-            }
-            if (j + kV <= in_w) {  // the same at half width (rows of 8 + 16k floats: 56, 28, 14)
-                typedef T Half __attribute__((vector_size(16)));
-                Half a, b, even, odd;
-                std::memcpy(&a, src + j, sizeof a);
-                std::memcpy(&b, src + j + kV / 2, sizeof b);
-                if constexpr (kV == 8) {
-                    even = __builtin_shufflevector(a, b, 0, 2, 4, 6);
-                    odd = __builtin_shufflevector(a, b, 1, 3, 5, 7);
-                } else {
-                    even = __builtin_shufflevector(a, b, 0, 2);
-                    odd = __builtin_shufflevector(a, b, 1, 3);
-                }
-                std::memcpy(row + even_at + j / 2, &even, sizeof even);
-                std::memcpy(row + odd_at + j / 2, &odd, sizeof odd);
-                j += kV;
-            }
-            for (; j < in_w; ++j) row[(j + left) % 2 * pw + (j + left) / 2] = src[j];
-        }
+        for (int64_t h = 0; h < in_h; ++h, row += l.width)
+            detail::split_even_odd(x + h * in_w, in_w, row + even_at, row + odd_at);
         return;
     }
     if (l.phases > 1) {
@@ -668,9 +633,8 @@ void dw_rows_vec(const ConvProblem& p, const DwLayout& l, const T* xp, const T* 
         // columns 0, 1, 2) are address displacements, so the row offsets are the only index
         // registers. Same sums in the same order.
         constexpr int kBlocks3 = 5;
-        Vec wv[9];
-        for (int t = 0; t < 9; ++t)
-            for (int j = 0; j < V; ++j) wv[t][j] = w[t];
+        const auto splat = [&](int t) -> Vec { return w[t] - Vec{}; };  // x - 0 is x for every x, -0 too
+        const Vec wv[9] = {splat(0), splat(1), splat(2), splat(3), splat(4), splat(5), splat(6), splat(7), splat(8)};
         const auto run3 = [&](auto unit_columns) {
             constexpr bool kUnit = decltype(unit_columns)::value;
             const int64_t rs[3] = {0, row_step, 2 * row_step};

@@ -470,17 +470,7 @@ void column_max(const SeparableMax& s, const Pool2d& q, const float* x, int64_t 
 void split_phases(const SeparableMax& s, const float* row, float* phases) {
     const int64_t stride = s.stride_w, pf = s.phase_floats();
     if (stride == 2) {
-        // 16 buffer entries -> 8 even and 8 odd ones; the last block may write up to 7 entries
-        // into its phase's slack.
-        for (int64_t c = 0; c < s.width; c += 16) {
-            PoolV8 a, b;
-            std::memcpy(&a, row + c, sizeof a);
-            std::memcpy(&b, row + c + 8, sizeof b);
-            const PoolV8 even = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
-            const PoolV8 odd = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
-            std::memcpy(phases + c / 2, &even, sizeof even);
-            std::memcpy(phases + pf + c / 2, &odd, sizeof odd);
-        }
+        detail::split_even_odd(row, s.width, phases, phases + pf);
     } else {
         for (int64_t c = 0; c < s.width; ++c) phases[c % stride * pf + c / stride] = row[c];
     }
