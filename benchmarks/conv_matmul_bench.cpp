@@ -176,6 +176,25 @@ void BM_Conv1x1_16to96_8x8(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv1x1_16to96_8x8)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// 3x3 stride-1 convolutions that run as Winograd F(2x2, 3x3) (32+ channels, 8x8+ planes): args
+// Cin, Cout, H (= W). GFLOP/s counts the direct convolution's multiply-adds, so that the number
+// compares with the other paths.
+void BM_Conv3x3Winograd(benchmark::State& state) {
+    const int64_t cin = state.range(0), cout = state.range(1), h = state.range(2);
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "1, 1"),
+               {random_f32({1, cin, h, h}, 33), random_f32({cout, cin, 3, 3}, 34)});
+    run_and_report(state, node, 2.0 * cin * cout * 9 * h * h);
+}
+BENCHMARK(BM_Conv3x3Winograd)
+    ->Args({32, 32, 16})
+    ->Args({32, 32, 32})
+    ->Args({64, 64, 16})
+    ->Args({64, 128, 16})
+    ->Args({64, 64, 56})
+    ->Args({128, 128, 28})
+    ->Args({256, 256, 14})
+    ->Unit(benchmark::kMicrosecond);
+
 // A pointwise convolution with a tiny K: MobileNetV2's expansion 8 -> 48 channels on 32x32 (half
 // width on 64x64). 0.8 MFLOP: the cost is the output's stores and the per-tile overheads, not FMAs.
 void BM_Conv1x1_8to48_32x32(benchmark::State& state) {
