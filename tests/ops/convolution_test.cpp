@@ -332,6 +332,43 @@ TEST(Convolution, ValuesMatchReference) {
     }
 }
 
+// Runs `model` (one output) at 1, 2, 3 and 4 threads: its node fused as `fused_type` ran
+// `method`, the 1-thread output is `want` within 1e-4, and every thread count gives the same bits.
+void expect_fused_at_every_thread_count(const Model& model, const std::vector<std::pair<std::string, const Tensor*>>& inputs,
+                                        const Shape& out, const std::string& fused_type, const std::string& method,
+                                        const std::vector<double>& want) {
+    std::vector<float> first;
+    for (int threads : {1, 2, 3, 4}) {
+        SCOPED_TRACE("threads " + std::to_string(threads));
+        CompileOptions o;
+        o.threads = threads;
+        o.profiling = true;
+        const CompiledModel compiled(model, o);
+        InferRequest r = compiled.create_infer_request();
+        for (const auto& [name, tensor] : inputs) r.set_input(name, *tensor);
+        r.infer();
+        const Tensor& y = r.output(0);
+        ASSERT_EQ(y.shape(), out);
+        std::vector<float> got(y.data<float>(), y.data<float>() + y.num_elements());
+        std::string types;  // what ran, for the message
+        bool fused = false;
+        for (const ProfileEntry& e : r.profiling()) {
+            types += e.type + " ";
+            if (e.type == fused_type) {
+                fused = true;
+                EXPECT_EQ(e.method, method);
+            }
+        }
+        EXPECT_TRUE(fused) << types;
+        if (threads == 1) {
+            first = got;
+            EXPECT_TRUE(all_close(y, want, 1e-4));
+        } else {
+            EXPECT_EQ(got, first);
+        }
+    }
+}
+
 // Depthwise layers in a compiled model, GroupConvolution -> Add bias -> Clamp(0, 6) (fused into the
 // convolution as its epilogue), on each depthwise path: planar at stride 1, 2 and 3 (column
 // phases), planar on 8-wide rows of 96 channels, channels last with channel and pixel tails; batch
@@ -386,33 +423,7 @@ TEST(Convolution, DepthwiseFusedEpilogueEveryPathAndThreadCount) {
         const int64_t plane = out[2] * out[3];
         for (size_t i = 0; i < want.size(); ++i)
             want[i] = std::clamp(want[i] + bias.data<float>()[static_cast<int64_t>(i) / plane % channels], 0.0, 6.0);
-        std::vector<float> first;
-        for (int threads : {1, 2, 3, 4}) {
-            SCOPED_TRACE("threads " + std::to_string(threads));
-            CompileOptions o;
-            o.threads = threads;
-            o.profiling = true;
-            const CompiledModel compiled(model, o);
-            InferRequest r = compiled.create_infer_request();
-            r.set_input("x", x);
-            r.infer();
-            const Tensor& y = r.output(0);
-            ASSERT_EQ(y.shape(), out);
-            std::vector<float> got(y.data<float>(), y.data<float>() + y.num_elements());
-            bool fused = false;
-            for (const ProfileEntry& e : r.profiling())
-                if (e.type == "GroupConvolution+Add+Clamp") {
-                    fused = true;
-                    EXPECT_EQ(e.method, c.method);
-                }
-            EXPECT_TRUE(fused);
-            if (threads == 1) {
-                first = got;
-                EXPECT_TRUE(all_close(y, want, 1e-4));
-            } else {
-                EXPECT_EQ(got, first);
-            }
-        }
+        expect_fused_at_every_thread_count(model, {{"x", &x}}, out, "GroupConvolution+Add+Clamp", c.method, want);
     }
 }
 
@@ -486,37 +497,8 @@ TEST(Convolution, WinogradFusedEpilogueEveryShapeAndThreadCount) {
                         want[static_cast<size_t>(at)] =
                             std::max(sum + bias.data<float>()[o] + skip.data<float>()[at], 0.0);
                     }
-        std::vector<float> first;
-        for (int threads : {1, 2, 3, 4}) {
-            SCOPED_TRACE("threads " + std::to_string(threads));
-            CompileOptions o;
-            o.threads = threads;
-            o.profiling = true;
-            const CompiledModel compiled(model, o);
-            InferRequest r = compiled.create_infer_request();
-            r.set_input("x", x);
-            r.set_input("skip", skip);
-            r.infer();
-            const Tensor& y = r.output(0);
-            ASSERT_EQ(y.shape(), out);
-            std::vector<float> got(y.data<float>(), y.data<float>() + y.num_elements());
-            bool fused = false;
-            std::string types;
-            for (const ProfileEntry& e : r.profiling()) {
-                types += e.type + " ";
-                if (e.type == "Convolution+Add+Add+Relu") {
-                    fused = true;
-                    EXPECT_EQ(e.method, "winograd");
-                }
-            }
-            EXPECT_TRUE(fused) << types;
-            if (threads == 1) {
-                first = got;
-                EXPECT_TRUE(all_close(y, want, 1e-4));
-            } else {
-                EXPECT_EQ(got, first);
-            }
-        }
+        expect_fused_at_every_thread_count(model, {{"x", &x}, {"skip", &skip}}, out, "Convolution+Add+Add+Relu",
+                                           "winograd", want);
     }
 }
 
