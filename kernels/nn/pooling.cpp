@@ -377,17 +377,13 @@ struct SeparableMax {
     bool enabled = false;
     int64_t left = 0, width = 0;  // the row buffer: `left` replicated columns, data, repeats to `width`
     int64_t stride_w = 1, phase_width = 0;
-    // Tap j of output 0: j % S * phase_floats() + j / S after the first phase (j at stride 1).
+    // Tap j of output 0: j % S * phase_width + j / S after the first phase (j at stride 1).
     std::vector<int64_t> tap_offset;
-    size_t offset = 0;  // bytes into scratch: the row buffer, then the phases
-    // The row buffer: every column the data or a window reaches, rounded up to 16 (the split reads
-    // whole 16-column blocks).
-    int64_t row_floats() const { return (width + 15) / 16 * 16; }
-    // Phase p at p * phase_floats() after the row buffer; 8 entries of slack for the split's last
-    // 8-entry block.
-    int64_t phase_floats() const { return phase_width + 8; }
-    // One output row's buffers: the row buffer, then its phases.
-    int64_t floats_per_row() const { return row_floats() + (stride_w > 1 ? stride_w * phase_floats() : 0); }
+    size_t offset = 0;  // bytes into scratch: the row buffers, then the phases
+    // One output row's buffers: the row buffer (every column the data or a window reaches), then
+    // its phases (phase p at p * phase_width after it). Every read and write stays within them:
+    // the split is exact and tap j of output o reads entry o + j / S < phase_width of its phase.
+    int64_t floats_per_row() const { return width + (stride_w > 1 ? stride_w * phase_width : 0); }
     // A band of output rows is made pass by pass (column maxima, phase split, taps), so that every
     // pass reads what the one before wrote a band earlier: a load straddling two stores still in
     // flight cannot be forwarded from them and stalls until they land, which row by row (a tap
@@ -412,7 +408,7 @@ SeparableMax plan_separable_max(const PoolAttrs& a, const std::vector<nn::AxisWi
     s.stride_w = aw.stride;
     s.width = std::max((aw.out - 1) * aw.stride + aw.kernel, s.left + aw.in);
     s.phase_width = (s.width + s.stride_w - 1) / s.stride_w;
-    const int64_t pf = s.stride_w == 1 ? 0 : s.phase_floats();
+    const int64_t pf = s.stride_w == 1 ? 0 : s.phase_width;
     for (int64_t j = 0; j < aw.kernel; ++j) s.tap_offset.push_back(j % s.stride_w * pf + j / s.stride_w);
     return s;
 }
@@ -460,15 +456,14 @@ void column_max(const SeparableMax& s, const Pool2d& q, const float* x, int64_t 
         }
         if (nan) unordered[0] = -1;
     }
-    // The border: only the entries a window reaches (the split's reads past `width` land in its
-    // phases' slack, never read by a tap).
+    // The border: up to `width`, the entries a window reaches.
     for (int64_t c = 0; c < s.left; ++c) row[c] = dst[0];
     for (int64_t c = s.left + in_w; c < s.width; ++c) row[c] = dst[in_w - 1];
 }
 
 // The row buffer split by phase (stride_w > 1) into the phases after it.
 void split_phases(const SeparableMax& s, const float* row, float* phases) {
-    const int64_t stride = s.stride_w, pf = s.phase_floats();
+    const int64_t stride = s.stride_w, pf = s.phase_width;
     if (stride == 2) {
         detail::split_even_odd(row, s.width, phases, phases + pf);
     } else {
@@ -522,7 +517,7 @@ void max_row_taps(const SeparableMax& s, const float* src, int64_t out_w, float*
 // when the plane holds a NaN.
 bool max_plane_separable(const SeparableMax& s, const Pool2d& q, const AxisTaps& rows, const float* x, float* buf,
                          float* y) {
-    const int64_t per_row = s.floats_per_row(), split = s.stride_w > 1 ? s.row_floats() : 0;
+    const int64_t per_row = s.floats_per_row(), split = s.stride_w > 1 ? s.width : 0;
     for (int64_t oh0 = 0; oh0 < q.out_h; oh0 += SeparableMax::kBand) {
         const int64_t band = std::min(SeparableMax::kBand, q.out_h - oh0);
         PoolMask8 unordered = {};
@@ -555,9 +550,10 @@ bool max_plane_separable(const SeparableMax& s, const Pool2d& q, const AxisTaps&
 // ---- MaxPool of f32 small planes without indices, undilated: 8 planes at a time, channels last ---
 // On small planes (the deep layers of a CNN: 8x8) the per-row costs of the separable path
 // outweigh its work (16x16 no longer since the separable path works in bands of rows: SqueezeNet's
-// 128 planes of 16x16 take 13.3 us there and 17.8 us here; 256 of 8x8 9.8 us here, 11.8 there). There 8 planes are turned channels-last at once (8 x 8 register transposes)
-// into a buffer padded by repeating the edge pixels (rows, then columns), far enough that every
-// window lies wholly inside; every output pixel is then the max over all kernel_h x kernel_w taps
+// 128 planes of 16x16 take 13.3 us there and 17.8 us here; 256 of 8x8 9.8 us here, 11.8 there).
+// There 8 planes are turned channels-last at once (8 x 8 register transposes) into a buffer
+// padded by repeating the edge pixels (rows, then columns), far enough that every window lies
+// wholly inside; every output pixel is then the max over all kernel_h x kernel_w taps
 // of 8-channel vectors, with no stride or border work, and the results go back to planes by the
 // same transposes. Exact, NaN and signed zeros included: a replicated element is a copy of a data
 // element of the same window met right before or after it in row-major tap order, or a whole
