@@ -176,9 +176,10 @@ void BM_Conv1x1_16to96_8x8(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv1x1_16to96_8x8)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-// 3x3 stride-1 convolutions that run as Winograd F(2x2, 3x3) (32+ channels, 8x8+ planes): args
-// Cin, Cout, H (= W). GFLOP/s counts the direct convolution's multiply-adds, so that the number
-// compares with the other paths.
+// 3x3 stride-1 convolutions on either side of the Winograd F(2x2, 3x3) gate (64+ channels and
+// 16x16+ outputs run as Winograd; the 32-channel and 14x14 shapes take the direct path, for
+// comparison): args Cin, Cout, H (= W). GFLOP/s counts the direct convolution's multiply-adds, so
+// that the numbers compare across paths.
 void BM_Conv3x3Winograd(benchmark::State& state) {
     const int64_t cin = state.range(0), cout = state.range(1), h = state.range(2);
     Node1 node("Convolution", 1, conv_attrs("1, 1", "1, 1"),

@@ -1407,8 +1407,9 @@ bool winograd_fits(const InferContext& ctx, const ConvProblem& p) {
 
 // The padded width of a tile row's input rows: 2 columns per tile and 2 more.
 int64_t winograd_row_width(const ConvPlan& plan) { return 2 * plan.wino_tiles_w + 2; }
-// Each padded row split by column parity: tiles_w + 1 entries apiece, and slack.
-int64_t winograd_phase_floats(const ConvPlan& plan) { return plan.wino_tiles_w + 9; }
+// Each padded row split by column parity: tiles_w + 1 entries apiece (the last 8 tiles' loads
+// from even[j + 1] end there).
+int64_t winograd_phase_floats(const ConvPlan& plan) { return plan.wino_tiles_w + 1; }
 
 void plan_winograd(const InferContext& ctx, ConvPlan& plan) {
     const ConvProblem& p = plan.problem;
@@ -1435,7 +1436,7 @@ void plan_winograd(const InferContext& ctx, ConvPlan& plan) {
     plan.wino_v_offset = 0;
     plan.wino_m_offset = bytes(16 * cin * band_tiles);
     plan.wino_rows_offset = plan.wino_m_offset + bytes(16 * cout * band_tiles);
-    plan.wino_gemm_offset = plan.wino_rows_offset + bytes(winograd_row_width(plan) + 16 + 8 * winograd_phase_floats(plan));
+    plan.wino_gemm_offset = plan.wino_rows_offset + bytes(winograd_row_width(plan) + 8 * winograd_phase_floats(plan));
     plan.scratch_bytes = plan.wino_gemm_offset + std::max(nn::scratch_bytes(plan.wino_full), nn::scratch_bytes(plan.wino_tail));
     plan.method = "winograd";
 }
@@ -1600,7 +1601,9 @@ const T* column_block(const ConvPlan& plan, const T* xg, int64_t first, int64_t 
 // ---- Winograd F(2x2, 3x3): the run (planning above) ----------------------------------------
 // V of input channel c for tile rows [i0, i1): 8 tiles at a time (rows of 8 tiles or more:
 // winograd_fits) from the padded rows split by column parity (tile j's 4 columns are even[j],
-// odd[j], even[j + 1], odd[j + 1]). v: the band's V, band_tiles per (xi, channel).
+// odd[j], even[j + 1], odd[j + 1]). Tile row i reads padded rows 2i .. 2i + 3, so consecutive tile
+// rows share two: each padded row is made once, into slot (row % 4) of four. v: the band's V,
+// band_tiles per (xi, channel).
 void winograd_input_rows(const ConvPlan& plan, const float* xc, int64_t c, int64_t i0, int64_t i1,
                          int64_t band_tiles, float* rows, float* v) {
     typedef float V8 __attribute__((vector_size(32)));
@@ -1608,30 +1611,35 @@ void winograd_input_rows(const ConvPlan& plan, const float* xc, int64_t c, int64
     const nn::AxisWindow& ah = p.axes[0];
     const nn::AxisWindow& aw = p.axes[1];
     const int64_t tw = plan.wino_tiles_w, width = winograd_row_width(plan), pf = winograd_phase_floats(plan);
-    const int64_t cin = p.in_per_group, data_w = std::min(aw.in, width - aw.pad_begin);
+    const int64_t cin = p.in_per_group;
     float* row = rows;
-    float* phases = rows + width + 16;  // [r][even, odd][pf]
-    for (int64_t i = i0; i < i1; ++i) {
-        for (int r = 0; r < 4; ++r) {
-            float* even = phases + (2 * r) * pf;
-            float* odd = even + pf;
-            const int64_t ih = 2 * i + r - ah.pad_begin;
-            if (ih < 0 || ih >= ah.in) {
-                std::memset(even, 0, sizeof(float) * static_cast<size_t>(2 * pf));
-                continue;
-            }
-            std::memset(row, 0, sizeof(float) * static_cast<size_t>(aw.pad_begin));
-            std::memcpy(row + aw.pad_begin, xc + ih * aw.in, sizeof(float) * static_cast<size_t>(data_w));
-            std::memset(row + aw.pad_begin + data_w, 0, sizeof(float) * static_cast<size_t>(width - aw.pad_begin - data_w));
-            detail::split_even_odd(row, width, even, odd);
+    float* phases = rows + width;  // [slot][even, odd][pf]
+    // The padded row: pad_begin zeros, the data (width >= pad_begin + in: 2 * tiles_w + 2 covers
+    // out + 2 = in + both pads), zeros to the end; then split into its slot.
+    const auto make_row = [&](int64_t pr) {
+        float* even = phases + 2 * (pr % 4) * pf;
+        float* odd = even + pf;
+        const int64_t ih = pr - ah.pad_begin;
+        if (ih < 0 || ih >= ah.in) {
+            std::memset(even, 0, sizeof(float) * static_cast<size_t>(2 * pf));
+            return;
         }
+        std::memset(row, 0, sizeof(float) * static_cast<size_t>(aw.pad_begin));
+        std::memcpy(row + aw.pad_begin, xc + ih * aw.in, sizeof(float) * static_cast<size_t>(aw.in));
+        std::memset(row + aw.pad_begin + aw.in, 0, sizeof(float) * static_cast<size_t>(width - aw.pad_begin - aw.in));
+        detail::split_even_odd(row, width, even, odd);
+    };
+    for (int64_t pr = 2 * i0; pr < 2 * i0 + 2; ++pr) make_row(pr);
+    for (int64_t i = i0; i < i1; ++i) {
+        make_row(2 * i + 2);
+        make_row(2 * i + 3);
         float* out = v + c * band_tiles + (i - i0) * tw;
         const size_t xi_stride = static_cast<size_t>(cin * band_tiles);
         for (int64_t b = 0; b < tw; b += 8) {
             const int64_t j = std::min<int64_t>(b, tw - 8);  // the last block overlaps: same values
             V8 d[4][4], vv[16];
             for (int r = 0; r < 4; ++r) {
-                const float* even = phases + (2 * r) * pf;
+                const float* even = phases + 2 * ((2 * i + r) % 4) * pf;
                 const float* odd = even + pf;
                 std::memcpy(&d[r][0], even + j, sizeof(V8));
                 std::memcpy(&d[r][1], odd + j, sizeof(V8));

@@ -442,7 +442,7 @@ TEST(Convolution, WinogradFusedEpilogueEveryShapeAndThreadCount) {
         {"16x16", {1, 64, 16, 16}, 72, {1, 1}, {1, 1}},
         {"asymmetric_pads_batch2", {2, 64, 17, 16}, 64, {1, 2}, {0, 1}},
         {"odd_output_no_pads", {1, 72, 19, 19}, 64, {0, 0}, {0, 0}},
-        {"two_bands", {1, 64, 16, 130}, 64, {1, 1}, {1, 1}},
+        {"three_bands", {1, 64, 16, 130}, 64, {1, 1}, {1, 1}},
     };
     std::mt19937 rng(654);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
