@@ -120,6 +120,14 @@ void BM_Conv7x7_stride2_3to16_64x64(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv7x7_stride2_3to16_64x64)->Unit(benchmark::kMicrosecond);
 
+// SqueezeNet 1.1's stem on a 66 x 66 input: 3 -> 64, 3x3 stride 2, no padding (K = 27). Arg: threads.
+void BM_Conv3x3_stride2_3to64_66x66(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("2, 2", "0, 0"),
+               {random_f32({1, 3, 66, 66}, 35), random_f32({64, 3, 3, 3}, 36)}, static_cast<int>(state.range(0)));
+    run_and_report(state, node, 2.0 * 64 * 27 * 32 * 32);
+}
+BENCHMARK(BM_Conv3x3_stride2_3to64_66x66)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 // Arg: threads (the tile tasks share the image's phase planes / packed A, made in pieces).
 void BM_Conv3x3_16to16_16x16(benchmark::State& state) {
     Node1 node("Convolution", 1, conv_attrs("1, 1", "1, 1"),
@@ -175,6 +183,15 @@ void BM_Conv1x1_16to96_8x8(benchmark::State& state) {
     run_and_report(state, node, 2.0 * 16 * 96 * 8 * 8);
 }
 BENCHMARK(BM_Conv1x1_16to96_8x8)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// SqueezeNet 1.1's classifier on a 66 x 66 input: 512 -> 1000 on 4x4 (transposed, M = 16 pixels;
+// 2 MB of weights, streamed once per run).
+void BM_Conv1x1_512to1000_4x4(benchmark::State& state) {
+    Node1 node("Convolution", 1, conv_attrs("1, 1", "0, 0"),
+               {random_f32({1, 512, 4, 4}, 33), random_f32({1000, 512, 1, 1}, 34)}, static_cast<int>(state.range(0)));
+    run_and_report(state, node, 2.0 * 512 * 1000 * 4 * 4);
+}
+BENCHMARK(BM_Conv1x1_512to1000_4x4)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // 3x3 stride-1 convolutions on either side of the Winograd F(2x2, 3x3) gate (64+ channels and
 // 16x16+ outputs run as Winograd; the 32-channel and 14x14 shapes take the direct path, for

@@ -284,10 +284,10 @@ TEST(Threads, SingleBlockConvolutionsIdenticalForEveryThreadCount) {
 }
 
 // Convolution + bias Add + residual Add + ReLU (fused into one node) on the GEMM paths whose tile
-// tasks make the image's shared operand themselves and finish their own tiles: transposed (3x3 on
-// 4x4, stride-2 3x3 onto 4x4, 3x3 on 2x2 with its gathered 4-row panels, 1x1 on 3x3 with K in two
-// blocks), implicit (3x3 on 16x16) and one-block pointwise (1x1 on 10x10), batch 2, channel counts
-// not multiples of 8. Every thread count gives the same bits, and they match a plain loop.
+// tasks make the image's shared operand themselves and finish their own tiles: one-block im2col
+// (3x3 on 4x4, stride-2 3x3 onto 4x4), transposed (stride-2 3x3 onto 3x3, 3x3 on 2x2 with its
+// gathered 4-row panels, 1x1 on 3x3 with K in two blocks), implicit (3x3 on 16x16) and one-block
+// pointwise (1x1 on 10x10), batch 2, channel counts not multiples of 8. Every thread count gives the same bits, and they match a plain loop.
 struct ConvCase {
     int64_t cin, cout, in, kernel, stride, pad;
     const char* method;  // the path the case is meant for
@@ -300,9 +300,12 @@ std::vector<float> pattern(size_t n, unsigned mul, int mod, float scale) {
 }
 
 TEST(Threads, FusedGemmConvolutionsMatchReferenceForEveryThreadCount) {
-    const ConvCase cases[] = {{24, 40, 4, 3, 1, 1, "gemm-transposed"}, {20, 36, 7, 3, 2, 1, "gemm-transposed"},
-                              {20, 36, 2, 3, 1, 1, "gemm-transposed"}, {300, 20, 3, 1, 1, 0, "gemm-transposed"},
-                              {19, 20, 16, 3, 1, 1, "gemm-implicit"},   {13, 21, 10, 1, 1, 0, "gemm-1x1"}};
+    // 4x4 outputs (16 pixels, a full B panel) take the plain GEMM over an im2col that the tile
+    // tasks make in pieces of channels; fewer pixels, the transposed GEMM.
+    const ConvCase cases[] = {{24, 40, 4, 3, 1, 1, "im2col-gemm"},     {20, 36, 7, 3, 2, 1, "im2col-gemm"},
+                              {20, 36, 5, 3, 2, 1, "gemm-transposed"}, {20, 36, 2, 3, 1, 1, "gemm-transposed"},
+                              {300, 20, 3, 1, 1, 0, "gemm-transposed"}, {19, 20, 16, 3, 1, 1, "gemm-implicit"},
+                              {13, 21, 10, 1, 1, 0, "gemm-1x1"}};
     for (const ConvCase& cc : cases) {
         const int64_t n = 2, out = (cc.in + 2 * cc.pad - cc.kernel) / cc.stride + 1;
         SCOPED_TRACE("cin " + std::to_string(cc.cin) + " cout " + std::to_string(cc.cout) + " in " + std::to_string(cc.in) +

@@ -782,21 +782,23 @@ void im2col_2d(const ConvProblem& p, const T* x, int64_t begin, int64_t len, T* 
 // planes are first copied into scratch with their padding written as zeros (dw_pad_plane's layout,
 // `l`), after which each (c, kh, kw) row is a plain strided copy with no bounds checks. `padded`
 // has room for every plane plus kPadSlack elements (the stride-2 vector load reads past a row).
+// Input channels [c0, c1) only: their planes, and their rows of the matrix (rows c * kh * kw ..),
+// so that pieces of channels can be made by different threads.
 inline constexpr int64_t kSmallPlanePixels = 1024;  // output pixels of a "small" plane
 inline constexpr int64_t kPadSlack = 16;
 
 template <class T>
 void im2col_padded_rows(const ConvProblem& p, const DwLayout& l, const T* x, int64_t begin, int64_t len, T* col,
-                        T* padded) {
+                        T* padded, int64_t c0, int64_t c1) {
     const nn::AxisWindow& ah = p.axes[0];
     const nn::AxisWindow& aw = p.axes[1];
     const int64_t plane = l.rows * l.width, in_plane = ah.in * aw.in;
-    for (int64_t c = 0; c < p.in_per_group; ++c) dw_pad_plane(l, ah.in, aw.in, x + c * in_plane, padded + c * plane);
+    for (int64_t c = c0; c < c1; ++c) dw_pad_plane(l, ah.in, aw.in, x + c * in_plane, padded + c * plane);
     const int64_t end = begin + len, out_w = aw.out, sw = aw.stride;
     const int64_t oh_first = begin / out_w, oh_last = (end - 1) / out_w;
     const int64_t ow_first = begin % out_w, ow_end_last = (end - 1) % out_w + 1;
     const int64_t row_step = ah.stride * l.width;
-    T* dst = col;
+    T* dst = col + c0 * ah.kernel * aw.kernel * len;
     // Whole output rows at stride 1 (the usual case on small planes): each (c, kh, kw) row of the
     // matrix is out_h copies of one fixed width, so the copy is a few vector moves with no bounds.
     if (sw == 1 && ow_first == 0 && ow_end_last == out_w) {
@@ -804,7 +806,7 @@ void im2col_padded_rows(const ConvProblem& p, const DwLayout& l, const T* x, int
         const auto taps = [&](auto width_tag) {
             constexpr int64_t kW = decltype(width_tag)::value;
             const int64_t w = kW ? kW : out_w;
-            for (int64_t c = 0; c < p.in_per_group; ++c)
+            for (int64_t c = c0; c < c1; ++c)
                 for (int64_t kh = 0; kh < ah.kernel; ++kh)
                     for (int64_t kw = 0; kw < aw.kernel; ++kw) {
                         const T* src = padded + c * plane + kh * ah.dilation * l.width + kw * aw.dilation + oh_first * row_step;
@@ -826,7 +828,7 @@ void im2col_padded_rows(const ConvProblem& p, const DwLayout& l, const T* x, int
             default: return taps(std::integral_constant<int64_t, 0>{});
         }
     }
-    for (int64_t c = 0; c < p.in_per_group; ++c) {
+    for (int64_t c = c0; c < c1; ++c) {
         for (int64_t kh = 0; kh < ah.kernel; ++kh) {
             for (int64_t kw = 0; kw < aw.kernel; ++kw) {
                 // Padded element (oh * sh + kh * dh, ow * sw + kw * dw) is tap (kh, kw) of output (oh, ow).
@@ -858,9 +860,10 @@ void im2col_padded_rows(const ConvProblem& p, const DwLayout& l, const T* x, int
 
 template <class T>
 void im2col_2d_padded(const ConvProblem& p, const DwLayout& l, const T* x, int64_t begin, int64_t len, T* col,
-                      T* padded) {
+                      T* padded, int64_t c0 = 0, int64_t c1 = -1) {
     if (len <= 0) return;
-    cpu::run([&] { im2col_padded_rows(p, l, x, begin, len, col, padded); });
+    if (c1 < 0) c1 = p.in_per_group;
+    cpu::run([&] { im2col_padded_rows(p, l, x, begin, len, col, padded, c0, c1); });
 }
 
 // One output plane of a depthwise convolution from the padded data plane `xp` (dw_pad_plane).
@@ -896,7 +899,7 @@ struct ConvPlan : OpPlan {
     size_t packed_group_floats = 0;
     nn::GemmPlan full, tail;
     size_t col_bytes = 0;  // im2col block, at the start of each thread's scratch
-    // Few output positions (the deep layers of a CNN: 2x2, 4x4): the GEMM runs transposed,
+    // Fewer output positions than a B panel is wide (2x2, 3x3): the GEMM runs transposed,
     // C^T[pixels, Cout] = col^T x W^T, so that the short side is the GEMM's M (its small-M
     // kernels) instead of a mostly empty N panel; `packed` then holds W^T as the B operand, and
     // C^T lands in scratch after the im2col block before it is transposed into the output;
@@ -1249,8 +1252,12 @@ void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, in
         for (int64_t ch = 0; ch < cn; ++ch) y[(c0 + ch) * pixels + px] = out_cl[px * cn + ch];
 }
 
-// Output positions up to which a convolution runs its GEMM transposed (see ConvPlan).
-inline constexpr int64_t kTransposedMaxPixels = 16;
+// Output positions up to which a convolution runs its GEMM transposed (see ConvPlan): fewer than
+// the 16 columns of an AVX2 B panel. At 16 (a 4x4 plane) the plain GEMM's one panel is full, and
+// it streams the weights as A panels past a B block that stays in L1; transposed, the weights are
+// B blocks 24 columns wide that do not fit in L1 beside the A block (SqueezeNet's 512 -> 1000
+// classifier on 4x4: 187 -> 173 us, 64 -> 256 3x3 on 4x4: 58 -> 55 us, one thread).
+inline constexpr int64_t kTransposedMaxPixels = 15;
 
 // Floats written per piece of an image's shared operand (ConvPlan::prologue_channels): about a
 // microsecond of copying, several pieces per image for the threads to share.
@@ -1494,6 +1501,10 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
         // depend on tiling), or a batch-1 model's 1x1 convolutions would run on one thread.
         plan.tiled_image = true;
         plan.full = plan.tail = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, 8);
+        // An im2col from padded planes is made by the tile tasks, a piece of channels at a time.
+        if (plan.algorithm == ConvMethod::Im2col && plan.pad_offset)
+            plan.prologue_channels = prologue_channels(p.kernel_size() * p.out_spatial() +
+                                                       plan.small_plane.rows * plan.small_plane.width);
         plan.scratch_bytes = plan.col_bytes + nn::scratch_bytes(plan.full);
     } else {
         const int64_t last = p.out_spatial() % plan.chunk;
@@ -1912,18 +1923,28 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
         if (plan.tiled_image) {
             // The column block (im2col's, or the data itself) in this thread's scratch, read by the
             // tile tasks, which each use their own thread's scratch after it and apply the rest of
-            // the epilogue to their tiles.
+            // the epilogue to their tiles. An im2col from padded planes is made by the tile tasks
+            // themselves, in pieces of input channels (SharedPrologue), any other before them.
             auto* mine = static_cast<std::byte*>(ctx.scratch());
+            const bool shared_im2col = plan.algorithm == ConvMethod::Im2col && plan.pad_offset;
+            const int64_t pieces = shared_im2col ? (cin + plan.prologue_channels - 1) / plan.prologue_channels : 0;
             for (int64_t image = 0; image < images; ++image) {
                 const int64_t g = image % p.groups;
                 const T* xg = x + image * cin * in_spatial;
-                int64_t ldb = 0;
-                const T* b = column_block(plan, xg, 0, out_spatial, mine, ldb);
+                int64_t ldb = out_spatial;
+                const T* b = reinterpret_cast<T*>(mine);
+                if (!shared_im2col) b = column_block(plan, xg, 0, out_spatial, mine, ldb);
                 const float* packed = plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats;
                 const nn::GemmEpilogue epi = plan.epilogue.gemm(nn::GemmEpilogue::BiasAxis::Row, g * cout);
                 T* yg = y + image * cout * out_spatial;
                 const T* rg = res ? res + image * cout * out_spatial : nullptr;
+                SharedPrologue prologue(pieces);
                 detail::for_chunks(ctx.pool(), plan.full.tiles(), 1, [&](int64_t first, int64_t last) {
+                    prologue.run([&](int64_t i) {
+                        const int64_t c0 = i * plan.prologue_channels, c1 = std::min(cin, c0 + plan.prologue_channels);
+                        im2col_2d_padded(p, plan.small_plane, xg, 0, out_spatial, reinterpret_cast<T*>(mine),
+                                         reinterpret_cast<T*>(mine + plan.pad_offset), c0, c1);
+                    });
                     auto* gemm_scratch = static_cast<std::byte*>(ctx.scratch()) + plan.col_bytes;
                     for (int64_t t = first; t < last; ++t) {
                         nn::run_gemm_tile(plan.full, t, nn::GemmOperand::prepacked(packed), nn::GemmOperand::plain(b, ldb),
