@@ -13,7 +13,7 @@ constexpr int kForever = INT32_MAX;  // the last use of a model output: it outli
 
 class PlanBuilder {
 public:
-    PlanBuilder(std::shared_ptr<const Graph> graph, const std::string& file) : g_(*graph) {
+    PlanBuilder(std::shared_ptr<const Graph> graph, const std::string& file, int threads) : g_(*graph), threads_(threads) {
         plan_ = std::make_shared<ExecutionPlan>();
         plan_->graph = std::move(graph);
         plan_->file = file;
@@ -177,7 +177,8 @@ private:
                 in.push_back({slot.type, PartialShape(slot.shape), known});
             }
             try {
-                const InferContext ctx(*n.def, *n.attrs, std::move(in), static_cast<int>(n.outputs.size()));
+                InferContext ctx(*n.def, *n.attrs, std::move(in), static_cast<int>(n.outputs.size()));
+                ctx.set_threads(threads_);
                 step.plan = n.def->prepare(ctx);
             } catch (Error& e) {
                 e.add_context(n.location(plan_->file));
@@ -368,12 +369,14 @@ private:
     // apply_input_slices' bookkeeping, per value (count_uses).
     std::vector<int> first_write_;  // the first step writing into it, when not its own step
     std::vector<int> readers_, roots_, producer_;
+    int threads_ = 0;
 };
 
 }  // namespace
 
-std::shared_ptr<const ExecutionPlan> make_execution_plan(std::shared_ptr<const Graph> graph, const std::string& file) {
-    return PlanBuilder(std::move(graph), file).build();
+std::shared_ptr<const ExecutionPlan> make_execution_plan(std::shared_ptr<const Graph> graph, const std::string& file,
+                                                         int threads) {
+    return PlanBuilder(std::move(graph), file, threads).build();
 }
 
 }  // namespace irlite

@@ -69,6 +69,8 @@ struct ExecutionPlan {
 };
 
 // Prepares every node whose shapes are static and plans the memory. Throws the first error.
-std::shared_ptr<const ExecutionPlan> make_execution_plan(std::shared_ptr<const Graph> graph, const std::string& file);
+// threads: the pool the plan will run on (InferContext::threads), 0 when unknown.
+std::shared_ptr<const ExecutionPlan> make_execution_plan(std::shared_ptr<const Graph> graph, const std::string& file,
+                                                         int threads = 0);
 
 }  // namespace irlite

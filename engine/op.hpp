@@ -101,6 +101,10 @@ public:
     // Number of output ports the layer declares (ops with a variable output count use it).
     int declared_outputs() const { return declared_outputs_; }
     const OpDef& def() const { return def_; }
+    // The threads the plan's kernel will run on (the compiled model's pool), 0 when unknown. Work
+    // may be cut for that many (fewer, larger pieces on one thread); results must not depend on it.
+    int threads() const { return threads_; }
+    void set_threads(int threads) { threads_ = threads; }
 
     // An Error located at input port i (its role taken from the OpDef).
     Error input_error(size_t i, ErrorKind kind, std::string code, std::string message) const;
@@ -110,6 +114,7 @@ private:
     const OpAttrs& attrs_;
     std::vector<Input> inputs_;
     int declared_outputs_;
+    int threads_ = 0;
 };
 
 // Stateful ops' variables (ReadValue/Assign), owned by an infer request, kept between runs.

@@ -181,7 +181,7 @@ std::shared_ptr<const ExecutionPlan> CompiledModel::Impl::plan_for(const std::ve
     }
     std::shared_ptr<const Graph> built = build_graph(graph->document, *registry, build).graph;
     if (options.fusion) built = fuse_graph(std::move(built));
-    auto specialised_plan = make_execution_plan(std::move(built), file);
+    auto specialised_plan = make_execution_plan(std::move(built), file, pool ? pool->size() : 1);
     log_plan(detail::Log(options.log_level), *specialised_plan, str("re-planned '", file, "' for new input shapes"));
     // A model fed ever new shapes keeps a bounded number of plans.
     constexpr size_t kMaxPlans = 16;
@@ -233,7 +233,7 @@ CompiledModel::CompiledModel(const Model& model, const CompileOptions& options) 
                 std::find(impl->variables.begin(), impl->variables.end(), a.value) == impl->variables.end())
                 impl->variables.push_back(a.value);
     }
-    impl->plan = make_execution_plan(impl->graph, impl->file);
+    impl->plan = make_execution_plan(impl->graph, impl->file, threads);
     log_plan(log, *impl->plan,
              str("compiled '", impl->file, "' (", g.nodes.size(), " nodes, fusion ", options.fusion ? "on" : "off", ", ",
                  threads, threads == 1 ? " thread" : " threads", ")"));

@@ -1,5 +1,8 @@
 #include "kernels/detail/epilogue.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include <Eigen/Core>
 #include <unsupported/Eigen/SpecialFunctions>
 
@@ -54,26 +57,53 @@ auto softplus(const X& x) {
 
 }  // namespace
 
+// Eigen computes a run's unaligned head and its tail with the scalar functions (std::exp, ...),
+// whose last bits differ from its packet ones: an element's value would then depend on where its
+// run starts and ends, i.e. on a GEMM tile's bounds, which follow the thread count. So the
+// transcendental activations take every element through the packet functions: in blocks of
+// kActivationBlock floats, each copied into an aligned buffer (zero-padded at the end).
+// Add, multiply, divide, max and min round the same in either path and run in place.
+inline constexpr int64_t kActivationBlock = 16;
+
+template <class F>
+void by_blocks(float* p, int64_t n, const F& f) {
+    alignas(64) float buf[kActivationBlock];
+    for (int64_t i = 0; i < n; i += kActivationBlock) {
+        const int64_t m = std::min(kActivationBlock, n - i);
+        std::memcpy(buf, p + i, sizeof(float) * static_cast<size_t>(m));
+        std::fill(buf + m, buf + kActivationBlock, 0.0f);
+        Eigen::Map<Eigen::Array<float, kActivationBlock, 1>, Eigen::Aligned64> x(buf);
+        f(x);
+        std::memcpy(p + i, buf, sizeof(float) * static_cast<size_t>(m));
+    }
+}
+
 void apply_activation(const Activation& act, float* p, int64_t n) {
     if (n <= 0 || act.kind == ActivationKind::None) return;
-    Eigen::Map<Eigen::ArrayXf> x(p, n);
+    Eigen::Map<Eigen::ArrayXf> whole(p, n);
     switch (act.kind) {
-        case ActivationKind::None: break;
-        case ActivationKind::Relu: x = max_nan(x, 0.0f); break;
-        case ActivationKind::Clamp: x = min_nan(max_nan(x, act.alpha), act.beta); break;
-        case ActivationKind::Sigmoid: x = 1.0f / (1.0f + (-x).exp()); break;
-        case ActivationKind::Tanh: x = x.tanh(); break;
-        case ActivationKind::Swish: x = x / (1.0f + (-act.alpha * x).exp()); break;
-        case ActivationKind::HSwish: x = x * min_nan(max_nan(x + 3.0f, 0.0f), 6.0f) / 6.0f; break;
-        case ActivationKind::HSigmoid: x = min_nan(max_nan(x + 3.0f, 0.0f), 6.0f) / 6.0f; break;
-        case ActivationKind::Elu: x = max_nan(x, 0.0f) + act.alpha * min_nan(x, 0.0f).expm1(); break;
-        case ActivationKind::GeluErf: x = 0.5f * x * (1.0f + (x * 0.70710678118654752440f).erf()); break;
-        case ActivationKind::GeluTanh:
-            x = 0.5f * x * (1.0f + (0.79788456080286535588f * (x + 0.044715f * x * x * x)).tanh());
-            break;
-        case ActivationKind::SoftPlus: x = softplus(x); break;
-        case ActivationKind::Mish: x = x * softplus(x).tanh(); break;
+        case ActivationKind::None: return;
+        case ActivationKind::Relu: whole = max_nan(whole, 0.0f); return;
+        case ActivationKind::Clamp: whole = min_nan(max_nan(whole, act.alpha), act.beta); return;
+        case ActivationKind::HSwish: whole = whole * min_nan(max_nan(whole + 3.0f, 0.0f), 6.0f) / 6.0f; return;
+        case ActivationKind::HSigmoid: whole = min_nan(max_nan(whole + 3.0f, 0.0f), 6.0f) / 6.0f; return;
+        default: break;
     }
+    by_blocks(p, n, [&](auto& x) {
+        switch (act.kind) {
+            case ActivationKind::Sigmoid: x = 1.0f / (1.0f + (-x).exp()); break;
+            case ActivationKind::Tanh: x = x.tanh(); break;
+            case ActivationKind::Swish: x = x / (1.0f + (-act.alpha * x).exp()); break;
+            case ActivationKind::Elu: x = max_nan(x, 0.0f) + act.alpha * min_nan(x, 0.0f).expm1(); break;
+            case ActivationKind::GeluErf: x = 0.5f * x * (1.0f + (x * 0.70710678118654752440f).erf()); break;
+            case ActivationKind::GeluTanh:
+                x = 0.5f * x * (1.0f + (0.79788456080286535588f * (x + 0.044715f * x * x * x)).tanh());
+                break;
+            case ActivationKind::SoftPlus: x = softplus(x); break;
+            case ActivationKind::Mish: x = x * softplus(x).tanh(); break;
+            default: break;
+        }
+    });
 }
 
 namespace {
