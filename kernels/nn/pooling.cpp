@@ -380,10 +380,17 @@ struct SeparableMax {
     // Tap j of output 0: j % S * phase_width + j / S after the first phase (j at stride 1).
     std::vector<int64_t> tap_offset;
     size_t offset = 0;  // bytes into scratch: the row buffers, then the phases
+    // Windows 2 or 3 wide at stride 2, 8 outputs a row or more (ResNet's and SqueezeNet's 3x3 /
+    // 2, VGG's and U-Net's 2x2 / 2): no phase split. Each block of 8 outputs takes its taps
+    // straight from the row buffer, by even / odd shuffles of the 16 (and, 3 wide, the 16 from
+    // 2 on) entries it covers; the buffer's border then runs to `fill` = 2 * out_w + 2 entries,
+    // what the last block's loads reach.
+    bool pairs = false;
+    int64_t fill = 0;  // entries of the row buffer written: width, or more for pairs
     // One output row's buffers: the row buffer (every column the data or a window reaches), then
     // its phases (phase p at p * phase_width after it). Every read and write stays within them:
     // the split is exact and tap j of output o reads entry o + j / S < phase_width of its phase.
-    int64_t floats_per_row() const { return width + (stride_w > 1 ? stride_w * phase_width : 0); }
+    int64_t floats_per_row() const { return pairs ? fill : width + (stride_w > 1 ? stride_w * phase_width : 0); }
     // A band of output rows is made pass by pass (column maxima, phase split, taps), so that every
     // pass reads what the one before wrote a band earlier: a load straddling two stores still in
     // flight cannot be forwarded from them and stalls until they land, which row by row (a tap
@@ -410,6 +417,8 @@ SeparableMax plan_separable_max(const PoolAttrs& a, const std::vector<nn::AxisWi
     s.phase_width = (s.width + s.stride_w - 1) / s.stride_w;
     const int64_t pf = s.stride_w == 1 ? 0 : s.phase_width;
     for (int64_t j = 0; j < aw.kernel; ++j) s.tap_offset.push_back(j % s.stride_w * pf + j / s.stride_w);
+    s.pairs = aw.stride == 2 && (aw.kernel == 2 || aw.kernel == 3) && aw.out >= 8;
+    s.fill = s.pairs ? std::max(s.width, 2 * aw.out + 2) : s.width;
     return s;
 }
 
@@ -427,11 +436,12 @@ void column_max(const SeparableMax& s, const Pool2d& q, const float* x, int64_t 
     const int64_t in_w = q.in_w;
     const float* top = x + first * in_w;
     float* dst = row + s.left;
+    float head = 0, tail = 0;  // dst[0] and dst[in_w - 1], for the border
     if (in_w >= 8) {
         const int64_t n = COUNT > 0 ? COUNT : count;
+        PoolV8 best = {};
         for (int64_t b = 0; b < in_w; b += 8) {
             const int64_t c = std::min<int64_t>(b, in_w - 8);  // the last block overlaps: same values
-            PoolV8 best;
             std::memcpy(&best, top + c, sizeof best);
             unordered |= best != best;
             for (int64_t i = 1; i < n; ++i) {
@@ -442,6 +452,10 @@ void column_max(const SeparableMax& s, const Pool2d& q, const float* x, int64_t 
             }
             std::memcpy(dst + c, &best, sizeof best);
         }
+        // The last value from the register: read back from dst, it would wait for the store it
+        // sits in (a 4-byte load inside a 32-byte store still in flight).
+        head = dst[0];
+        tail = best[7];
     } else {
         bool nan = false;
         for (int64_t c = 0; c < in_w; ++c) {
@@ -455,10 +469,12 @@ void column_max(const SeparableMax& s, const Pool2d& q, const float* x, int64_t 
             dst[c] = best;
         }
         if (nan) unordered[0] = -1;
+        head = dst[0];
+        tail = dst[in_w - 1];
     }
-    // The border: up to `width`, the entries a window reaches.
-    for (int64_t c = 0; c < s.left; ++c) row[c] = dst[0];
-    for (int64_t c = s.left + in_w; c < s.width; ++c) row[c] = dst[in_w - 1];
+    // The border: up to `fill`, the entries a window (or a pairs block's load) reaches.
+    for (int64_t c = 0; c < s.left; ++c) row[c] = head;
+    for (int64_t c = s.left + in_w; c < s.fill; ++c) row[c] = tail;
 }
 
 // The row buffer split by phase (stride_w > 1) into the phases after it.
@@ -513,6 +529,31 @@ void max_row_taps(const SeparableMax& s, const float* src, int64_t out_w, float*
     }
 }
 
+// One output row of a window TAPS (2 or 3) wide at stride 2 (SeparableMax::pairs) from its row
+// buffer: output o's taps are entries 2o, 2o + 1 (and 2o + 2), i.e. for the 8 outputs from o the
+// even and odd entries of the 16 from 2o (and the even ones of the 16 from 2o + 2). Taps in
+// order, as max_taps takes them; the last block overlaps the one before (same values).
+template <int TAPS>
+void max_row_pairs(const float* row, int64_t out_w, float* out) {
+    for (int64_t b = 0; b < out_w; b += 8) {
+        const int64_t o = std::min<int64_t>(b, out_w - 8);
+        const float* src = row + 2 * o;
+        PoolV8 lo, hi;
+        std::memcpy(&lo, src, sizeof lo);
+        std::memcpy(&hi, src + 8, sizeof hi);
+        PoolV8 best = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);
+        const PoolV8 odd = __builtin_shufflevector(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15);
+        best = odd > best ? odd : best;
+        if constexpr (TAPS == 3) {
+            std::memcpy(&lo, src + 2, sizeof lo);
+            std::memcpy(&hi, src + 10, sizeof hi);
+            const PoolV8 next = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);
+            best = next > best ? next : best;
+        }
+        std::memcpy(out + o, &best, sizeof best);
+    }
+}
+
 // The plane's outputs, a band of rows at a time (SeparableMax::kBand); false (outputs unfinished)
 // when the plane holds a NaN.
 bool max_plane_separable(const SeparableMax& s, const Pool2d& q, const AxisTaps& rows, const float* x, float* buf,
@@ -533,6 +574,14 @@ bool max_plane_separable(const SeparableMax& s, const Pool2d& q, const AxisTaps&
         }
         for (int i = 0; i < 8; ++i)
             if (unordered[i] != 0) return false;
+        if (s.pairs) {
+            for (int64_t r = 0; r < band; ++r) {
+                float* out = y + (oh0 + r) * q.out_w;
+                if (s.tap_offset.size() == 3) max_row_pairs<3>(buf + r * per_row, q.out_w, out);
+                else max_row_pairs<2>(buf + r * per_row, q.out_w, out);
+            }
+            continue;
+        }
         if (split)
             for (int64_t r = 0; r < band; ++r) split_phases(s, buf + r * per_row, buf + r * per_row + split);
         const auto taps = [&](auto row_taps) {
