@@ -271,6 +271,21 @@ TEST(Sgemm, TileScheduleIsBitExact) {
     }
 }
 
+// For several workers the tiles come in a multiple of the workers where a few more cuts make it
+// so: no worker waits for another's extra tile. (Not always possible with tiles of whole panels
+// and one size: 64 panels never make a multiple of 3 tiles.)
+TEST(Sgemm, TilesBalancedAcrossWorkers) {
+    const int64_t shapes[][3] = {{1000, 16, 512}, {256, 16, 576}, {64, 1024, 27}, {16, 256, 64}, {130, 70, 600}};
+    for (GemmIsa isa : supported_isas())
+        for (const auto& s : shapes)
+            for (int workers : {2, 4}) {
+                const GemmPlan plan = plan_gemm(s[0], s[1], s[2], true, false, workers, isa);
+                EXPECT_EQ(plan.tiles() % workers, 0)
+                    << s[0] << "x" << s[1] << "x" << s[2] << " workers " << workers << " " << gemm_isa_name(isa) << ": "
+                    << plan.tiles() << " tiles";
+            }
+}
+
 // run_gemm_tile_to writes a tile into a buffer of its own (rows r.cols apart, nothing around it
 // touched): the same bits as that tile of run_gemm_tile's C, for every ISA and operand mode,
 // including 4-row panels (M = 16) and edge tiles.

@@ -648,6 +648,28 @@ GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_pre
         mc = next_mc;
         nc = next_nc;
     }
+    // Several workers: tiles of about equal size, and as many as a multiple of the workers where a
+    // few more cuts make it so (tiles still worth a task): SqueezeNet's 1000-row classifier made 7
+    // tiles of 144 rows, and on 2 threads one thread ran 4 while the other waited after 3.
+    if (workers > 1 && plan.m > 0 && plan.n > 0) {
+        // The extent of a tile when a side of `extent` is cut into about t tiles, whole panels each.
+        const auto cut = [](int64_t extent, int64_t panel, int64_t t) { return round_up(ceil_div(extent, t), panel); };
+        const auto balanced = [&](int64_t tm, int64_t tn) {
+            const int64_t m_cut = cut(plan.m, mr, tm), n_cut = cut(plan.n, nr, tn);
+            return ceil_div(plan.m, m_cut) * ceil_div(plan.n, n_cut) % workers == 0 &&
+                   m_cut * n_cut * std::max<int64_t>(plan.k, 1) >= (int64_t{1} << 13);
+        };
+        int64_t tm = ceil_div(plan.m, mc), tn = ceil_div(plan.n, nc);
+        if (!balanced(tm, tn)) {
+            bool found = false;
+            for (int64_t t = tm + 1; t <= tm + 2 * workers && !found; ++t)
+                if (balanced(t, tn)) tm = t, found = true;
+            for (int64_t t = tn + 1; t <= tn + 2 * workers && !found; ++t)
+                if (balanced(tm, t)) tn = t, found = true;
+        }
+        mc = cut(plan.m, mr, tm);
+        nc = cut(plan.n, nr, tn);
+    }
     plan.mc = mc;
     plan.nc = nc;
     plan.tiles_m = ceil_div(plan.m, mc);
