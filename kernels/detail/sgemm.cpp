@@ -613,6 +613,58 @@ void pack_b(const GemmLayout& l, const float* b, int64_t ldb, bool trans, int64_
 // -------------------------------------------------------------------------------------------------
 // Planning.
 
+namespace {
+
+constexpr int kMaxBalancedWorkers = 16;
+constexpr int64_t kMaxBalancedGrids = 256;
+
+// When `workers` workers take the tiles of an m x n grid of mc x nc tiles in order, each the next
+// one as soon as it is free (the thread pool's dynamic claiming), with time proportional to a
+// tile's area: when the last one finishes.
+int64_t finish_time(int64_t m, int64_t n, int64_t mc, int64_t nc, int workers) {
+    int64_t load[kMaxBalancedWorkers] = {};
+    const int64_t tm = ceil_div(m, mc), tn = ceil_div(n, nc);
+    for (int64_t t = 0; t < tm * tn; ++t) {
+        const int64_t rows = std::min(mc, m - t / tn * mc), cols = std::min(nc, n - t % tn * nc);
+        int64_t* next = std::min_element(load, load + workers);
+        *next += rows * cols;
+    }
+    return *std::max_element(load, load + workers);
+}
+
+// The grid for several workers (see plan_gemm): from about the halving's tile counts, every count
+// of tiles along M (at least m / mc_max, A blocks within L2) and N (B blocks at least 4 panels wide
+// unless N is narrower) up to 2 * workers more, tiles of whole panels and of 8k multiply-adds or
+// more, at least `workers` of them.
+void balance_tiles(int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr, int64_t mc_max, int workers, int64_t& mc,
+                   int64_t& nc) {
+    const auto cut = [](int64_t extent, int64_t panel, int64_t t) { return round_up(ceil_div(extent, t), panel); };
+    const int64_t tm0 = ceil_div(m, mc), tn0 = ceil_div(n, nc);
+    // Large grids are left as they are: claimed dynamically, many tiles even out by themselves,
+    // and the search (grids x tiles x workers) would cost more than a plan should.
+    if ((tm0 + 2 * workers) * (tn0 + 2 * workers) > kMaxBalancedGrids) return;
+    const int64_t nc_min = std::min(4 * nr, round_up(n, nr));
+    int64_t best = finish_time(m, n, mc, nc, workers), best_tiles = tm0 * tn0;
+    for (int64_t tm = ceil_div(m, mc_max); tm <= tm0 + 2 * workers; ++tm) {
+        const int64_t mcv = cut(m, mr, tm);
+        if (ceil_div(m, mcv) != tm) continue;  // each count once
+        for (int64_t tn = 1; tn <= tn0 + 2 * workers; ++tn) {
+            const int64_t ncv = cut(n, nr, tn);
+            if (ceil_div(n, ncv) != tn || ncv < nc_min || tm * tn < workers) continue;
+            if (mcv * ncv * k < (int64_t{1} << 13)) continue;
+            const int64_t t = finish_time(m, n, mcv, ncv, workers);
+            if (t < best || (t == best && tm * tn < best_tiles)) {
+                best = t;
+                best_tiles = tm * tn;
+                mc = mcv;
+                nc = ncv;
+            }
+        }
+    }
+}
+
+}  // namespace
+
 GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_prepacked, int workers,
                    GemmIsa isa) {
     GemmPlan plan;
@@ -648,28 +700,13 @@ GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_pre
         mc = next_mc;
         nc = next_nc;
     }
-    // Several workers: tiles of about equal size, and as many as a multiple of the workers where a
-    // few more cuts make it so (tiles still worth a task): SqueezeNet's 1000-row classifier made 7
-    // tiles of 144 rows, and on 2 threads one thread ran 4 while the other waited after 3.
-    if (workers > 1 && plan.m > 0 && plan.n > 0) {
-        // The extent of a tile when a side of `extent` is cut into about t tiles, whole panels each.
-        const auto cut = [](int64_t extent, int64_t panel, int64_t t) { return round_up(ceil_div(extent, t), panel); };
-        const auto balanced = [&](int64_t tm, int64_t tn) {
-            const int64_t m_cut = cut(plan.m, mr, tm), n_cut = cut(plan.n, nr, tn);
-            return ceil_div(plan.m, m_cut) * ceil_div(plan.n, n_cut) % workers == 0 &&
-                   m_cut * n_cut * std::max<int64_t>(plan.k, 1) >= (int64_t{1} << 13);
-        };
-        int64_t tm = ceil_div(plan.m, mc), tn = ceil_div(plan.n, nc);
-        if (!balanced(tm, tn)) {
-            bool found = false;
-            for (int64_t t = tm + 1; t <= tm + 2 * workers && !found; ++t)
-                if (balanced(t, tn)) tm = t, found = true;
-            for (int64_t t = tn + 1; t <= tn + 2 * workers && !found; ++t)
-                if (balanced(tm, t)) tn = t, found = true;
-        }
-        mc = cut(plan.m, mr, tm);
-        nc = cut(plan.n, nr, tn);
-    }
+    // Several workers: the tile grid near this one under which the workers finish first, taking
+    // the tiles in order as they do (whole panels per tile, A blocks still within mc_max, tiles
+    // still worth a task; fewer tiles on a tie). Halving alone left uneven grids: SqueezeNet's
+    // 1000-row classifier made 7 tiles of 144 rows, and on 2 threads one thread ran 4 while the
+    // other waited after 3; a 128-row layer made tiles of 36, 36, 36 and 20 rows.
+    if (workers > 1 && workers <= kMaxBalancedWorkers && plan.m > 0 && plan.n > 0)
+        balance_tiles(plan.m, plan.n, std::max<int64_t>(plan.k, 1), mr, nr, ip.mc, workers, mc, nc);
     plan.mc = mc;
     plan.nc = nc;
     plan.tiles_m = ceil_div(plan.m, mc);
