@@ -287,7 +287,8 @@ TEST(Threads, SingleBlockConvolutionsIdenticalForEveryThreadCount) {
 // tasks make the image's shared operand themselves and finish their own tiles: one-block im2col
 // (3x3 on 4x4, stride-2 3x3 onto 4x4), transposed (stride-2 3x3 onto 3x3, 3x3 on 2x2 with its
 // gathered 4-row panels, 1x1 on 3x3 with K in two blocks), implicit (3x3 on 16x16) and one-block
-// pointwise (1x1 on 10x10), batch 2, channel counts not multiples of 8. Every thread count gives the same bits, and they match a plain loop.
+// pointwise (1x1 on 10x10), batch 2, channel counts not multiples of 8. Every thread count gives
+// the same bits, and they match a plain loop.
 struct ConvCase {
     int64_t cin, cout, in, kernel, stride, pad;
     const char* method;  // the path the case is meant for

@@ -148,10 +148,6 @@ struct MatMulOpPlan : OpPlan {
     bool epilogue_in_kernel = false;
 };
 
-// Tiles of a GEMM are independent and their results do not depend on the tiling: the grid is cut
-// for the compiled model's threads, or for this many when they are unknown.
-inline constexpr int kGemmWorkers = 8;
-
 // Fixed blocks (never a function of the thread count): rows of a tall product, or columns of a
 // short one (batch-1 linear layers), so that threads share the work with identical results.
 inline constexpr int64_t kRowBlock = 64, kColumnBlock = 256;
@@ -233,7 +229,7 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     if (ctx.value(1) && b_shared && !p.trans_a) {
         std::vector<float> b(static_cast<size_t>(p.k * p.n));
         nn::load_as<float>(*ctx.value(1), b.data());
-        plan->tall = nn::plan_gemm(batches_a * p.m, p.n, p.k, false, true, ctx.threads() > 0 ? ctx.threads() : kGemmWorkers);
+        plan->tall = nn::plan_gemm(batches_a * p.m, p.n, p.k, false, true, nn::gemm_workers(ctx.threads()));
         plan->packed_b.resize(nn::packed_b_floats(plan->tall.layout, p.n));
         nn::pack_b(plan->tall.layout, b.data(), p.trans_b ? p.k : p.n, p.trans_b, p.n, plan->packed_b.data());
         plan->scratch_bytes = nn::scratch_bytes(plan->tall);

@@ -931,10 +931,16 @@ struct ConvPlan : OpPlan {
     // Packed f32 GEMM over one column block per image (pointwise or im2col on a plane of at most
     // `chunk` pixels): the image's GEMM tiles are the parallel tasks instead of the column blocks.
     bool tiled_image = false;
-    // Implicit and transposed paths: the image's shared operand (phase planes; padded planes and
-    // packed A) is made by the tile tasks themselves, in pieces of this many input channels
-    // (SharedPrologue), instead of by the calling thread before them.
+    // Implicit and transposed paths, and a one-block im2col from padded planes: the image's shared
+    // operand (phase planes; padded planes and packed A or the im2col block) is made by the tile
+    // tasks themselves, in pieces of this many input channels (SharedPrologue), instead of by the
+    // calling thread before them.
     int64_t prologue_channels = 1;
+    int64_t prologue_pieces() const {
+        return (problem.in_per_group + prologue_channels - 1) / prologue_channels;
+    }
+    // The one-block path's im2col is such a shared operand (small planes, padded first).
+    bool im2col_in_pieces() const { return tiled_image && algorithm == ConvMethod::Im2col && pad_offset; }
     std::vector<int64_t> row_off, col_off;
     int64_t phase_width = 0;
     size_t phases_bytes = 0;
@@ -1418,11 +1424,6 @@ int64_t winograd_row_width(const ConvPlan& plan) { return 2 * plan.wino_tiles_w 
 // from even[j + 1] end there).
 int64_t winograd_phase_floats(const ConvPlan& plan) { return plan.wino_tiles_w + 1; }
 
-// The threads an image's GEMM tiles are cut for: the compiled model's pool (one tile per thread
-// has none of a tile's fixed costs to pay again: 16 -> 64 1x1 on 16x16, one thread, 10.3 -> 9.3
-// us as one tile instead of 16), or 8 when unknown. Results do not depend on the tiling.
-int gemm_workers(const InferContext& ctx) { return ctx.threads() > 0 ? ctx.threads() : 8; }
-
 void plan_winograd(const InferContext& ctx, ConvPlan& plan) {
     const ConvProblem& p = plan.problem;
     const int64_t cin = p.in_per_group, cout = p.out_per_group;
@@ -1433,7 +1434,7 @@ void plan_winograd(const InferContext& ctx, ConvPlan& plan) {
     const int64_t row_bytes = 16 * (cin + cout) * tw * static_cast<int64_t>(sizeof(float));
     plan.wino_band_rows = std::clamp<int64_t>(kWinogradBandBytes / std::max<int64_t>(row_bytes, 1), 1, th);
     const int64_t band_tiles = plan.wino_band_rows * tw, last = th % plan.wino_band_rows;
-    const int workers = gemm_workers(ctx);
+    const int workers = nn::gemm_workers(ctx.threads());
     plan.wino_full = nn::plan_gemm(cout, band_tiles, cin, true, false, workers);
     plan.wino_tail = nn::plan_gemm(cout, (last ? last : plan.wino_band_rows) * tw, cin, true, false, workers);
     // The filters transformed, then each of the 16 [Cout, Cin] matrices packed as A (the same
@@ -1463,7 +1464,7 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
         plan.transposed = true;
         // Tiles over Cout: the threads share one image's GEMM (results never depend on tiling).
         // A (im2col^T) is packed once per image by the calling thread, not again by every tile.
-        plan.full = nn::plan_gemm(p.out_spatial(), cout, rows, true, true, gemm_workers(ctx));
+        plan.full = nn::plan_gemm(p.out_spatial(), cout, rows, true, true, nn::gemm_workers(ctx.threads()));
         std::vector<float> w(static_cast<size_t>(p.groups * cout * rows));
         nn::load_as<float>(*ctx.value(1), w.data());
         plan.packed_group_floats = nn::packed_b_floats(plan.full.layout, cout);
@@ -1498,7 +1499,7 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
     if (plan.algorithm == ConvMethod::Im2col && p.axes[1].out % nn::kGemmColumnGroup == 0) {
         plan_implicit(plan);
         // One GEMM over the image; its tiles go to the threads (results never depend on tiling).
-        plan.full = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, gemm_workers(ctx));
+        plan.full = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, nn::gemm_workers(ctx.threads()));
         plan.prologue_channels = prologue_channels(p.axes[1].stride * plan.small_plane.rows * plan.phase_width);
         plan.scratch_bytes = plan.phases_bytes + nn::scratch_bytes(plan.full);
         plan.method = "gemm-implicit";
@@ -1506,9 +1507,8 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
         // The whole image is one column block: its GEMM's tiles go to the threads (results never
         // depend on tiling), or a batch-1 model's 1x1 convolutions would run on one thread.
         plan.tiled_image = true;
-        plan.full = plan.tail = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, gemm_workers(ctx));
-        // An im2col from padded planes is made by the tile tasks, a piece of channels at a time.
-        if (plan.algorithm == ConvMethod::Im2col && plan.pad_offset)
+        plan.full = plan.tail = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, nn::gemm_workers(ctx.threads()));
+        if (plan.im2col_in_pieces())
             plan.prologue_channels = prologue_channels(p.kernel_size() * p.out_spatial() +
                                                        plan.small_plane.rows * plan.small_plane.width);
         plan.scratch_bytes = plan.col_bytes + nn::scratch_bytes(plan.full);
@@ -1823,7 +1823,7 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
             // each computes its tiles (its own thread's scratch after the planes) and the rest of
             // the epilogue on them.
             auto* phases = static_cast<float*>(ctx.scratch());
-            const int64_t pieces = (cin + plan.prologue_channels - 1) / plan.prologue_channels;
+            const int64_t pieces = plan.prologue_pieces();
             for (int64_t image = 0; image < images; ++image) {
                 const int64_t g = image % p.groups;
                 const float* xg = x + image * cin * in_spatial;
@@ -1866,7 +1866,7 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
             const bool pointwise = plan.algorithm != ConvMethod::Im2col;
             // Im2col without padded planes (not planned for planes this small; kept general): one piece.
             const int64_t pieces =
-                indexed || pointwise ? (cin + plan.prologue_channels - 1) / plan.prologue_channels : 1;
+                indexed || pointwise ? plan.prologue_pieces() : 1;
             const int64_t taps = p.kernel_size();
             for (int64_t image = 0; image < images; ++image) {
                 const int64_t g = image % p.groups;
@@ -1932,8 +1932,8 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
             // the epilogue to their tiles. An im2col from padded planes is made by the tile tasks
             // themselves, in pieces of input channels (SharedPrologue), any other before them.
             auto* mine = static_cast<std::byte*>(ctx.scratch());
-            const bool shared_im2col = plan.algorithm == ConvMethod::Im2col && plan.pad_offset;
-            const int64_t pieces = shared_im2col ? (cin + plan.prologue_channels - 1) / plan.prologue_channels : 0;
+            const bool shared_im2col = plan.im2col_in_pieces();
+            const int64_t pieces = shared_im2col ? plan.prologue_pieces() : 0;
             for (int64_t image = 0; image < images; ++image) {
                 const int64_t g = image % p.groups;
                 const T* xg = x + image * cin * in_spatial;

@@ -541,13 +541,14 @@ void max_row_pairs(const float* row, int64_t out_w, float* out) {
         PoolV8 lo, hi;
         std::memcpy(&lo, src, sizeof lo);
         std::memcpy(&hi, src + 8, sizeof hi);
-        PoolV8 best = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);
-        const PoolV8 odd = __builtin_shufflevector(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15);
+        PoolV8 best, odd;
+        detail::even_odd(lo, hi, best, odd);
         best = odd > best ? odd : best;
         if constexpr (TAPS == 3) {
             std::memcpy(&lo, src + 2, sizeof lo);
             std::memcpy(&hi, src + 10, sizeof hi);
-            const PoolV8 next = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);
+            PoolV8 next, unused;  // the odd entries from 2o + 2 are no tap's
+            detail::even_odd(lo, hi, next, unused);
             best = next > best ? next : best;
         }
         std::memcpy(out + o, &best, sizeof best);
