@@ -165,7 +165,8 @@ float f16_to_f32(uint16_t h) {
     uint32_t mant = h & 0x3ffu;
     uint32_t bits;
     if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | (mant << 13);  // inf / NaN
+        // inf / NaN; a NaN comes out quiet with its payload, as F16C's vcvtph2ps makes it.
+        bits = sign | 0x7f800000u | (mant << 13) | (mant ? 0x400000u : 0u);
     } else if (exp != 0) {
         bits = sign | ((exp + 112u) << 23) | (mant << 13);
     } else if (mant == 0) {
@@ -190,7 +191,8 @@ uint16_t f32_to_f16(float value) {
     const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
     const uint32_t abs = x & 0x7fffffffu;
     if (abs >= 0x7f800000u) {  // inf or NaN
-        return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+        // A NaN stays quiet with the top of its payload, as F16C's vcvtps2ph makes it.
+        return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u | ((abs >> 13) & 0x3ffu) : 0u));
     }
     if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
     if (abs < 0x38800000u) {                                               // subnormal or zero

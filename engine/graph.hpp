@@ -44,6 +44,9 @@ struct Graph {
     std::vector<int> parameters;  // node indices, in XML order (the model's input order)
     std::vector<int> results;     // node indices, in XML order
     std::vector<int> sinks;       // Assign and other sinks
+    // Layers that compile passes made (the precision pass's conversions, engine/precision.hpp):
+    // their nodes point at them as other nodes point into the document; kept alive here.
+    std::vector<std::shared_ptr<const IrLayer>> added_layers;
 };
 
 struct BuildOptions {

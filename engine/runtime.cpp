@@ -19,6 +19,7 @@
 #include "engine/execution_plan.hpp"
 #include "engine/fusion.hpp"
 #include "engine/graph.hpp"
+#include "engine/precision.hpp"
 #include "engine/thread_pool.hpp"
 #include "irlite/irlite.hpp"
 #include "engine/log.hpp"
@@ -79,6 +80,13 @@ struct CompiledModel::Impl {
     }
 
     std::shared_ptr<const ExecutionPlan> plan_for(const std::vector<Shape>& shapes) const;
+
+    // The compile passes, in order, on a built graph: inference precision, then fusion.
+    std::shared_ptr<const Graph> transform(std::shared_ptr<const Graph> built) const {
+        if (options.precision == InferencePrecision::F32) built = compute_in_f32(std::move(built), *registry);
+        if (options.fusion) built = fuse_graph(std::move(built));
+        return built;
+    }
 
     std::vector<std::string> variables;  // variable_id of every ReadValue/Assign, once, graph order
 };
@@ -179,8 +187,7 @@ std::shared_ptr<const ExecutionPlan> CompiledModel::Impl::plan_for(const std::ve
         const int layer = static_cast<int>(n.layer - graph->document->layers.data());
         build.parameter_shapes.emplace_back(layer, shapes[i]);
     }
-    std::shared_ptr<const Graph> built = build_graph(graph->document, *registry, build).graph;
-    if (options.fusion) built = fuse_graph(std::move(built));
+    std::shared_ptr<const Graph> built = transform(build_graph(graph->document, *registry, build).graph);
     auto specialised_plan = make_execution_plan(std::move(built), file, pool ? pool->size() : 1);
     log_plan(detail::Log(options.log_level), *specialised_plan, str("re-planned '", file, "' for new input shapes"));
     // A model fed ever new shapes keeps a bounded number of plans.
@@ -201,9 +208,10 @@ CompiledModel::CompiledModel(const Model& model, const CompileOptions& options) 
     BuildResult built = build_graph(model.document_ptr(), *impl->registry);
     for (const Diagnostic& d : built.diagnostics)
         if (d.severity == Severity::Warning) log.lazy(LogLevel::Warning, [&] { return d.format(); });
-    impl->graph = std::move(built.graph);
-    if (options.fusion) impl->graph = fuse_graph(impl->graph);
-    const Graph& g = *impl->graph;
+    const std::shared_ptr<const Graph> declared = std::move(built.graph);
+    // The model's inputs and outputs as the file declares them (the passes below may add
+    // conversions at the boundary, never change what the caller binds and gets back).
+    const Graph& g = *declared;
     for (int ni : g.parameters) {
         const Node& n = g.nodes[ni];
         PortInfo p;
@@ -233,10 +241,12 @@ CompiledModel::CompiledModel(const Model& model, const CompileOptions& options) 
                 std::find(impl->variables.begin(), impl->variables.end(), a.value) == impl->variables.end())
                 impl->variables.push_back(a.value);
     }
+    impl->graph = impl->transform(declared);
     impl->plan = make_execution_plan(impl->graph, impl->file, threads);
     log_plan(log, *impl->plan,
-             str("compiled '", impl->file, "' (", g.nodes.size(), " nodes, fusion ", options.fusion ? "on" : "off", ", ",
-                 threads, threads == 1 ? " thread" : " threads", ")"));
+             str("compiled '", impl->file, "' (", g.nodes.size(), " nodes, fusion ", options.fusion ? "on" : "off",
+                 options.precision == InferencePrecision::F32 ? "" : ", precision as declared", ", ", threads,
+                 threads == 1 ? " thread" : " threads", ")"));
     impl_ = std::move(impl);
 }
 
@@ -326,6 +336,7 @@ struct InferRequest::State {
             e.name = node_display_name(n);
             e.type = node_type_name(n);
             e.method = step_method(step);
+            e.precision = node_precision(g, n);
             profile.push_back(std::move(e));
         }
     }

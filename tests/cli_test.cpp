@@ -107,6 +107,28 @@ TEST(Cli, HelpExitsZero) {
 
 // ---- run -----------------------------------------------------------------------------------
 
+// An FP16 model computes in f32 by default and in f16 with --precision f16; both write f16 outputs,
+// and info says what the layers compute in.
+TEST(Cli, PrecisionOfAnF16Model) {
+    const fs::path model = fs::path(IRLITE_SOURCE_DIR) / ".." / "shared" / "models-fp16" / "resnet18_fp16" / "model.xml";
+    if (!fs::exists(model)) GTEST_SKIP() << "the shared corpora are not beside this clone";
+    TempDir dir;
+    for (const char* precision : {"f32", "f16"}) {
+        const CliResult r = irlite({"run", model.string(), "--fill", "random", "--precision", precision, "-o",
+                                    dir.file(precision)});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        for (const auto& entry : fs::directory_iterator(dir.file(precision)))
+            EXPECT_EQ(read_npy(entry.path().string()).type(), ElementType::f16) << entry.path();
+    }
+    EXPECT_EQ(irlite({"run", model.string(), "--fill", "random", "--precision", "f8"}).exit_code, 2);
+    const CliResult info = irlite({"info", model.string()});
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    EXPECT_NE(info.out.find("precision: f16/bf16 computed in f32"), std::string::npos) << info.out;
+    const CliResult profile = irlite({"bench", model.string(), "-n", "2", "--profile", "--json"});
+    ASSERT_EQ(profile.exit_code, 0) << profile.err;
+    EXPECT_NE(profile.out.find("\"precision\": \"f32\""), std::string::npos) << profile.out.substr(0, 2000);
+}
+
 TEST(Cli, RunWritesEveryOutput) {
     TempDir dir;
     const CliResult r = irlite({"run", kDemo, "-i", "x=" + kDemoInput, "-o", dir.file("out")});

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "irlite/irlite.hpp"
 #include "irlite/tensor.hpp"
 
 namespace irlite::cli {
@@ -29,6 +30,10 @@ int ops_command(const std::vector<std::string>& args);
 
 // The whole number `value` given to `option`, checked to lie in [lo, hi] (UsageError otherwise).
 long parse_count(const std::string& value, const char* option, long lo, long hi);
+
+// --precision: "f32" (f16/bf16 values computed in f32, the default) or "f16" (every op computes in
+// the types the file declares: bit-level f16 arithmetic); UsageError otherwise.
+InferencePrecision parse_precision(const std::string& value);
 
 // Renders a tensor for people: dtype, shape and values (numpy-like, summarised when large).
 std::string format_tensor(const Tensor& t, size_t max_items = 200);

@@ -18,6 +18,12 @@ long parse_count(const std::string& value, const char* option, long lo, long hi)
     return v;
 }
 
+InferencePrecision parse_precision(const std::string& value) {
+    if (value == "f32") return InferencePrecision::F32;
+    if (value == "f16" || value == "declared") return InferencePrecision::Declared;
+    throw UsageError(str("--precision expects f32 or f16, got '", value, "'"));
+}
+
 std::string safe_file_name(const std::string& name) {
     std::string out = name;
     for (char& c : out) {

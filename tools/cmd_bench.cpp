@@ -27,7 +27,7 @@ const char* kBenchHelp =
     "usage: irlite bench MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [--fill MODE [--seed N]]\n"
     "                    [-n RUNS] [--warmup N]\n"
     "                    [--shape NAME=[dims]]... [--time SECONDS] [-t THREADS] [--profile]\n"
-    "                    [--load-runs N] [--no-fusion]\n"
+    "                    [--load-runs N] [--no-fusion] [--precision f32|f16]\n"
     "                    [--json]\n"
     "\n"
     "Times reading + compiling the model, then RUNS inferences (default 20) after N warm-up runs\n"
@@ -41,13 +41,16 @@ const char* kBenchHelp =
     "                    fixes a Parameter's dims before compiling (a dynamic batch, say)\n"
     "  -t, --threads N   intra-op threads (default: IRLITE_NUM_THREADS, else every core available)\n"
     "  --time SECONDS    run for at least this long (and at least RUNS inferences)\n"
-    "  --profile         per-layer table (name, type, method, ms, share of the total), slowest\n"
+    "  --profile         per-layer table (name, type, method, precision it computes in, ms,\n"
+    "                    share of the total), slowest\n"
     "                    first, and the same per op type; medians over the timed runs. A fused\n"
     "                    node shows its ops joined by '+' (Convolution+Add+ReLU)\n"
     "  --load-runs N     read and compile the model N times (default 1) and report the medians:\n"
     "                    the steady cost without the first run's page faults, as pugixml_parse\n"
     "                    measures its own parse\n"
     "  --no-fusion       run every op as its own node (graph fusion off)\n"
+    "  --precision P     what an f16/bf16 model computes in: f32 (default; weights converted once,\n"
+    "                    inputs and outputs at the boundary) or f16 (the declared types)\n"
     "  --json            one JSON document on stdout instead of the text report\n";
 
 using Clock = std::chrono::steady_clock;
@@ -66,7 +69,7 @@ double median(std::vector<double> v) {
 }
 
 struct LayerTime {
-    std::string name, type, method;
+    std::string name, type, method, precision;
     double ms = 0;
 };
 
@@ -77,7 +80,7 @@ std::vector<LayerTime> layer_medians(const std::vector<std::vector<ProfileEntry>
     for (size_t i = 0; i < runs[0].size(); ++i) {
         std::vector<double> times;
         for (const auto& r : runs) times.push_back(r[i].ms);
-        out.push_back({runs[0][i].name, runs[0][i].type, runs[0][i].method, median(times)});
+        out.push_back({runs[0][i].name, runs[0][i].type, runs[0][i].method, runs[0][i].precision, median(times)});
     }
     std::stable_sort(out.begin(), out.end(), [](const LayerTime& a, const LayerTime& b) { return a.ms > b.ms; });
     return out;
@@ -96,6 +99,7 @@ int bench_command(const std::vector<std::string>& args) {
         time_text;
     std::vector<std::string> specs, shape_specs;
     bool profile = false, json = false, no_fusion = false;
+    std::string precision_text;
     CommandLine line("bench", kBenchHelp);
     line.add_model(model_path);
     line.app().add_option("-w,--weights", bin_path);
@@ -110,6 +114,7 @@ int bench_command(const std::vector<std::string>& args) {
     line.add_repeated("--shape", shape_specs, "NAME=[dims]");
     line.app().add_flag("--profile", profile);
     line.app().add_flag("--no-fusion", no_fusion);
+    line.app().add_option("--precision", precision_text);
     line.app().add_flag("--json", json);
     if (!line.parse(args)) return kExitOk;
     const long runs = runs_text.empty() ? 20 : parse_count(runs_text, "-n", 1, 1000000);
@@ -119,6 +124,7 @@ int bench_command(const std::vector<std::string>& args) {
     const uint64_t seed = seed_text.empty() ? 0 : parse_seed(seed_text);
     CompileOptions options;
     options.fusion = !no_fusion;
+    if (!precision_text.empty()) options.precision = parse_precision(precision_text);
     if (!threads_text.empty()) options.threads = static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
     double min_seconds = 0;
     if (!time_text.empty()) {
@@ -205,7 +211,7 @@ int bench_command(const std::vector<std::string>& args) {
         if (profile) {
             Json rows = Json::array(), type_rows = Json::array();
             for (const LayerTime& l : layers)
-                rows.push_back({{"name", l.name}, {"type", l.type}, {"method", l.method}, {"ms", l.ms},
+                rows.push_back({{"name", l.name}, {"type", l.type}, {"method", l.method}, {"precision", l.precision}, {"ms", l.ms},
                                 {"share", share(l.ms) / 100.0}});
             for (const auto& [type, ms] : types)
                 type_rows.push_back({{"type", type}, {"count", type_count[type]}, {"ms", ms}, {"share", share(ms) / 100.0}});
@@ -227,10 +233,10 @@ int bench_command(const std::vector<std::string>& args) {
     if (profile) {
         std::cout << "\nper layer (median ms of " << times.size() << " runs, slowest first)\n";
         std::cout << std::left << std::setw(40) << "name" << std::setw(36) << "type" << std::setw(16) << "method"
-                  << std::right << std::setw(10) << "ms" << std::setw(8) << "%" << "\n";
+                  << std::setw(6) << "prec" << std::right << std::setw(10) << "ms" << std::setw(8) << "%" << "\n";
         for (const LayerTime& l : layers)
             std::cout << std::left << std::setw(40) << l.name.substr(0, 39) << std::setw(36) << l.type.substr(0, 35)
-                      << std::setw(16) << l.method.substr(0, 15) << std::right << std::setw(10) << fixed(l.ms, 4)
+                      << std::setw(16) << l.method.substr(0, 15) << std::setw(6) << l.precision.substr(0, 5) << std::right << std::setw(10) << fixed(l.ms, 4)
                       << std::setw(8) << fixed(share(l.ms), 1) << "\n";
         std::cout << "\nper op type\n";
         std::cout << std::left << std::setw(36) << "type" << std::right << std::setw(8) << "count" << std::setw(10)

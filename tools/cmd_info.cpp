@@ -7,6 +7,7 @@
 
 #include "engine/fusion.hpp"
 #include "engine/op.hpp"
+#include "engine/precision.hpp"
 #include "engine/opset_catalog.hpp"
 #include "tools/check_report.hpp"
 #include "tools/cli.hpp"
@@ -18,7 +19,7 @@ namespace irlite::cli {
 namespace {
 
 const char* kInfoHelp =
-    "usage: irlite info MODEL.xml [-w MODEL.bin] [--no-fusion] [--json]\n"
+    "usage: irlite info MODEL.xml [-w MODEL.bin] [--no-fusion] [--precision f32|f16] [--json]\n"
     "\n"
     "Summarises the model: inputs and outputs (names, element types, shapes), op types with their\n"
     "counts and opsets, the number of layers and edges, the bytes of Const data, and the ops irlite\n"
@@ -26,14 +27,19 @@ const char* kInfoHelp =
     "is impossible); '?' is a dim known only at run time. 'fused' lists the nodes graph fusion makes\n"
     "(an op with the bias, residual Add and activation after it, e.g. Convolution+Add+ReLU) and how\n"
     "many of each; a model with dynamic shapes is fused when it runs, for its input shapes.\n"
+    "'precision' (f16/bf16 models) says what the layers compute in: f32 by default, with\n"
+    "conversions at the boundary, except the layers listed as kept in f16.\n"
     "\n"
     "  -w, --weights FILE   the weights (.bin); default: MODEL.xml with the extension .bin\n"
     "      --no-fusion      do not show what graph fusion makes of the model\n"
+    "      --precision P    f32 (default) or f16: as 'run --precision' compiles the model\n"
     "      --json           print one JSON document:\n"
     "                       {\"file\", \"name\", \"ir_version\", \"layers\", \"edges\", \"const_bytes\",\n"
     "                        \"inputs\": [{\"name\", \"names\", \"element_type\", \"shape\"}], \"outputs\": [...],\n"
     "                        \"ops\": [{\"type\", \"count\", \"opsets\", \"runs\"}], \"cannot_run\": [{\"type\", \"opset\"}],\n"
     "                        \"fused\": [{\"type\", \"count\"}],\n"
+    "                        \"precision\": null | {\"inference\", \"layers\": {TYPE: count},\n"
+    "                                      \"conversions\", \"kept_declared\"},\n"
     "                        \"check\": {\"errors\", \"warnings\"}}  (a shape is a list, -1 = dynamic;\n"
     "                        null for an unknown rank)\n";
 
@@ -52,16 +58,27 @@ struct OpUse {
     std::set<int> cannot_run;       // opsets in which irlite has no definition
 };
 
+// What the layers compute in (engine/precision.hpp), for a model with f16/bf16 values.
+struct PrecisionInfo {
+    bool has_half = false;                // the file has f16 or bf16 values
+    InferencePrecision inference = InferencePrecision::F32;
+    std::map<std::string, int> layers;    // executed layers by the type they compute in
+    int conversions = 0;                  // Converts the precision pass adds at the boundary
+    std::vector<std::string> kept;        // layers that keep computing in f16/bf16
+};
+
 struct ModelInfo {
     std::vector<BoundaryInfo> inputs, outputs;
+    PrecisionInfo precision;
     std::vector<std::pair<std::string, int>> fused;  // fused node type, count (graph fusion)
     int nodes_before = 0, nodes_after = 0;           // executed nodes without / with fusion
     std::vector<OpUse> ops;  // by type name
     uint64_t const_bytes = 0;
 };
 
-// What graph fusion makes of the graph (nothing when it has errors).
-void collect_fusion(const CheckReport& report, ModelInfo& info) {
+// What compiling makes of the graph (nothing when it has errors): the inference precision pass,
+// then graph fusion.
+void collect_compiled(const CheckReport& report, ModelInfo& info, bool fusion, InferencePrecision precision) {
     if (!report.graph || report.errors > 0) return;
     auto executed = [](const Graph& g) {
         int n = 0;
@@ -69,8 +86,26 @@ void collect_fusion(const CheckReport& report, ModelInfo& info) {
             if (node.live && !node.is_constant() && node.def && node.def->role == OpRole::Compute) ++n;
         return n;
     };
-    const std::shared_ptr<const Graph> fused = fuse_graph(report.graph);
-    info.nodes_before = executed(*report.graph);
+    std::shared_ptr<const Graph> graph = report.graph;
+    PrecisionInfo& p = info.precision;
+    for (const Node& node : graph->nodes)
+        for (const OutputInfo& o : node.outputs)
+            if (node.live && (o.type == ElementType::f16 || o.type == ElementType::bf16)) p.has_half = true;
+    if (precision == InferencePrecision::F32) graph = compute_in_f32(graph, builtin_ops());
+    for (const Node& node : graph->nodes) {
+        if (!node.live || node.is_constant() || !node.def || node.def->role != OpRole::Compute) continue;
+        const std::string computes_in(node_precision(*graph, node));
+        if (node_is_added(*graph, node)) {
+            ++p.conversions;
+            continue;
+        }
+        ++p.layers[computes_in];
+        if (precision == InferencePrecision::F32 && (computes_in == "f16" || computes_in == "bf16"))
+            p.kept.push_back(str("'", node.layer->name, "' (", node.layer->type, ")"));
+    }
+    if (!fusion) return;
+    const std::shared_ptr<const Graph> fused = fuse_graph(graph);
+    info.nodes_before = executed(*graph);
     info.nodes_after = executed(*fused);
     std::map<std::string, int> counts;
     for (const Node& node : fused->nodes)
@@ -179,6 +214,19 @@ void print_text(const CheckReport& report, const ModelInfo& info) {
         if (!use.cannot_run.empty()) cannot += (cannot.empty() ? "" : ", ") + use.type + " (" + cannot_run_text(use) + ")";
     }
     std::cout << "irlite cannot run: " << (cannot.empty() ? "nothing, every op is supported" : cannot) << "\n";
+    const PrecisionInfo& p = info.precision;
+    if (p.has_half) {
+        std::string layers;
+        for (const auto& [type, count] : p.layers) layers += str(layers.empty() ? "" : ", ", count, " in ", type);
+        std::cout << "precision: " << (p.inference == InferencePrecision::F32 ? "f16/bf16 computed in f32" : "as declared")
+                  << " (" << layers << (p.conversions ? str(", ", p.conversions, " conversions at the boundary") : "")
+                  << ")\n";
+        if (!p.kept.empty()) {
+            std::string kept;
+            for (const std::string& k : p.kept) kept += (kept.empty() ? "" : ", ") + k;
+            std::cout << "  kept in f16 (their f16 result is part of their meaning): " << kept << "\n";
+        }
+    }
     if (!info.fused.empty()) {
         std::cout << "fused (" << info.nodes_before << " nodes run as " << info.nodes_after << "):\n";
         for (const auto& [type, count] : info.fused) std::cout << "  " << pad(type, 40) << count << "\n";
@@ -195,6 +243,16 @@ Json boundaries(const std::vector<BoundaryInfo>& list) {
                        {"element_type", to_string(b.type)},
                        {"shape", value_or_null(b.shape.rank_known(), b.shape.dims())}});
     return out;
+}
+
+Json precision_json(const PrecisionInfo& p) {
+    if (!p.has_half) return nullptr;
+    Json layers = Json::object();
+    for (const auto& [type, count] : p.layers) layers[type] = count;
+    return {{"inference", p.inference == InferencePrecision::F32 ? "f32" : "declared"},
+            {"layers", std::move(layers)},
+            {"conversions", p.conversions},
+            {"kept_declared", p.kept}};
 }
 
 std::string to_json(const CheckReport& report, const ModelInfo& info) {
@@ -220,6 +278,7 @@ std::string to_json(const CheckReport& report, const ModelInfo& info) {
                      {"ops", std::move(ops)},
                      {"cannot_run", std::move(cannot_run)},
                      {"fused", std::move(fused)},
+                     {"precision", precision_json(info.precision)},
                      {"check", {{"errors", report.errors}, {"warnings", report.warnings}}}};
     return dump_json(document);
 }
@@ -229,13 +288,16 @@ std::string to_json(const CheckReport& report, const ModelInfo& info) {
 int info_command(const std::vector<std::string>& args) {
     std::string model_path, bin_path;
     bool json = false, no_fusion = false;
+    std::string precision_text;
     CommandLine line("info", kInfoHelp);
     line.add_model(model_path);
     line.app().add_option("-w,--weights", bin_path);
     line.app().add_flag("--json", json);
     line.app().add_flag("--no-fusion", no_fusion);
+    line.app().add_option("--precision", precision_text);
     if (!line.parse(args)) return kExitOk;
     const bool fusion = !no_fusion;
+    const InferencePrecision precision = precision_text.empty() ? InferencePrecision::F32 : parse_precision(precision_text);
 
     const CheckReport report = run_check(model_path, bin_path);
     if (!report.document) {
@@ -244,7 +306,8 @@ int info_command(const std::vector<std::string>& args) {
         return kExitError;
     }
     ModelInfo info = collect(report);
-    if (fusion) collect_fusion(report, info);
+    info.precision.inference = precision;
+    collect_compiled(report, info, fusion, precision);
     if (json) std::cout << to_json(report, info) << "\n";
     else print_text(report, info);
     return kExitOk;

@@ -20,6 +20,7 @@ namespace {
 const char* kRunHelp =
     "usage: irlite run MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [--fill MODE [--seed N]]\n"
     "                  [--shape NAME=[dims]]... [-o OUTDIR] [-t THREADS] [-q] [--no-fusion]\n"
+    "                  [--precision f32|f16]\n"
     "\n"
     "Runs the model once and writes every output as OUTDIR/<name>.npy (OUTDIR is created if\n"
     "needed; each file is written atomically). Without -o, prints every input and output.\n"
@@ -42,6 +43,10 @@ const char* kRunHelp =
     "  -q, --quiet          print nothing on success\n"
     "      --no-fusion      run every op as its own node (graph fusion off; results may differ\n"
     "                       from the fused ones in the last bits)\n"
+    "      --precision P    what an f16/bf16 model computes in: f32 (default, as OpenVINO's CPU\n"
+    "                       plugin: weights converted once, inputs and outputs converted at the\n"
+    "                       boundary, so their types are the declared ones) or f16 (every op in\n"
+    "                       the types the file declares: bit-level f16 arithmetic, slower)\n"
     "\n"
     "Output file names: the first tensor name of the port feeding each Result; for IR v10 (no\n"
     "tensor names) the producing layer's name, with .N appended when it has several outputs;\n"
@@ -76,6 +81,7 @@ int run_command(const std::vector<std::string>& args) {
     std::string model_path, bin_path, out_dir, fill_text, seed_text, threads_text;
     std::vector<std::string> input_specs, shape_specs;
     bool quiet = false, no_fusion = false;
+    std::string precision_text;
     CommandLine line("run", kRunHelp);
     line.add_model(model_path);
     line.app().add_option("-w,--weights", bin_path);
@@ -87,9 +93,11 @@ int run_command(const std::vector<std::string>& args) {
     line.add_repeated("--shape", shape_specs, "NAME=[dims]");
     line.app().add_flag("-q,--quiet", quiet);
     line.app().add_flag("--no-fusion", no_fusion);
+    line.app().add_option("--precision", precision_text);
     if (!line.parse(args)) return kExitOk;
     CompileOptions options;
     options.fusion = !no_fusion;
+    if (!precision_text.empty()) options.precision = parse_precision(precision_text);
     if (!threads_text.empty()) options.threads = static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
     const FillMode fill = fill_text.empty() ? FillMode::None : parse_fill_mode(fill_text);
     const uint64_t seed = seed_text.empty() ? 0 : parse_seed(seed_text);

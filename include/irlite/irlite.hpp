@@ -137,6 +137,16 @@ enum class LogLevel { Trace, Debug, Info, Warning, Error, Off, Default };
 IRLITE_API void set_log_level(LogLevel level);
 
 // How a model is compiled.
+// The precision an f16 or bf16 model computes in (README: Precision).
+enum class InferencePrecision {
+    // f16/bf16 values computed in f32, as OpenVINO's CPU plugin does on CPUs without fast f16
+    // arithmetic: weights converted once when the model is compiled, f16 inputs and outputs
+    // converted at the model's boundary, so the caller still sees the declared types.
+    F32,
+    // Every op computes in the types the file declares (bit-level f16 arithmetic; slower).
+    Declared,
+};
+
 struct CompileOptions {
     // Intra-op threads for each infer request: 0 means IRLITE_NUM_THREADS when set, else the cores
     // this process may run on. Results are the same for every thread count.
@@ -148,6 +158,8 @@ struct CompileOptions {
     bool fusion = true;
     // What compile logs (fusions, each node's kernel method, memory, threads): see LogLevel.
     LogLevel log_level = LogLevel::Default;
+    // What an f16/bf16 model computes in: f32 by default (FP16 IR at FP32 speed).
+    InferencePrecision precision = InferencePrecision::F32;
 };
 
 // One executed node of a profiled inference.
@@ -155,6 +167,7 @@ struct ProfileEntry {
     std::string name;    // the layer's name
     std::string type;    // its op type; a fused node's types joined by '+' ("Convolution+Add+ReLU")
     std::string method;  // what the kernel's plan chose ("view", "gemm", "strided-copy", ...)
+    std::string precision;  // the element type it computes in ("f32", "f16"; "-": no float values)
     double ms = 0;       // time of the last infer()
 };
 

@@ -18,6 +18,8 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/half_convert.hpp"
+#include "kernels/detail/parallel.hpp"
 
 namespace irlite {
 namespace {
@@ -104,9 +106,16 @@ void compute(KernelContext& ctx) {
                  "irlite converts from ", to_string(in.type()), " but not to ", to_string(out.type()));
     if (is_packed(in.type()) && in.type() != out.type()) return convert_packed(in, out);
     if (in.type() == out.type()) {
-        if (in.byte_size()) std::memcpy(out.data(), in.data(), in.byte_size());
+        detail::parallel_memcpy(ctx.pool(), out.data(), in.data(), in.byte_size());
         return;
     }
+    // The pair an FP16 model's boundary converts (engine/precision.hpp): vectorised, threaded.
+    if (in.type() == ElementType::f16 && out.type() == ElementType::f32)
+        return detail::f16_to_f32_buffer(ctx.pool(), static_cast<const uint16_t*>(in.data()), out.data<float>(),
+                                         in.num_elements());
+    if (in.type() == ElementType::f32 && out.type() == ElementType::f16)
+        return detail::f32_to_f16_buffer(ctx.pool(), in.data<float>(), static_cast<uint16_t*>(out.data()),
+                                         in.num_elements());
     dispatch_type(in.type(), [&](auto from_tag) {
         using From = decltype(from_tag);
         dispatch_type(out.type(), [&](auto to_tag) {

@@ -26,16 +26,18 @@ def read_model(path, weights=None):
     return _irlite._read_model(os.fspath(path), os.fspath(weights) if weights else "")
 
 
-def compile_model(model, threads=None, profiling=False, fusion=True, log_level=None):
+def compile_model(model, threads=None, profiling=False, fusion=True, log_level=None, precision="f32"):
     """Compiles a Model, or the model at a path, for this machine's CPU.
 
     threads: intra-op threads per infer request (None: IRLITE_NUM_THREADS, else every core).
     profiling: per-node timings in every request (request.profiling()). fusion: False runs every
     op as its own node. log_level: "off", "error", "warning", "info", "debug" or "trace" for what
-    this compile logs to stderr (None: set_log_level's, else IRLITE_LOG_LEVEL's, else off)."""
+    this compile logs to stderr (None: set_log_level's, else IRLITE_LOG_LEVEL's, else off).
+    precision: what an f16/bf16 model computes in: "f32" (weights converted once, inputs and
+    outputs at the boundary, as OpenVINO's CPU plugin) or "f16" (the types the file declares)."""
     if not isinstance(model, Model):
         model = read_model(model)
-    return _irlite._compile(model, threads, profiling, fusion, log_level or "")
+    return _irlite._compile(model, threads, profiling, fusion, log_level or "", precision)
 
 
 def check(path, no_weights=False, weights=None):

@@ -219,8 +219,11 @@ LogLevel log_level_named(const std::string& name) {
 }
 
 CompiledModel compile(const Model& model, std::optional<int> threads, bool profiling, bool fusion,
-                      const std::string& log_level) {
+                      const std::string& log_level, const std::string& precision) {
     CompileOptions options;
+    if (precision == "f16") options.precision = InferencePrecision::Declared;
+    else if (precision != "f32")
+        throw Error(ErrorKind::Usage, "precision", "precision must be \"f32\" or \"f16\", got '" + precision + "'");
     options.log_level = log_level_named(log_level);
     options.threads = threads.value_or(0);
     options.profiling = profiling;
@@ -319,7 +322,8 @@ PYBIND11_MODULE(_irlite, m) {
             py::list rows;
             for (const ProfileEntry& e : r.request().profiling())
                 rows.append(py::dict(py::arg("name") = e.name, py::arg("type") = e.type,
-                                     py::arg("method") = e.method, py::arg("ms") = e.ms));
+                                     py::arg("method") = e.method, py::arg("precision") = e.precision,
+                                     py::arg("ms") = e.ms));
             return rows;
         });
     m.def("supported_ops", [] {

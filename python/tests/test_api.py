@@ -192,3 +192,20 @@ def test_share_outputs_gives_read_only_views_until_the_next_run():
     name = "scaled"
     np.testing.assert_array_equal(views[name], again[name])
     assert not np.array_equal(copies[name], again[name])
+
+
+@pytest.mark.skipif(not (SHARED / "models-fp16").exists(), reason="the shared corpora are not beside this clone")
+def test_f16_model_precision():
+    path = SHARED / "models-fp16" / "squeezenet1_1_fp16" / "model.xml"
+    x = np.load(path.parent / "inputs" / "input.npy")
+    assert x.dtype == np.float16
+    fast = irlite.compile_model(path, profiling=True)
+    strict = irlite.compile_model(path, precision="f16")
+    a, b = list(fast([x]).values())[0], list(strict([x]).values())[0]
+    assert a.dtype == np.float16 and b.dtype == np.float16
+    assert np.allclose(a.astype(np.float32), b.astype(np.float32), atol=2e-2, rtol=2e-2)
+    request = fast.create_infer_request()
+    request.infer([x])
+    assert {row["precision"] for row in request.profiling()} >= {"f32"}
+    with pytest.raises(irlite.Error):
+        irlite.compile_model(path, precision="f8")

@@ -106,6 +106,17 @@ TEST(ZeroAllocation, RealModels) {
     }
 }
 
+// FP16 IR computed in f32 (engine/precision.hpp): the conversions at the boundary allocate nothing
+// either.
+TEST(ZeroAllocation, F16Models) {
+    const fs::path shared = fs::path(IRLITE_SOURCE_DIR) / ".." / "shared" / "models-fp16";
+    if (!fs::exists(shared)) GTEST_SKIP() << "the shared corpora are not beside this clone";
+    for (const char* name : {"resnet18_fp16", "mobilenet_v2_fp16", "squeezenet1_1_fp16", "transformer_fp16"}) {
+        SCOPED_TRACE(name);
+        EXPECT_EQ(allocations_per_run((shared / name / "model.xml").string()), 0) << name;
+    }
+}
+
 // A model with a dynamic batch is planned again when the input shapes change, and only then: a
 // run with the shapes of the previous one allocates nothing.
 TEST(ZeroAllocation, DynamicModelReplansOnlyWhenShapesChange) {
