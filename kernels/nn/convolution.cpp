@@ -1499,7 +1499,8 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
     if (plan.algorithm == ConvMethod::Im2col && p.axes[1].out % nn::kGemmColumnGroup == 0) {
         plan_implicit(plan);
         // One GEMM over the image; its tiles go to the threads (results never depend on tiling).
-        plan.full = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, nn::gemm_workers(ctx.threads()));
+        plan.full = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, nn::gemm_workers(ctx.threads()),
+                                  nn::gemm_convolution_isa(p.out_spatial(), true));
         plan.prologue_channels = prologue_channels(p.axes[1].stride * plan.small_plane.rows * plan.phase_width);
         plan.scratch_bytes = plan.phases_bytes + nn::scratch_bytes(plan.full);
         plan.method = "gemm-implicit";
@@ -1507,7 +1508,8 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
         // The whole image is one column block: its GEMM's tiles go to the threads (results never
         // depend on tiling), or a batch-1 model's 1x1 convolutions would run on one thread.
         plan.tiled_image = true;
-        plan.full = plan.tail = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, nn::gemm_workers(ctx.threads()));
+        plan.full = plan.tail = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, nn::gemm_workers(ctx.threads()),
+                                              nn::gemm_convolution_isa(p.out_spatial(), false));
         if (plan.im2col_in_pieces())
             plan.prologue_channels = prologue_channels(p.kernel_size() * p.out_spatial() +
                                                        plan.small_plane.rows * plan.small_plane.width);
