@@ -214,7 +214,7 @@ private:
     // a model specialised for its inputs' shapes.
     void check_size_limit(const Node& n, const ValueSlot& out) const {
         try {
-            check_tensor_fits(out.type, out.shape, str("output ", out.output));
+            check_tensor_fits(out.type, out.shape, out.output);
         } catch (Error& e) {
             e.add_context(n.location(plan_->file));
             throw;

@@ -874,7 +874,7 @@ private:
         for (size_t pos = 0; pos < outputs.size(); ++pos) {
             if (!outputs[pos].shape.is_static()) continue;
             try {
-                check_tensor_fits(outputs[pos].type, outputs[pos].shape.to_shape(), str("output ", pos));
+                check_tensor_fits(outputs[pos].type, outputs[pos].shape.dims(), static_cast<int>(pos));  // static: dims are the shape
             } catch (const Error& e) {
                 report_error(e, pos < declared ? at_port(li, static_cast<int>(pos), true) : at_layer(li));
                 return false;

@@ -62,12 +62,12 @@ size_t tensor_storage_bytes(ElementType type, const Shape& shape) {
     return static_cast<size_t>(bytes);
 }
 
-void check_tensor_fits(ElementType type, const Shape& shape, const std::string& what) {
+void check_tensor_fits(ElementType type, const Shape& shape, int output) {
     const size_t bytes = tensor_storage_bytes(type, shape);
     if (bytes > max_tensor_bytes())
         throw Error(ErrorKind::Limit, "tensor-too-large",
-                    str(what, what.empty() ? "" : ": ", "a ", to_string(type), " tensor of shape ", to_string(shape),
-                        " needs ", bytes, " bytes, more than the limit of ", max_tensor_bytes(), " bytes"));
+                    str(output >= 0 ? str("output ", output, ": ") : "", "a ", to_string(type), " tensor of shape ",
+                        to_string(shape), " needs ", bytes, " bytes, more than the limit of ", max_tensor_bytes(), " bytes"));
 }
 
 namespace {

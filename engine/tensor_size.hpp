@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
 
 #include "irlite/element_type.hpp"
 #include "irlite/shape.hpp"
@@ -19,7 +18,8 @@ namespace irlite {
 size_t tensor_storage_bytes(ElementType type, const Shape& shape);
 
 // Throws Error(Limit, "size-overflow") as above, or Error(Limit, "tensor-too-large") when the
-// tensor needs more than max_tensor_bytes(). `what` starts the message ("output 0"; "" for none).
-void check_tensor_fits(ElementType type, const Shape& shape, const std::string& what = {});
+// tensor needs more than max_tensor_bytes(). The message names `output` when it is >= 0. Nothing
+// is allocated unless it throws: the graph builder calls it for every output of every node.
+void check_tensor_fits(ElementType type, const Shape& shape, int output = -1);
 
 }  // namespace irlite
