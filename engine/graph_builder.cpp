@@ -874,7 +874,8 @@ private:
         for (size_t pos = 0; pos < outputs.size(); ++pos) {
             if (!outputs[pos].shape.is_static()) continue;
             try {
-                check_tensor_fits(outputs[pos].type, outputs[pos].shape.dims(), static_cast<int>(pos));  // static: dims are the shape
+                // Static: the dims are the shape. The error's location names the output port.
+                check_tensor_fits(outputs[pos].type, outputs[pos].shape.dims());
             } catch (const Error& e) {
                 report_error(e, pos < declared ? at_port(li, static_cast<int>(pos), true) : at_layer(li));
                 return false;
