@@ -9,6 +9,7 @@
 //     many indices, DetectionOutput with keep_top_k or top_k 2^40), a u4 Const whose bits overflow
 //     64 bits, a u4 Const beside an f32 input of MatMul; and a Const `size` larger than needed,
 //     which both read.
+//   - The mechanism for what only an op's prepare step refuses, with an op made up for it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,8 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/graph.hpp"
 #include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
+#include "kernels/all_ops.hpp"
+#include "parser/ir_reader.hpp"
 #include "temp_dir.hpp"
 
 namespace irlite {
@@ -261,6 +265,66 @@ TEST(CheckAgreesWithRun, LargerConstSizeIsReadByBoth) {
     const float* y = request.output(0).data<float>();
     EXPECT_EQ(y[0], 2.5f);
     EXPECT_EQ(y[1], -1.0f);
+}
+
+// ---- what only a prepare step refuses ------------------------------------------------------------
+
+// irlite's ops and "PlanRefuses", whose rule accepts anything and whose prepare step refuses it:
+// compiling prepares the nodes whose input shapes are static, and check must report the same.
+const OpRegistry& ops_with_a_refusing_plan() {
+    static const OpRegistry registry = [] {
+        OpRegistry r;
+        for (const OpDef& d : builtin_ops().all()) r.add(d);
+        OpDef d;
+        d.type = "PlanRefuses";  // not an OpenVINO op: the registry keeps the opsets it states
+        d.first_opset = 1;
+        d.last_opset = 1;
+        d.input_roles = {"data"};
+        d.min_inputs = 1;
+        d.infer = [](const InferContext& ctx) { return std::vector<OutputInfo>{{ctx.type(0), ctx.shape(0)}}; };
+        d.prepare = [](const InferContext& ctx) -> std::unique_ptr<OpPlan> {
+            throw ctx.input_error(0, ErrorKind::Value, "plan-refuses", "the prepare step refuses every input");
+        };
+        d.compute = [](KernelContext& ctx) { ctx.output(0) = ctx.input(0); };
+        r.add(std::move(d));
+        return r;
+    }();
+    return registry;
+}
+
+std::shared_ptr<const IrDocument> plan_refuses_model(long long dim) {
+    IrBuilder b;
+    b.parameter(0, "x", "f32", {dim});
+    b.layer(1, "refuses", "PlanRefuses", "opset1", "", {{0, "FP32", {dim}, ""}}, {{1, "FP32", {dim}, ""}});
+    b.result(2, "out", "f32", {dim});
+    b.edge(0, 0, 1, 0).edge(1, 1, 2, 0);
+    return std::make_shared<const IrDocument>(read_ir_memory(b.xml(), nullptr, "plan_refuses.xml"));
+}
+
+std::vector<std::string> error_codes(const BuildResult& r) {
+    std::vector<std::string> codes;
+    for (const Diagnostic& d : r.diagnostics)
+        if (d.severity == Severity::Error) codes.push_back(d.code);
+    return codes;
+}
+
+TEST(CheckAgreesWithRun, WhatOnlyAPrepareStepRefuses) {
+    BuildOptions check_mode;
+    check_mode.keep_going = true;
+    // Static shapes: compiling prepares the node and refuses; check runs the same step.
+    const auto fixed = plan_refuses_model(4);
+    try {
+        const CompiledModel compiled(Model(fixed, ops_with_a_refusing_plan()));
+        FAIL() << "compiled";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), "plan-refuses") << e.what();
+    }
+    EXPECT_EQ(error_codes(build_graph(fixed, ops_with_a_refusing_plan(), check_mode)),
+              (std::vector<std::string>{"plan-refuses"}));
+    // A dynamic input: the node is prepared at run time only, so neither refuses it before then.
+    const auto dynamic = plan_refuses_model(-1);
+    EXPECT_NO_THROW(CompiledModel(Model(dynamic, ops_with_a_refusing_plan())));
+    EXPECT_TRUE(error_codes(build_graph(dynamic, ops_with_a_refusing_plan(), check_mode)).empty());
 }
 
 }  // namespace
