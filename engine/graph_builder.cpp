@@ -13,6 +13,7 @@
 // refusal is a limit of irlite (an op or element type it cannot run) rather than a fault of the
 // file. Check also runs the prepare step compile would run (prepare_as_compile_does).
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
@@ -826,41 +827,70 @@ private:
     }
 
     // Whether the rule, which rejected `inputs`, accepts them once every type irlite does not store
-    // is replaced by a stored type of the same kind (a float for nf4 and the f8 types, a signed
-    // integer for i4, an unsigned one for u1 .. u6), distinct types kept distinct and their values
-    // unknown. Then only the type itself was rejected. A type with no such stand-in (string,
-    // dynamic) cannot be validated at all: it counts as rejected for itself alone too.
+    // is replaced by a stored type of its kind (an integer for u1 .. u6 and i4, a float for nf4 and
+    // the f8 types) that no input has, distinct types by distinct stand-ins, their values unknown.
+    // Then only the types themselves were rejected (Add on u1: Add on u8 is fine; Gather with u4
+    // indices: i32 indices are). MatMul of f32 and u4 stays rejected whatever stands in for u4: its
+    // inputs must have one type. A type with no stand-in (string, dynamic) cannot be validated at
+    // all: the rejection counts as the type's. A few stand-ins are tried, the likeliest first.
     static bool rejects_only_storage(const Node& node, std::vector<InferContext::Input> inputs) {
-        std::vector<std::pair<ElementType, ElementType>> replaced;  // (type, its stand-in)
-        for (auto& in : inputs) {
-            if (is_storable(in.type)) continue;
-            const auto same = std::find_if(replaced.begin(), replaced.end(), [&](const auto& r) { return r.first == in.type; });
-            const std::optional<ElementType> proxy = same != replaced.end() ? same->second : stand_in(in.type, inputs);
-            if (!proxy) return true;
-            if (same == replaced.end()) replaced.emplace_back(in.type, *proxy);
-            in.type = *proxy;
-            in.value = nullptr;  // packed bytes are not values of the stand-in
+        std::vector<ElementType> types;  // the distinct types to stand in for
+        for (const auto& in : inputs)
+            if (!is_storable(in.type) && std::find(types.begin(), types.end(), in.type) == types.end()) types.push_back(in.type);
+        std::vector<std::vector<ElementType>> candidates;
+        for (const ElementType t : types) {
+            candidates.push_back(stand_ins(t, inputs));
+            if (candidates.back().empty()) return true;
         }
-        try {
-            const InferContext ctx(*node.def, *node.attrs, std::move(inputs), static_cast<int>(node.layer->outputs.size()));
-            node.def->infer(ctx);
-            return true;
-        } catch (const Error&) {
+        std::vector<ElementType> chosen;
+        int attempts = 16;  // the error path of one node: bounded, whatever the node
+        const auto accepts = [&]() {
+            std::vector<InferContext::Input> trial = inputs;
+            for (auto& in : trial) {
+                const auto it = std::find(types.begin(), types.end(), in.type);
+                if (it == types.end()) continue;
+                in.type = chosen[static_cast<size_t>(it - types.begin())];
+                in.value = nullptr;  // packed bytes are not values of the stand-in
+            }
+            try {
+                const InferContext ctx(*node.def, *node.attrs, std::move(trial), static_cast<int>(node.layer->outputs.size()));
+                node.def->infer(ctx);
+                return true;
+            } catch (const Error&) {
+                return false;
+            }
+        };
+        // Depth-first over the assignments of distinct stand-ins, until one is accepted.
+        const std::function<bool(size_t)> search = [&](size_t k) {
+            if (k == types.size()) return attempts-- > 0 && accepts();
+            for (const ElementType c : candidates[k]) {
+                if (attempts <= 0) return false;
+                if (std::find(chosen.begin(), chosen.end(), c) != chosen.end()) continue;
+                chosen.push_back(c);
+                if (search(k + 1)) return true;
+                chosen.pop_back();
+            }
             return false;
-        }
+        };
+        return search(0);
     }
 
-    // A stored type of t's kind that no input has yet (so that it stays distinct from them).
-    static std::optional<ElementType> stand_in(ElementType t, const std::vector<InferContext::Input>& inputs) {
+    // The stored types that may stand in for t, of its kind and no input's type (so that they stay
+    // distinct from the inputs): the same signedness first.
+    static std::vector<ElementType> stand_ins(ElementType t, const std::vector<InferContext::Input>& inputs) {
         using E = ElementType;
-        static constexpr E kFloats[] = {E::f16, E::bf16, E::f32, E::f64};
-        static constexpr E kSigned[] = {E::i8, E::i16, E::i32, E::i64};
-        static constexpr E kUnsigned[] = {E::u8, E::u16, E::u32, E::u64};
-        const E* kinds = is_float(t) ? kFloats : !is_integral(t) ? nullptr : traits(t).is_signed ? kSigned : kUnsigned;
-        if (!kinds) return std::nullopt;
-        for (const E* c = kinds; c != kinds + 4; ++c)
-            if (std::none_of(inputs.begin(), inputs.end(), [&](const auto& in) { return in.type == *c; })) return *c;
-        return std::nullopt;
+        static const std::vector<E> kFloats = {E::f16, E::bf16, E::f32, E::f64};
+        static const std::vector<E> kUnsignedFirst = {E::u8, E::u16, E::u32, E::u64, E::i8, E::i16, E::i32, E::i64};
+        static const std::vector<E> kSignedFirst = {E::i8, E::i16, E::i32, E::i64, E::u8, E::u16, E::u32, E::u64};
+        const std::vector<E>* kinds = is_float(t)      ? &kFloats
+                                      : !is_integral(t) ? nullptr
+                                      : traits(t).is_signed ? &kSignedFirst
+                                                            : &kUnsignedFirst;
+        std::vector<E> out;
+        if (!kinds) return out;
+        for (const E c : *kinds)
+            if (std::none_of(inputs.begin(), inputs.end(), [&](const auto& in) { return in.type == c; })) out.push_back(c);
+        return out;
     }
 
     // Every output the rule inferred with a static shape must be a tensor that can exist: its
