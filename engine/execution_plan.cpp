@@ -5,6 +5,7 @@
 #include <new>
 
 #include "engine/memory_plan.hpp"
+#include "engine/tensor_size.hpp"
 
 namespace irlite {
 namespace {
@@ -208,14 +209,12 @@ private:
         step.mode = viewed ? ExecStep::Mode::Skip : ExecStep::Mode::Kernel;
     }
 
-    // The per-tensor limit holds for planned outputs as for allocated ones (tensor.hpp).
+    // The per-tensor limit holds for planned outputs as for allocated ones (tensor_size.hpp). The
+    // graph builder checked every output it inferred static already; this catches the shapes of
+    // a model specialised for its inputs' shapes.
     void check_size_limit(const Node& n, const ValueSlot& out) const {
         try {
-            const size_t bytes = checked_byte_size(out.shape, element_size(out.type));
-            if (bytes > max_tensor_bytes())
-                throw Error(ErrorKind::Limit, "tensor-too-large",
-                            str("output ", out.output, ": a ", to_string(out.type), " tensor of shape ", to_string(out.shape),
-                                " needs ", bytes, " bytes, more than the limit of ", max_tensor_bytes(), " bytes"));
+            check_tensor_fits(out.type, out.shape, out.output);
         } catch (Error& e) {
             e.add_context(n.location(plan_->file));
             throw;

@@ -8,13 +8,19 @@
 //   5. resolve each layer's op (type + opset) and parse its attributes;
 //   6. propagate types and shapes in order, compare them with declared dims and precisions, and fold
 //      nodes whose inputs are all known.
+// Check mode (keep_going) and run mode share every rule: what compiling the model refuses before
+// any input is bound, check reports with the same code, as an error, or as a warning where the
+// refusal is a limit of irlite (an op or element type it cannot run) rather than a fault of the
+// file. Check also runs the prepare step compile would run (prepare_as_compile_does).
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "engine/graph.hpp"
 #include "engine/opset_catalog.hpp"
+#include "engine/tensor_size.hpp"
 
 namespace irlite {
 namespace {
@@ -568,10 +574,10 @@ private:
     }
 
     // A Const's bytes. Without weights, run cannot go on (check reports the missing .bin once, in
-    // tools/check_report.cpp, and checks the rest with Const values unknown). A size larger than
-    // element_type x shape needs: OpenVINO reads only what it needs and runs the file, so check
-    // warns; run refuses it, as such a Const almost always has a wrong shape or type. An empty
-    // Const is exempt from both: OpenVINO itself writes it with size="1".
+    // api/check.cpp, and checks the rest with Const values unknown). A size larger than
+    // element_type x shape needs: OpenVINO reads only what it needs and runs the file, and so does
+    // irlite, check and run alike, with a warning (run logs it). An empty Const is exempt:
+    // OpenVINO itself writes it with size="1". A size too small is the Const's own parse error.
     void check_const_bytes(int li) {
         const IrLayer& l = doc_.layers[li];
         int64_t size = 0, needed = -1;
@@ -593,16 +599,10 @@ private:
                    str("this Const needs the weights file (.bin), but none was loaded (", doc_.weights_note, ")"));
             return;
         }
-        if (needed > 0 && size > needed) {
-            if (options_.keep_going)
-                report(Severity::Warning, ErrorKind::Attribute, "const-size-larger", at_layer(li, l.data_line),
-                       str("size = ", size, " bytes, but element_type x shape needs ", needed,
-                           "; OpenVINO reads the first ", needed, " and ignores the rest"));
-            else
-                report(Severity::Error, ErrorKind::Attribute, "const-size-mismatch", at_layer(li, l.data_line),
-                       str("size = ", size, " bytes, but element_type x shape needs ", needed,
-                           " (irlite run requires them equal; OpenVINO accepts a larger size)"));
-        }
+        if (needed > 0 && size > needed)
+            report(Severity::Warning, ErrorKind::Attribute, "const-size-larger", at_layer(li, l.data_line),
+                   str("size = ", size, " bytes, but element_type x shape needs ", needed,
+                       "; OpenVINO reads the first ", needed, " and ignores the rest, as irlite does"));
     }
 
     // What a (type, version) pair resolves to, looked up once per distinct pair: a model repeats a
@@ -718,6 +718,7 @@ private:
     }
 
     void infer_all(Graph& graph) {
+        from_declaration_.assign(graph.nodes.size(), 0);
         for (size_t ni = 0; ni < graph.nodes.size(); ++ni) infer_node(graph, static_cast<int>(ni));
     }
 
@@ -730,6 +731,8 @@ private:
         std::vector<InferContext::Input> inputs;
         inputs.reserve(l.inputs.size());
         bool inputs_known = true;
+        // Check mode: an input whose shape came from what the file declares, not from inference.
+        bool declared_inputs = false;
         node.inputs.assign(l.inputs.size(), ValueRef{});
         for (size_t pos = 0; pos < l.inputs.size(); ++pos) {
             const EdgeSpan ends = in_edges_[li][pos];
@@ -739,6 +742,7 @@ private:
                 continue;
             }
             node.inputs[pos] = {producer, ends[0].output};
+            declared_inputs = declared_inputs || from_declaration_[static_cast<size_t>(producer)];
             const Node& p = graph.nodes[producer];
             const OutputInfo& out = p.outputs[ends[0].output];
             const Tensor* value = p.constants.empty() ? nullptr : &p.constants[ends[0].output];
@@ -761,25 +765,32 @@ private:
                     ok = false;
                 }
             } catch (const Error& e) {
-                report_rule_error(li, e, ctx.inputs());
+                report_rule_error(li, node, e, ctx.inputs());
                 ok = false;
             }
             inputs = std::move(ctx).take_inputs();
         }
-        if (ok && !options_.keep_going) ok = check_storable(li, *node.def, inputs, inferred);
+        // Shapes made from declared dims only witness what the file says: no tensor is sized from
+        // them (run would infer those dims or leave them to run time).
+        if (ok && !declared_inputs) ok = outputs_fit(li, *node.def, inferred);
+        const bool storable = ok && check_storable(li, *node.def, inputs, inferred);
+        if (ok && !options_.keep_going) ok = storable;
         if (!ok) {
             // Go on with what the file declares, so that faults downstream are still found.
             inferred.clear();
             for (const IrPort& port : l.outputs) inferred.push_back(declared_output(port));
             node.def = nullptr;
+            from_declaration_[static_cast<size_t>(ni)] = 1;
         } else if (options_.compare_declared) {
             check_declared_outputs(li, inferred);
         }
         node.outputs = std::move(inferred);
         node.shapes_static = std::all_of(node.outputs.begin(), node.outputs.end(),
                                          [](const OutputInfo& o) { return o.shape.is_static(); });
-        if (ok) fold(graph, node, inputs);
-        if (ok && options_.keep_going && !node.shapes_static) refine_with_declared(l, node.outputs);
+        const bool ran = ok && storable && fold(graph, node, inputs);
+        if (ok && storable && !ran && options_.keep_going && !declared_inputs) prepare_as_compile_does(li, node, inputs);
+        if (ok && options_.keep_going && !node.shapes_static && refine_with_declared(l, node.outputs))
+            from_declaration_[static_cast<size_t>(ni)] = 1;
     }
 
     void override_parameter_shape(int li, std::vector<OutputInfo>& inferred) const {
@@ -791,11 +802,13 @@ private:
         return std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return !is_storable(in.type); });
     }
 
-    // A rule that rejects an input type irlite does not store (u1, u4, string, ...) says nothing
-    // about the file: OpenVINO defines the op on those types. Check warns and goes on with the
-    // declared outputs; run refuses the model anyway (check_storable).
-    void report_rule_error(int li, const Error& e, const std::vector<InferContext::Input>& inputs) {
-        if (!options_.keep_going || !any_not_storable(inputs)) {
+    // A rule that rejects a node with inputs of a type irlite does not store (u1, u4, string, ...)
+    // may be rejecting nothing but that type, which OpenVINO defines the op on: a limit of irlite,
+    // not a fault of the file. Check then warns and goes on with the declared outputs; run refuses
+    // the model with the same code (unsupported-element-type). Any other rejection, such as
+    // MatMul's inputs of two types (f32 and u4), is the rule's error, in check as in run.
+    void report_rule_error(int li, const Node& node, const Error& e, const std::vector<InferContext::Input>& inputs) {
+        if (!any_not_storable(inputs) || !rejects_only_storage(node, inputs)) {
             report_error(e, at_layer(li));
             return;
         }
@@ -803,14 +816,127 @@ private:
         for (const auto& in : inputs)
             if (!is_storable(in.type) && types.find(to_string(in.type)) == std::string::npos)
                 types += str(types.empty() ? "" : ", ", to_string(in.type));
-        report(Severity::Warning, ErrorKind::Unsupported, "unsupported-element-type", at_layer(li),
-               str("irlite cannot validate this op on element type ", types, " (", e.message(),
-                   "); its output dims are taken as declared"));
+        if (options_.keep_going)
+            report(Severity::Warning, ErrorKind::Unsupported, "unsupported-element-type", at_layer(li),
+                   str("irlite cannot validate this op on element type ", types, " (", e.message(),
+                       "); its output dims are taken as declared"));
+        else
+            report(Severity::Error, ErrorKind::Unsupported, "unsupported-element-type", at_layer(li),
+                   str("irlite cannot run ", node.def->type, "-", node.def->version, " on element type ", types, " (",
+                       e.message(), ")"));
     }
 
-    // Run mode: irlite stores f16 .. boolean only. A node whose inputs or outputs have another
-    // type (valid IR: u1, u4, string, ...) cannot run; say so when the model is compiled, not in
-    // the middle of a run.
+    // Whether the rule, which rejected `inputs`, accepts them once every type irlite does not store
+    // is replaced by a stored type of its kind (an integer for u1 .. u6 and i4, a float for nf4 and
+    // the f8 types) that no input has, distinct types by distinct stand-ins, their values unknown.
+    // Then only the types themselves were rejected (Add on u1: Add on u8 is fine; Gather with u4
+    // indices: i32 indices are). MatMul of f32 and u4 stays rejected whatever stands in for u4: its
+    // inputs must have one type. A type with no stand-in (string, dynamic) cannot be validated at
+    // all: the rejection counts as the type's. A few stand-ins are tried, the likeliest first.
+    static bool rejects_only_storage(const Node& node, std::vector<InferContext::Input> inputs) {
+        std::vector<ElementType> types;  // the distinct types to stand in for
+        for (const auto& in : inputs)
+            if (!is_storable(in.type) && std::find(types.begin(), types.end(), in.type) == types.end()) types.push_back(in.type);
+        std::vector<std::vector<ElementType>> candidates;
+        for (const ElementType t : types) {
+            candidates.push_back(stand_ins(t, inputs));
+            if (candidates.back().empty()) return true;
+        }
+        std::vector<ElementType> chosen;
+        int attempts = 16;  // the error path of one node: bounded, whatever the node
+        const auto accepts = [&]() {
+            std::vector<InferContext::Input> trial = inputs;
+            for (auto& in : trial) {
+                const auto it = std::find(types.begin(), types.end(), in.type);
+                if (it == types.end()) continue;
+                in.type = chosen[static_cast<size_t>(it - types.begin())];
+                in.value = nullptr;  // packed bytes are not values of the stand-in
+            }
+            try {
+                const InferContext ctx(*node.def, *node.attrs, std::move(trial), static_cast<int>(node.layer->outputs.size()));
+                node.def->infer(ctx);
+                return true;
+            } catch (const Error&) {
+                return false;
+            }
+        };
+        // Depth-first over the assignments of distinct stand-ins, until one is accepted.
+        const std::function<bool(size_t)> search = [&](size_t k) {
+            if (k == types.size()) return attempts-- > 0 && accepts();
+            for (const ElementType c : candidates[k]) {
+                if (attempts <= 0) return false;
+                if (std::find(chosen.begin(), chosen.end(), c) != chosen.end()) continue;
+                chosen.push_back(c);
+                if (search(k + 1)) return true;
+                chosen.pop_back();
+            }
+            return false;
+        };
+        return search(0);
+    }
+
+    // The stored types that may stand in for t, of its kind and no input's type (so that they stay
+    // distinct from the inputs): the same signedness first.
+    static std::vector<ElementType> stand_ins(ElementType t, const std::vector<InferContext::Input>& inputs) {
+        using E = ElementType;
+        static const std::vector<E> kFloats = {E::f16, E::bf16, E::f32, E::f64};
+        static const std::vector<E> kUnsignedFirst = {E::u8, E::u16, E::u32, E::u64, E::i8, E::i16, E::i32, E::i64};
+        static const std::vector<E> kSignedFirst = {E::i8, E::i16, E::i32, E::i64, E::u8, E::u16, E::u32, E::u64};
+        const std::vector<E>* kinds = is_float(t)      ? &kFloats
+                                      : !is_integral(t) ? nullptr
+                                      : traits(t).is_signed ? &kSignedFirst
+                                                            : &kUnsignedFirst;
+        std::vector<E> out;
+        if (!kinds) return out;
+        for (const E c : *kinds)
+            if (std::none_of(inputs.begin(), inputs.end(), [&](const auto& in) { return in.type == c; })) out.push_back(c);
+        return out;
+    }
+
+    // Every output the rule inferred with a static shape must be a tensor that can exist: its
+    // bytes fit in 64 bits and within max_tensor_bytes() (OneHot with depth 2^40, DetectionOutput
+    // with keep_top_k 2^40). The same check as the execution plan's and Tensor's, here so that
+    // check reports it and compile refuses it before anything is folded or planned. Parameters
+    // (the caller's memory) and Results (their producer's output) are not sized here.
+    bool outputs_fit(int li, const OpDef& def, const std::vector<OutputInfo>& outputs) {
+        if (def.role == OpRole::Parameter || def.role == OpRole::Result) return true;
+        const size_t declared = doc_.layers[li].outputs.size();
+        for (size_t pos = 0; pos < outputs.size(); ++pos) {
+            if (!outputs[pos].shape.is_static()) continue;
+            try {
+                // Static: the dims are the shape. The error's location names the output port.
+                check_tensor_fits(outputs[pos].type, outputs[pos].shape.dims());
+            } catch (const Error& e) {
+                report_error(e, pos < declared ? at_port(li, static_cast<int>(pos), true) : at_layer(li));
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // Check mode: compiling runs each op's prepare step (execution_plan.cpp) on every node whose
+    // input shapes are static and whose value inputs are known at load time, and refuses the model
+    // when one throws. Check runs the same step on the same nodes (the plan is not kept), so that
+    // it reports what compiling refuses, with the same code. Run mode leaves it to the plan.
+    void prepare_as_compile_does(int li, const Node& node, const std::vector<InferContext::Input>& inputs) {
+        const OpDef& def = *node.def;
+        if (!def.prepare || def.role != OpRole::Compute || !node.shapes_static) return;
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            const bool needs_value = i < 32 && (def.value_inputs >> i & 1u) != 0;
+            if (!inputs[i].shape.is_static() || (needs_value && !inputs[i].value)) return;
+        }
+        try {
+            const InferContext ctx(def, *node.attrs, inputs, static_cast<int>(node.outputs.size()));
+            def.prepare(ctx);
+        } catch (const Error& e) {
+            report_error(e, at_layer(li));  // as the plan reports it, packed inputs or not
+        }
+    }
+
+    // irlite stores f16 .. boolean only. A node whose inputs or outputs have another type (valid
+    // IR: u1, u4, string, ...) cannot run: run refuses it when the model is compiled, not in the
+    // middle of a run, and check warns (unsupported-element-type) and goes on, as for an op irlite
+    // cannot run.
     static bool holdable(const OpDef& def, ElementType t) { return is_storable(t) || (def.accepts_packed && is_packed(t)); }
     // A packed output only comes from packed data (a Const, a view of one): irlite unpacks the packed types
     // but does not pack into them.
@@ -827,7 +953,8 @@ private:
         for (const auto& out : outputs)
             if (!bad && !output_holdable(def, out.type, inputs)) bad = out.type;
         if (!bad) return true;
-        report(Severity::Error, ErrorKind::Unsupported, "unsupported-element-type", at_layer(li),
+        report(options_.keep_going ? Severity::Warning : Severity::Error, ErrorKind::Unsupported,
+               "unsupported-element-type", at_layer(li),
                str("irlite cannot run ", def.type, "-", def.version, " on element type ", to_string(*bad),
                    " (irlite stores f16, bf16, f32, f64, i8 .. i64, u8 .. u64 and boolean)"));
         return false;
@@ -836,21 +963,25 @@ private:
     // Check mode: where the rule left a dim unknown (a Const value that was not loaded, an input
     // whose producer could not be validated), the dim the file declares is taken, so that the
     // layers downstream are still checked against it. Run mode never does this: it trusts only
-    // what it infers.
-    static void refine_with_declared(const IrLayer& l, std::vector<OutputInfo>& inferred) {
+    // what it infers. True when a dim was taken from the declaration.
+    static bool refine_with_declared(const IrLayer& l, std::vector<OutputInfo>& inferred) {
+        bool refined = false;
         for (size_t pos = 0; pos < l.outputs.size() && pos < inferred.size(); ++pos) {
             const IrPort& port = l.outputs[pos];
             PartialShape& shape = inferred[pos].shape;
             if (!port.dims_valid || shape.is_static()) continue;
             if (!shape.rank_known()) {
                 shape = PartialShape(port.dims.to_vector());
+                refined = true;
                 continue;
             }
             if (shape.rank() != port.dims.size()) continue;  // reported as dims-mismatch
             std::vector<int64_t> dims(shape.rank());
             for (size_t i = 0; i < dims.size(); ++i) dims[i] = shape[i] == kDynamic ? port.dims[i] : shape[i];
             shape = PartialShape(dims);
+            refined = true;
         }
+        return refined;
     }
 
     // Declared input dims against the producer's output. OpenVINO never reads them (it re-infers),
@@ -920,20 +1051,22 @@ private:
         }
     }
 
-    void fold(Graph& graph, Node& node, const std::vector<InferContext::Input>& inputs) {
-        if (!options_.fold_constants || !node.def->foldable) return;
+    // Runs the node's kernel at load time when its inputs are all known; true when it did (whether
+    // it succeeded or reported the error it met).
+    bool fold(Graph& graph, Node& node, const std::vector<InferContext::Input>& inputs) {
+        if (!options_.fold_constants || !node.def->foldable) return false;
         // Values irlite cannot hold, and Consts whose bytes were not loaded, stay unknown.
         for (const auto& in : inputs)
-            if (!holdable(*node.def, in.type)) return;
+            if (!holdable(*node.def, in.type)) return false;
         for (const OutputInfo& o : node.outputs)
-            if (!output_holdable(*node.def, o.type, inputs)) return;
+            if (!output_holdable(*node.def, o.type, inputs)) return false;
         // Compressed weights stay compressed: a node that unpacks a packed input (u4 Const ->
         // Convert) runs at inference time, into the request's arena, rather than leaving a full
         // f32 copy of the weights in the model for its lifetime.
         const bool unpacks = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return is_packed(in.type); }) &&
                              std::none_of(node.outputs.begin(), node.outputs.end(), [](const OutputInfo& o) { return is_packed(o.type); });
-        if (unpacks) return;
-        if (!doc_.weights && node.def->role == OpRole::Compute && inputs.empty() && is_const_type(*node.layer)) return;
+        if (unpacks) return false;
+        if (!doc_.weights && node.def->role == OpRole::Compute && inputs.empty() && is_const_type(*node.layer)) return false;
         std::vector<Tensor> values;
         for (size_t i = 0; i < inputs.size(); ++i) {
             if (inputs[i].value) {
@@ -941,7 +1074,7 @@ private:
             } else if ((node.def->shape_only_inputs >> i & 1u) && inputs[i].shape.is_static()) {
                 values.push_back(Tensor::wrap(inputs[i].type, inputs[i].shape.to_shape(), nullptr));
             } else {
-                return;
+                return false;
             }
         }
         try {
@@ -955,6 +1088,7 @@ private:
             node.constants.clear();
         }
         (void)graph;
+        return true;
     }
 
     void collect_boundaries(Graph& graph) {
@@ -988,6 +1122,7 @@ private:
     std::vector<const OpDef*> defs_;  // per layer, once resolved
     std::unordered_map<std::string, TypeResolution> type_resolutions_;  // see resolve_type
     std::vector<int> node_of_layer_;
+    std::vector<char> from_declaration_;  // per node (check mode): its output shapes come from declared dims
     std::unordered_map<const std::vector<IrPort>*, std::unordered_map<uint64_t, int>> port_index_;  // see find_port
 };
 

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "irlite/error.hpp"
+#include "engine/tensor_size.hpp"
 
 namespace irlite {
 namespace {
@@ -49,13 +50,31 @@ Tensor Tensor::uninitialized(ElementType type, Shape shape) {
     return t;
 }
 
+size_t tensor_storage_bytes(ElementType type, const Shape& shape) {
+    if (is_storable(type)) return checked_byte_size(shape, element_size(type));
+    const int64_t count = checked_num_elements(shape);
+    if (traits(type).bits == 0) return 0;  // string, dynamic: no size from the shape
+    const int64_t bytes = packed_byte_size(type, count);
+    if (bytes < 0)
+        throw Error(ErrorKind::Limit, "size-overflow",
+                    str("a ", to_string(type), " tensor of shape ", to_string(shape), " (", count, " elements of ",
+                        traits(type).bits, " bits) needs more bytes than fit in 64 bits"));
+    return static_cast<size_t>(bytes);
+}
+
+void check_tensor_fits(ElementType type, const Shape& shape, int output) {
+    const size_t bytes = tensor_storage_bytes(type, shape);
+    if (bytes > max_tensor_bytes())
+        throw Error(ErrorKind::Limit, "tensor-too-large",
+                    str(output >= 0 ? str("output ", output, ": ") : "", "a ", to_string(type), " tensor of shape ",
+                        to_string(shape), " needs ", bytes, " bytes, more than the limit of ", max_tensor_bytes(), " bytes"));
+}
+
 namespace {
-// Bytes and elements of a tensor of `shape`: packed sub-byte types take a fraction of a byte each.
+// Bytes and elements of a Tensor of `shape`. Packed types are held packed; the other types irlite
+// does not store take no bytes (size 0), so that nothing can allocate them by mistake.
 std::pair<size_t, int64_t> storage_of(ElementType type, const Shape& shape) {
-    if (is_packed(type)) {
-        const int64_t count = checked_num_elements(shape);
-        return {static_cast<size_t>(packed_byte_size(type, count)), count};
-    }
+    if (is_packed(type)) return {tensor_storage_bytes(type, shape), checked_num_elements(shape)};
     const size_t bytes = checked_byte_size(shape, element_size(type));
     return {bytes, element_size(type) ? static_cast<int64_t>(bytes / element_size(type)) : 0};
 }

@@ -3,7 +3,8 @@
 // .bin). The tensor is a zero-copy view into the memory-mapped .bin (an aligned copy when the
 // offset is not a multiple of the element size).
 // size: OpenVINO requires size >= the bytes the type and shape need, and reads only those (it
-// writes empty Consts with size="1"); so does irlite. A larger size is a warning of `check`.
+// writes empty Consts with size="1"); so does irlite. A larger size is a warning of check and run
+// (the graph builder's const-size-larger).
 // Types: every OpenVINO type is valid (its type and shape propagate); irlite's storable types and
 // the packed weight types (u1, u4, i4, nf4, f4e2m1, f8e4m3, f8e5m2, f8e8m0) get a value (u2, u3,
 // u6 and string Consts are values irlite cannot hold). Without weights
@@ -12,6 +13,7 @@
 #include <cstring>
 
 #include "engine/op.hpp"
+#include "engine/tensor_size.hpp"
 
 namespace irlite {
 namespace {
@@ -39,10 +41,11 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     const int64_t size = r.get_i64("size");
     if (offset < 0 || size < 0)
         throw attribute_error("attribute-invalid", str("offset (", offset, ") and size (", size, ") must be >= 0"));
-    const int64_t count = static_cast<int64_t>(checked_byte_size(dims, 1));
-    // -1 for string and dynamic, whose byte size the shape does not give.
-    const int64_t needed = is_storable(a->type) ? static_cast<int64_t>(checked_byte_size(dims, element_size(a->type)))
-                                                : packed_byte_size(a->type, count);
+    // -1 for string and dynamic, whose byte size the shape does not give. A shape whose bytes
+    // overflow 64 bits (a u4 Const of 2^62 elements: 2^64 bits) is refused here, with or without
+    // the .bin, so that check and run say the same (size-overflow).
+    const bool sized = is_storable(a->type) || traits(a->type).bits > 0;
+    const int64_t needed = sized ? static_cast<int64_t>(tensor_storage_bytes(a->type, a->shape)) : -1;
     if (needed >= 0 && size < needed)
         throw attribute_error("const-size-mismatch",
                               str("size = ", size, " bytes, but element_type ", to_string(a->type), " x shape ",

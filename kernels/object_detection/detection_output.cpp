@@ -74,6 +74,15 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r, bool v1) {
     return a;
 }
 
+// a * b, or Error(Limit, "size-overflow") naming `what` when it does not fit in 64 bits: the
+// attributes are the file's (keep_top_k, top_k and num_classes of 2^40 and more).
+int64_t product(int64_t a, int64_t b, const char* what) {
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r))
+        throw Error(ErrorKind::Limit, "size-overflow", str(what, " = ", a, " x ", b, " does not fit in 64 bits"));
+    return r;
+}
+
 // The sizes every rule and kernel needs, from static input shapes.
 struct Geometry {
     int64_t batch = 0, priors = 0, classes = 0, loc_classes = 1, prior_size = 4, prior_batches = 1, rows = 0;
@@ -105,19 +114,19 @@ Geometry geometry(const InferContext& ctx, const Shape& loc, const Shape& conf, 
         g.classes = conf[1] / g.priors;
     }
     g.loc_classes = a.share_location ? 1 : g.classes;
-    if (conf[0] != g.batch || conf[1] != g.priors * g.classes)
+    if (conf[0] != g.batch || conf[1] != product(g.priors, g.classes, "priors x classes"))
         throw ctx.input_error(kConf, ErrorKind::ShapeRule, "shape-mismatch",
                               str("class_preds ", to_string(conf), " must be [N, priors * classes] = [", g.batch, ", ",
                                   g.priors * g.classes, "]"));
-    if (loc[1] != g.priors * g.loc_classes * 4) {
+    if (loc[1] != product(product(g.priors, g.loc_classes, "priors x classes"), 4, "box_logits' size")) {
         const int64_t described = g.loc_classes > 0 ? loc[1] / (g.loc_classes * 4) : 0;
         throw ctx.input_error(kLoc, ErrorKind::ShapeRule, "shape-mismatch",
                               str("box_logits describe ", described, " priors but proposals hold ", g.priors,
                                   " (box_logits ", to_string(loc), ", proposals ", to_string(proposals), ")"));
     }
-    if (a.keep_top_k > 0) g.rows = g.batch * a.keep_top_k;
-    else if (a.top_k > 0) g.rows = g.batch * a.top_k * g.classes;
-    else g.rows = g.batch * g.classes * g.priors;
+    if (a.keep_top_k > 0) g.rows = product(g.batch, a.keep_top_k, "rows");
+    else if (a.top_k > 0) g.rows = product(product(g.batch, a.top_k, "rows"), g.classes, "rows");
+    else g.rows = product(product(g.batch, g.classes, "rows"), g.priors, "rows");
     return g;
 }
 

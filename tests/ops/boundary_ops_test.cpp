@@ -89,8 +89,8 @@ void load_const(const std::string& data_attr, const std::vector<long long>& dims
 TEST(Const, SizeAndOffsetChecks) {
     EXPECT_NO_THROW(load_const("element_type=\"i32\" shape=\"2, 3\" offset=\"0\" size=\"24\"", {2, 3}, 24));
     EXPECT_NO_THROW(load_const("element_type=\"i32\" shape=\"\" offset=\"4\" size=\"4\"", {}, 8));
-    // OpenVINO requires size >= what the shape needs and reads only that; check warns about more,
-    // run refuses it (tests/wild_ir_test.cpp).
+    // OpenVINO requires size >= what the shape needs and reads only that; so does irlite, with a
+    // warning about more (tests/wild_ir_test.cpp).
     EXPECT_TRUE(throws_error([] { load_const("element_type=\"i32\" shape=\"2,3\" offset=\"0\" size=\"20\"", {2, 3}, 64); },
                              ErrorKind::Attribute, "const-size-mismatch", "needs 24 bytes"));
     EXPECT_TRUE(throws_error([] { load_const("element_type=\"i32\" shape=\"2,3\" offset=\"8\" size=\"24\"", {2, 3}, 24); },
