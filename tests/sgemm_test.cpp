@@ -381,12 +381,12 @@ TEST(Sgemm, ForcedPortableIsa) {
     EXPECT_EQ(static_cast<int>(gemm_default_isa()),
               std::min(static_cast<int>(gemm_detected_isa()), static_cast<int>(cpu::active_isa())));
     // A convolution's indexed B, or fewer than 64 columns, run at most on the AVX2 kernels
-    // (sgemm.hpp: gemm_convolution_isa); 64 columns and more take the default level.
+    // (sgemm.hpp: gemm_isa_for); 64 columns and more take the default level.
     const GemmIsa at_most_avx2 = std::min(gemm_default_isa(), GemmIsa::Avx2);
-    EXPECT_EQ(gemm_convolution_isa(1024, true), at_most_avx2);
-    EXPECT_EQ(gemm_convolution_isa(16, false), at_most_avx2);
-    EXPECT_EQ(gemm_convolution_isa(63, false), at_most_avx2);
-    EXPECT_EQ(gemm_convolution_isa(64, false), gemm_default_isa());
+    EXPECT_EQ(gemm_isa_for(1024, true), at_most_avx2);
+    EXPECT_EQ(gemm_isa_for(16, false), at_most_avx2);
+    EXPECT_EQ(gemm_isa_for(63, false), at_most_avx2);
+    EXPECT_EQ(gemm_isa_for(64, false), gemm_default_isa());
 }
 
 // IRLITE_ISA's cap (cpu_isa.hpp) applies to the GEMM as to every dispatched kernel.

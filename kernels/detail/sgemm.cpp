@@ -496,7 +496,7 @@ GemmIsa gemm_default_isa() {
     return std::min(level, gemm_detected_isa());
 }
 
-GemmIsa gemm_convolution_isa(int64_t columns, bool indexed_b) {
+GemmIsa gemm_isa_for(int64_t columns, bool indexed_b) {
     constexpr int64_t kAvx512MinColumns = 2 * kAvx512Nr;
     const GemmIsa isa = gemm_default_isa();
     return indexed_b || columns < kAvx512MinColumns ? std::min(isa, GemmIsa::Avx2) : isa;

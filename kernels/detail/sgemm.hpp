@@ -36,18 +36,20 @@ enum class GemmIsa : uint8_t { Portable, Avx2, Avx512 };
 GemmIsa gemm_detected_isa();
 // The one plan_gemm / gemm_layout use by default: the detected one unless forced for testing.
 GemmIsa gemm_default_isa();
-// The level of a convolution's GEMM over `columns` output pixels, whose B is indexed (the implicit
+// The level of a GEMM whose A is prepacked or packed per call (a convolution's: weights x pixels;
+// MatMul's of two run-time operands) over `columns` columns, whose B is indexed (the implicit
 // im2col) or not: the default one, but at most AVX2 where the AVX2 kernels do what the AVX-512
 // ones lack (a kernel family's own choice, made at compile time from the CPU and the layer's
 // shape, cpu_isa.hpp). The AVX2 micro-kernels load an indexed B where it lies, where the AVX-512
 // ones gather it into packed panels first; and fewer than 64 columns fill the AVX-512 kernels'
 // 32-column panels badly (a 4x4 output plane is half of one), where they make one or two of the
 // AVX2 kernels' 16- and 24-column ones. On an AMD EPYC (Zen 5, full-width AVX-512) the AVX-512
-// kernels ran ResNet-18's stem and 3x3 layers of an indexed B 1.6 to 2 times slower, and
-// SqueezeNet's 4x4 layers (its 512 -> 1000 classifier, 3x3 and 1x1) 1.3 to 1.5 times slower;
-// they were faster on 1x1 convolutions of 64 pixels and more, on LeNet-5's 10x10 im2col, and on
-// MatMul's linear layers (README: Performance), which keep the default level.
-GemmIsa gemm_convolution_isa(int64_t columns, bool indexed_b);
+// kernels ran ResNet-18's stem and 3x3 layers of an indexed B 1.6 to 2 times slower, SqueezeNet's
+// 4x4 layers (its 512 -> 1000 classifier, 3x3 and 1x1) 1.3 to 1.5 times slower, and the
+// Transformer's attention MatMuls about 2 times slower; they were faster on 1x1 convolutions of
+// 64 pixels and more, on LeNet-5's 10x10 im2col, and on MatMul's linear layers (a prepacked B:
+// 1.8 times faster for the Transformer's), which keep the default level (README: Performance).
+GemmIsa gemm_isa_for(int64_t columns, bool indexed_b);
 // Tests: make gemm_default_isa() return `isa` (it must be supported: Portable always is). Not
 // thread-safe with concurrent planning; meant for test fixtures. reset_* undoes it.
 void set_gemm_isa_for_testing(GemmIsa isa);

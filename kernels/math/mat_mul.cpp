@@ -236,7 +236,7 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
         plan->method = "sgemm-packed";
         return plan;
     }
-    plan->per_batch = nn::plan_gemm(p.m, p.n, p.k, false, false, 1);
+    plan->per_batch = nn::plan_gemm(p.m, p.n, p.k, false, false, 1, nn::gemm_isa_for(p.n, false));
     plan->scratch_bytes = nn::scratch_bytes(plan->per_batch);
     return plan;
 }
