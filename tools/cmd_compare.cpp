@@ -112,10 +112,12 @@ void print_text(const std::string& a, const std::string& b, const std::vector<Na
         const TensorDifference& d = t.difference;
         char index[24];
         std::snprintf(index, sizeof index, "%4zu", i + 1);
-        std::cout << (static_cast<int>(i) == c.first_divergent ? ">" : t.diverges ? "!" : " ") << index << "  "
-                  << pad(t.name, wn) << "  " << pad(t.layer_a == t.name ? "" : t.layer_a, wl) << "  "
-                  << pad(number(d.cosine, "%.6f"), 9) << "  " << pad(number(d.max_abs, "%.3g"), 9) << "  "
-                  << pad(number(d.max_rel, "%.3g"), 9) << "  " << (d.nonfinite_differs ? "differ" : "") << "\n";
+        std::string row = str(static_cast<int>(i) == c.first_divergent ? ">" : t.diverges ? "!" : " ", index, "  ",
+                              pad(t.name, wn), "  ", pad(t.layer_a == t.name ? "" : t.layer_a, wl), "  ",
+                              pad(number(d.cosine, "%.6f"), 9), "  ", pad(number(d.max_abs, "%.3g"), 9), "  ",
+                              pad(number(d.max_rel, "%.3g"), 9), "  ", d.nonfinite_differs ? "differ" : "");
+        row.erase(row.find_last_not_of(' ') + 1);
+        std::cout << row << "\n";
     }
     std::cout << "\n";
     print_list("unmatched in A", c.unmatched_a);

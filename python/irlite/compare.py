@@ -27,7 +27,8 @@ def plot(report, path):
     depth = list(range(len(tensors)))
     cosine = [t["cosine"] if t["cosine"] is not None else float("nan") for t in tensors]
     rel = [t["max_rel"] if t["max_rel"] is not None else float("nan") for t in tensors]
-    floor = 1e-12  # exact matches, drawn on the axis' floor
+    positive = [r for r in rel if r == r and r > 0]
+    floor = min(positive) / 10 if positive else 1e-12  # exact matches, drawn on the axis' floor
     rel_drawn = [max(r, floor) if r == r else float("nan") for r in rel]
     fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(10, 6), constrained_layout=True)
     top.plot(depth, cosine, marker=".", color="tab:blue")
@@ -42,7 +43,8 @@ def plot(report, path):
         for ax in (top, bottom):
             ax.axvline(first["index"], color="tab:red", linewidth=1)
         top.annotate(f"first divergent: {first['layer_a']}", (first["index"], cosine[first["index"]]),
-                     xytext=(8, -14), textcoords="offset points", color="tab:red")
+                     xytext=(8, -14), textcoords="offset points", color="tab:red",
+                     bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8})
     top.legend(loc="lower left")
     b = report["b"] + (f" ({report['vs']})" if report.get("vs") else "")
     top.set_title(f"A: {report['a']}\nB: {b}", fontsize=9)
