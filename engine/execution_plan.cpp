@@ -134,8 +134,9 @@ private:
             const Node& r = g_.nodes[static_cast<size_t>(ni)];
             if (!r.inputs.empty()) value(value_of(r.inputs[0])).last_use = kForever;
         }
-        // Kept values outlive the run as model outputs do; in-place outputs and Concat inputs
-        // placed in their Concat then never apply (both need an input that dies at the step).
+        // Kept values outlive the run as model outputs do: in-place outputs and Concat inputs
+        // placed in their Concat then never apply (both need an input that dies at the step), and
+        // no output is left unwritten as unused.
         if (keep_values_)
             for (const ExecStep& step : plan_->steps)
                 for (int o = 0; o < step.num_outputs; ++o) value(step.first_output + o).last_use = kForever;
