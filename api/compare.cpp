@@ -142,9 +142,11 @@ std::string output_label(const NodeOutput& output) {
     return output.num_ports > 1 ? str(output.name, ".", output.port) : output.name;
 }
 
-Comparison compare_outputs(const std::vector<NodeOutput>& a, const std::vector<NodeOutput>& b, double threshold) {
+Comparison compare_outputs(const std::vector<NodeOutput>& a, const std::vector<NodeOutput>& b, double threshold,
+                           double atol) {
     Comparison c;
     c.threshold = threshold;
+    c.atol = atol;
     std::map<std::string, std::vector<size_t>> b_by_tensor;
     std::map<std::pair<std::string, int>, std::vector<size_t>> b_by_layer;
     for (size_t j = 0; j < b.size(); ++j) {
@@ -179,7 +181,7 @@ Comparison compare_outputs(const std::vector<NodeOutput>& a, const std::vector<N
         m.type_a = x.type;
         m.port = x.port;
         m.difference = tensor_difference(x.value, b[static_cast<size_t>(j)].value);
-        m.diverges = m.difference.cosine < threshold || m.difference.nonfinite_differs;
+        m.diverges = (m.difference.cosine < threshold && m.difference.max_abs > atol) || m.difference.nonfinite_differs;
         if (m.diverges && c.first_divergent < 0) c.first_divergent = static_cast<int>(c.tensors.size());
         c.tensors.push_back(std::move(m));
     }
@@ -192,7 +194,7 @@ Comparison compare_outputs(const std::vector<NodeOutput>& a, const std::vector<N
 
 Comparison compare_models(const CompareSide& a, const CompareSide& b,
                           const std::function<std::vector<NamedInput>(const CompiledModel&)>& make_inputs,
-                          double threshold, std::vector<NamedInput>* used) {
+                          double threshold, std::vector<NamedInput>* used, double atol) {
     std::vector<NamedInput> inputs;
     std::vector<NodeOutput> values_a, values_b;
     {
@@ -211,7 +213,7 @@ Comparison compare_models(const CompareSide& a, const CompareSide& b,
         values_b = run_keeping_outputs(compiled, inputs);
     }
     if (used) *used = std::move(inputs);
-    return compare_outputs(values_a, values_b, threshold);
+    return compare_outputs(values_a, values_b, threshold, atol);
 }
 
 CompareSide side_run_another_way(const CompareSide& a, const std::string& what) {

@@ -13,7 +13,10 @@
 // when only one is), the largest absolute difference of finite elements, that over the largest
 // finite |A| (0 when both are 0; infinity when only B differs from an all-zero A), and whether the
 // elements that are NaN, +inf or -inf differ. The first divergent output is the first matched pair
-// (A's order) whose cosine is below the threshold or whose non-finite elements differ.
+// (A's order) whose cosine is below the threshold or whose non-finite elements differ; with an
+// absolute tolerance `atol` > 0, a pair whose largest difference is at most atol is never
+// divergent by its cosine (a tensor that is only rounding noise, such as a LayerNorm's mean of a
+// zero-mean input, has a low cosine however small its difference).
 #pragma once
 
 #include <functional>
@@ -69,11 +72,12 @@ struct MatchedTensor {
     std::string type_a;   // NodeOutput::type of A
     int port = 0;         // A's port
     TensorDifference difference;
-    bool diverges = false;  // cosine below the threshold, or non-finite elements differ
+    bool diverges = false;  // cosine below the threshold (and max_abs above atol), or non-finite elements differ
 };
 
 struct Comparison {
     double threshold = 0.999;
+    double atol = 0;
     std::vector<MatchedTensor> tensors;  // in A's topological order
     int first_divergent = -1;            // index into tensors; -1 when nothing diverges
     std::vector<std::string> unmatched_a, unmatched_b;  // output labels, in each side's order
@@ -84,7 +88,8 @@ struct Comparison {
 std::string output_label(const NodeOutput& output);
 
 // Matches A's outputs with B's and measures every pair (see the top of this file).
-Comparison compare_outputs(const std::vector<NodeOutput>& a, const std::vector<NodeOutput>& b, double threshold = 0.999);
+Comparison compare_outputs(const std::vector<NodeOutput>& a, const std::vector<NodeOutput>& b, double threshold = 0.999,
+                           double atol = 0);
 
 // One run of a comparison: a model and how it is compiled and run.
 struct CompareSide {
@@ -97,7 +102,7 @@ struct CompareSide {
 // inputs from A's compiled model (files, fills or arrays); `used`, when given, receives them.
 Comparison compare_models(const CompareSide& a, const CompareSide& b,
                           const std::function<std::vector<NamedInput>(const CompiledModel&)>& make_inputs,
-                          double threshold = 0.999, std::vector<NamedInput>* used = nullptr);
+                          double threshold = 0.999, std::vector<NamedInput>* used = nullptr, double atol = 0);
 
 // `compare --vs WHAT`: B as A's model run another way. WHAT is "no-fusion" (A fused, B not),
 // "threads=N" or "isa=NAME" (sse, avx2, avx512). Throws Error(Usage, "vs-invalid") otherwise.

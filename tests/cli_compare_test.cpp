@@ -44,6 +44,10 @@ TEST(CliCompare, AModelAgainstItselfAndACopyWithOtherWeights) {
     EXPECT_NE(r.out.find("\"layer_a\": \"mm2+add2\"", r.out.find("\"first_divergent\"")), std::string::npos) << r.out;
     // A threshold nothing falls below.
     EXPECT_EQ(irlite({"compare", a, b, "--threshold", "-1"}).exit_code, 0);
+    // An absolute tolerance above every difference.
+    r = irlite({"compare", a, b, "--atol", "1e9"});
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("or max_abs <= 1e+09"), std::string::npos) << r.out;
 }
 
 TEST(CliCompare, OneModelTwoWays) {
@@ -64,7 +68,7 @@ TEST(CliCompare, UsageErrorsExitTwo) {
     const std::string a = Mlp().write(dir.file(""), "a");
     for (const std::vector<std::string>& args :
          {std::vector<std::string>{"compare", a}, {"compare", a, a, "--vs", "no-fusion"}, {"compare", a, "--vs", "nope"},
-          {"compare", a, a, "--threshold", "2"}, {"compare", a, a, "--fill", "pi"}, {"compare", a, a, "-t", "0"}}) {
+          {"compare", a, a, "--threshold", "2"}, {"compare", a, a, "--atol", "-1"}, {"compare", a, a, "--fill", "pi"}, {"compare", a, a, "-t", "0"}}) {
         const CliResult r = irlite(args);
         EXPECT_EQ(r.exit_code, 2) << args.back() << "\n" << r.err;
     }

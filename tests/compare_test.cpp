@@ -102,6 +102,10 @@ TEST(Compare, NamesTheLayerWhoseWeightsChanged) {
         // Everything before it matches exactly.
         for (int i = 0; i < c.first_divergent; ++i) EXPECT_EQ(c.tensors[static_cast<size_t>(i)].difference.max_abs, 0);
     }
+    // An absolute tolerance above every difference: nothing diverges by its cosine.
+    const Comparison tolerant = compare_outputs(run_all(Mlp().model(), false), run_all(Mlp(true).model(), false), 0.999, 1e9);
+    EXPECT_EQ(tolerant.first_divergent, -1);
+    EXPECT_EQ(tolerant.atol, 1e9);
     // Fused on both sides: the fused node holding it.
     const Comparison f = compare_outputs(run_all(Mlp().model(), true), run_all(Mlp(true).model(), true));
     ASSERT_GE(f.first_divergent, 0);

@@ -17,7 +17,7 @@ namespace {
 
 const char* kCompareHelp =
     "usage: irlite compare A.xml B.xml [-i NAME=FILE.npy]... [--fill MODE] [--seed N]\n"
-    "                      [--threshold C] [--fused] [-t THREADS] [--json]\n"
+    "                      [--threshold C] [--atol A] [--fused] [-t THREADS] [--json]\n"
     "       irlite compare A.xml --vs no-fusion|threads=N|isa=NAME [options as above]\n"
     "\n"
     "Runs A and B on the same inputs, keeping every layer's output, matches the outputs of A's\n"
@@ -34,6 +34,9 @@ const char* kCompareHelp =
     "  --fill MODE          fill the inputs not given: random (default), zeros or ones\n"
     "  --seed N             the random fill's seed (default 0)\n"
     "  --threshold C        the cosine below which a layer diverges (default 0.999)\n"
+    "  --atol A             ... unless its largest absolute difference is at most A (default 0):\n"
+    "                       a tensor that is only rounding noise has a low cosine however small\n"
+    "                       its difference\n"
     "  --fused              run both models fused (default: unfused, so that every layer's own\n"
     "                       output exists); a fused node is named by its layers joined with '+'\n"
     "  --vs WHAT            compare A with itself run another way: no-fusion (A fused, B not),\n"
@@ -41,7 +44,7 @@ const char* kCompareHelp =
     "                       at that instruction set); both run fused unless WHAT is no-fusion\n"
     "  -t, --threads N      intra-op threads of each run (default 1)\n"
     "  --json               one JSON document on stdout instead of the text report:\n"
-    "                       {\"a\", \"b\", \"vs\", \"inputs\", \"threshold\", \"tensors\": [{\"name\",\n"
+    "                       {\"a\", \"b\", \"vs\", \"inputs\", \"threshold\", \"atol\", \"tensors\": [{\"name\",\n"
     "                       \"layer_a\", \"layer_b\", \"port\", \"cosine\", \"max_abs\", \"max_rel\",\n"
     "                       \"nonfinite_differs\"}], \"first_divergent\": {...} | null,\n"
     "                       \"unmatched_a\", \"unmatched_b\"}\n"
@@ -82,8 +85,8 @@ std::string verdict(const Comparison& c) {
     }
     double lowest = 1;
     for (const MatchedTensor& t : c.tensors) lowest = std::min(lowest, t.difference.cosine);
-    return str("no divergence: ", c.tensors.size(), " tensors matched, every cosine >= ", c.threshold, " (lowest ",
-               number(lowest, "%.6f"), ")");
+    return str("no divergence: ", c.tensors.size(), " tensors matched, every cosine >= ", c.threshold,
+               c.atol > 0 ? str(" or max_abs <= ", c.atol) : "", " (lowest ", number(lowest, "%.6f"), ")");
 }
 
 void print_list(const char* what, const std::vector<std::string>& names) {
@@ -128,7 +131,7 @@ void print_text(const std::string& a, const std::string& b, const std::vector<Na
 }  // namespace
 
 int compare_command(const std::vector<std::string>& args) {
-    std::string a_path, b_path, fill_text, seed_text, threshold_text, threads_text, vs;
+    std::string a_path, b_path, fill_text, seed_text, threshold_text, atol_text, threads_text, vs;
     std::vector<std::string> input_specs;
     bool json = false, fused = false;
     CommandLine line("compare", kCompareHelp);
@@ -138,6 +141,7 @@ int compare_command(const std::vector<std::string>& args) {
     line.app().add_option("--fill", fill_text);
     line.app().add_option("--seed", seed_text);
     line.app().add_option("--threshold", threshold_text);
+    line.app().add_option("--atol", atol_text);
     line.app().add_option("-t,--threads", threads_text);
     line.app().add_option("--vs", vs);
     line.app().add_flag("--fused", fused);
@@ -154,6 +158,13 @@ int compare_command(const std::vector<std::string>& args) {
         threshold = std::strtod(threshold_text.c_str(), &end);
         if (*end || !(threshold >= -1 && threshold <= 1))
             throw UsageError("compare: --threshold expects a number from -1 to 1, got '" + threshold_text + "'");
+    }
+    double atol = 0;
+    if (!atol_text.empty()) {
+        char* end = nullptr;
+        atol = std::strtod(atol_text.c_str(), &end);
+        if (*end || !(atol >= 0 && std::isfinite(atol)))
+            throw UsageError("compare: --atol expects a number >= 0, got '" + atol_text + "'");
     }
     CompileOptions options;
     options.threads = threads_text.empty() ? 1 : static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
@@ -190,7 +201,7 @@ int compare_command(const std::vector<std::string>& args) {
         return inputs;
     };
     std::vector<NamedInput> inputs;
-    const Comparison c = compare_models(a, b, make_inputs, threshold, &inputs);
+    const Comparison c = compare_models(a, b, make_inputs, threshold, &inputs, atol);
     const std::string b_name = vs.empty() ? b_path : str(a_path, " (", vs, ")");
     if (json) {
         Json in_json = Json::array();
@@ -209,6 +220,7 @@ int compare_command(const std::vector<std::string>& args) {
                        {"vs", value_or_null(!vs.empty(), vs)},
                        {"inputs", std::move(in_json)},
                        {"threshold", threshold},
+                       {"atol", atol},
                        {"tensors", std::move(tensors)},
                        {"first_divergent", std::move(first)},
                        {"unmatched_a", c.unmatched_a},

@@ -85,6 +85,7 @@ def main(argv=None):
     parser.add_argument("--fill", default="random", choices=["random", "zeros", "ones"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threshold", type=float, default=0.999)
+    parser.add_argument("--atol", type=float, default=0.0)
     parser.add_argument("--fused", action="store_true")
     parser.add_argument("-t", "--threads", type=int, default=1)
     parser.add_argument("--json", action="store_true")
@@ -100,7 +101,8 @@ def main(argv=None):
         inputs[name] = np.ascontiguousarray(np.load(path))
     try:
         report = irlite.compare(args.a, args.b, inputs=inputs or None, fill=args.fill, seed=args.seed,
-                                threshold=args.threshold, fused=args.fused, vs=args.vs, threads=args.threads)
+                                threshold=args.threshold, fused=args.fused, vs=args.vs, threads=args.threads,
+                                atol=args.atol)
     except irlite.Error as e:
         print(f"irlite.compare: error: {e}", file=sys.stderr)
         return 2 if e.kind == "usage" else 1

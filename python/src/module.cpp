@@ -256,6 +256,7 @@ py::dict comparison_dict(const Comparison& c, const std::vector<NamedInput>& inp
     py::dict out;
     out["inputs"] = in_list;
     out["threshold"] = c.threshold;
+    out["atol"] = c.atol;
     out["tensors"] = tensors;
     out["first_divergent"] = first;
     out["unmatched_a"] = c.unmatched_a;
@@ -266,7 +267,7 @@ py::dict comparison_dict(const Comparison& c, const std::vector<NamedInput>& inp
 // irlite.compare: A against B (or A run another way, `vs`) on `inputs` ({name: array}), the
 // inputs not given filled as `irlite compare --fill` fills them.
 py::dict compare_py(const Model& a, const std::optional<Model>& b, const py::object& inputs, const std::string& fill,
-                    uint64_t seed, double threshold, bool fused, const std::string& vs, int threads) {
+                    uint64_t seed, double threshold, bool fused, const std::string& vs, int threads, double atol) {
     cli::FillMode mode = cli::FillMode::Random;
     if (fill == "zeros") mode = cli::FillMode::Zeros;
     else if (fill == "ones") mode = cli::FillMode::Ones;
@@ -312,7 +313,7 @@ py::dict compare_py(const Model& a, const std::optional<Model>& b, const py::obj
         return list;
     };
     std::vector<NamedInput> used;
-    const Comparison c = compare_models(side_a, side_b, make_inputs, threshold, &used);
+    const Comparison c = compare_models(side_a, side_b, make_inputs, threshold, &used, atol);
     py::dict out = comparison_dict(c, used);
     out["vs"] = vs.empty() ? py::object(py::none()) : py::cast(vs);
     return out;

@@ -67,9 +67,9 @@ X = {"x": np.linspace(-1, 1, 16, dtype=np.float32).reshape(2, 8)}
 def test_a_model_against_itself(tmp_path):
     a = write_mlp(tmp_path, "a")
     report = irlite.compare(a, a, inputs=X)
-    assert list(report) == ["a", "b", "vs", "inputs", "threshold", "tensors", "first_divergent", "unmatched_a",
-                            "unmatched_b"]
-    assert report["a"] == str(a) and report["vs"] is None and report["threshold"] == 0.999
+    assert list(report) == ["a", "b", "vs", "inputs", "threshold", "atol", "tensors", "first_divergent",
+                            "unmatched_a", "unmatched_b"]
+    assert report["a"] == str(a) and report["vs"] is None and report["threshold"] == 0.999 and report["atol"] == 0
     assert report["inputs"] == [{"name": "x", "source": "array", "element_type": "f32", "shape": [2, 8]}]
     assert [t["name"] for t in report["tensors"]] == ["x", "mm1:0", "add1:0", "relu1:0", "mm2:0", "add2:0"]
     assert all(t["cosine"] == 1 and t["max_abs"] == 0 and not t["nonfinite_differs"] for t in report["tensors"])
@@ -87,6 +87,7 @@ def test_names_the_layer_whose_weights_changed(tmp_path):
     fused = irlite.compare(a, b, inputs=X, fused=True)
     assert fused["first_divergent"]["layer_a"] == "mm2+add2"
     assert irlite.compare(a, b, inputs=X, threshold=-1)["first_divergent"] is None
+    assert irlite.compare(a, b, inputs=X, atol=1e9)["first_divergent"] is None
 
 
 def test_one_model_run_another_way(tmp_path):
