@@ -14,7 +14,8 @@ constexpr int kForever = INT32_MAX;  // the last use of a model output: it outli
 
 class PlanBuilder {
 public:
-    PlanBuilder(std::shared_ptr<const Graph> graph, const std::string& file, int threads) : g_(*graph), threads_(threads) {
+    PlanBuilder(std::shared_ptr<const Graph> graph, const std::string& file, int threads, bool keep_values)
+        : g_(*graph), threads_(threads), keep_values_(keep_values) {
         plan_ = std::make_shared<ExecutionPlan>();
         plan_->graph = std::move(graph);
         plan_->file = file;
@@ -134,6 +135,12 @@ private:
             const Node& r = g_.nodes[static_cast<size_t>(ni)];
             if (!r.inputs.empty()) value(value_of(r.inputs[0])).last_use = kForever;
         }
+        // Kept values outlive the run as model outputs do: in-place outputs and Concat inputs
+        // placed in their Concat then never apply (both need an input that dies at the step), and
+        // no output is left unwritten as unused.
+        if (keep_values_)
+            for (const ExecStep& step : plan_->steps)
+                for (int o = 0; o < step.num_outputs; ++o) value(step.first_output + o).last_use = kForever;
         for (ExecStep& step : plan_->steps)
             for (int o = 0; o < std::min(step.num_outputs, 64); ++o)
                 if (value(step.first_output + o).last_use < 0) step.unused_outputs |= uint64_t{1} << o;
@@ -369,13 +376,14 @@ private:
     std::vector<int> first_write_;  // the first step writing into it, when not its own step
     std::vector<int> readers_, roots_, producer_;
     int threads_ = 0;
+    bool keep_values_ = false;
 };
 
 }  // namespace
 
 std::shared_ptr<const ExecutionPlan> make_execution_plan(std::shared_ptr<const Graph> graph, const std::string& file,
-                                                         int threads) {
-    return PlanBuilder(std::move(graph), file, threads).build();
+                                                         int threads, bool keep_values) {
+    return PlanBuilder(std::move(graph), file, threads, keep_values).build();
 }
 
 }  // namespace irlite

@@ -70,7 +70,10 @@ struct ExecutionPlan {
 
 // Prepares every node whose shapes are static and plans the memory. Throws the first error.
 // threads: the pool the plan will run on (InferContext::threads), 0 when unknown.
+// keep_values (CompileOptions::keep_intermediates): every value a step makes lives until the end of
+// the run, so that each node's outputs can be read after it: no arena bytes shared over time, no
+// in-place outputs, no Concat inputs written into the Concat's output, every output computed.
 std::shared_ptr<const ExecutionPlan> make_execution_plan(std::shared_ptr<const Graph> graph, const std::string& file,
-                                                         int threads = 0);
+                                                         int threads = 0, bool keep_values = false);
 
 }  // namespace irlite

@@ -270,10 +270,12 @@ std::string_view node_precision(const Graph& graph, const Node& node) {
     return "-";
 }
 
-bool node_is_added(const Graph& graph, const Node& node) {
+bool layer_is_added(const Graph& graph, const IrLayer* layer) {
     const std::vector<IrLayer>& layers = graph.document->layers;
     const std::less<const IrLayer*> before;
-    return before(node.layer, layers.data()) || !before(node.layer, layers.data() + layers.size());
+    return !layer || before(layer, layers.data()) || !before(layer, layers.data() + layers.size());
 }
+
+bool node_is_added(const Graph& graph, const Node& node) { return layer_is_added(graph, node.layer); }
 
 }  // namespace irlite

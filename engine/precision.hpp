@@ -33,7 +33,9 @@ std::shared_ptr<const Graph> compute_in_f32(std::shared_ptr<const Graph> graph, 
 // output, else of its first float input; "-" when it handles no float value (shapes, indices).
 std::string_view node_precision(const Graph& graph, const Node& node);
 
-// A node the precision pass added (a conversion), rather than a layer of the file.
+// A node the precision pass added (a conversion), rather than a layer of the file; the same for a
+// layer (a fused node's).
 bool node_is_added(const Graph& graph, const Node& node);
+bool layer_is_added(const Graph& graph, const IrLayer* layer);
 
 }  // namespace irlite

@@ -188,7 +188,8 @@ std::shared_ptr<const ExecutionPlan> CompiledModel::Impl::plan_for(const std::ve
         build.parameter_shapes.emplace_back(layer, shapes[i]);
     }
     std::shared_ptr<const Graph> built = transform(build_graph(graph->document, *registry, build).graph);
-    auto specialised_plan = make_execution_plan(std::move(built), file, pool ? pool->size() : 1);
+    auto specialised_plan =
+        make_execution_plan(std::move(built), file, pool ? pool->size() : 1, options.keep_intermediates);
     log_plan(detail::Log(options.log_level), *specialised_plan, str("re-planned '", file, "' for new input shapes"));
     // A model fed ever new shapes keeps a bounded number of plans.
     constexpr size_t kMaxPlans = 16;
@@ -242,7 +243,7 @@ CompiledModel::CompiledModel(const Model& model, const CompileOptions& options) 
                 impl->variables.push_back(a.value);
     }
     impl->graph = impl->transform(declared);
-    impl->plan = make_execution_plan(impl->graph, impl->file, threads);
+    impl->plan = make_execution_plan(impl->graph, impl->file, threads, options.keep_intermediates);
     log_plan(log, *impl->plan,
              str("compiled '", impl->file, "' (", g.nodes.size(), " nodes, fusion ", options.fusion ? "on" : "off",
                  options.precision == InferencePrecision::F32 ? "" : ", precision as declared", ", ", threads,
@@ -587,6 +588,40 @@ const std::vector<ProfileEntry>& InferRequest::profiling() const { return state_
 void InferRequest::set_profiling(bool on) {
     state_->profiling = on;
     state_->make_profile();
+}
+
+std::vector<NodeOutput> InferRequest::node_outputs() const {
+    if (!model_->options.keep_intermediates)
+        throw Error(ErrorKind::Usage, "intermediates-not-kept",
+                    "node_outputs() needs a model compiled with CompileOptions::keep_intermediates");
+    std::vector<NodeOutput> list;
+    const State& s = *state_;
+    if (!s.ran) return list;
+    const ExecutionPlan& plan = *s.plan;
+    const Graph& g = *plan.graph;
+    for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+        const Node& n = g.nodes[ni];
+        if (!n.live || n.is_constant() || !n.def || n.outputs.empty() || layer_is_added(g, n.layer)) continue;
+        if (n.def->role == OpRole::Result) continue;
+        NodeOutput out;
+        if (n.fused.empty()) {
+            out.name = n.layer->name;
+        } else {
+            for (const IrLayer* l : n.fused)
+                if (!layer_is_added(g, l)) out.name.append(out.name.empty() ? "" : "+").append(l->name);
+        }
+        out.layer = n.layer->name;
+        out.type = node_type_name(n);
+        out.num_ports = static_cast<int>(n.outputs.size());
+        for (size_t o = 0; o < n.outputs.size(); ++o) {
+            NodeOutput port = out;
+            port.port = static_cast<int>(o);
+            if (o < n.layer->outputs.size()) port.tensor_names = n.layer->outputs[o].names();
+            port.value = *s.value_ptr(plan.node_first_value[ni] + static_cast<int>(o));
+            list.push_back(std::move(port));
+        }
+    }
+    return list;
 }
 
 void InferRequest::reset_state() { state_->variables.reset(); }

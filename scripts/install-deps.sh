@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libpugixml-dev libeigen3-dev libspdlog-dev libgtest-dev
           libbenchmark-dev python3 python3-numpy graphviz clang libclang-rt-14-dev
           python3-dev python3-pybind11 python3-pytest python3-dask python3-distributed
-          nlohmann-json3-dev libcli11-dev)
+          nlohmann-json3-dev libcli11-dev python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,6 +14,7 @@ namespace irlite::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitDiverged = 3;  // compare: a layer diverges
 
 // A command-line mistake; main() prints it with a hint to --help and exits 2.
 struct UsageError : std::runtime_error {
@@ -27,6 +28,7 @@ int info_command(const std::vector<std::string>& args);
 int dot_command(const std::vector<std::string>& args);
 int bench_command(const std::vector<std::string>& args);
 int ops_command(const std::vector<std::string>& args);
+int compare_command(const std::vector<std::string>& args);
 
 // The whole number `value` given to `option`, checked to lie in [lo, hi] (UsageError otherwise).
 long parse_count(const std::string& value, const char* option, long lo, long hi);

@@ -1,8 +1,11 @@
 // irlite run: run a model on .npy inputs and write or print its outputs.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -11,7 +14,9 @@
 #include "parser/npy.hpp"
 #include "tools/check_report.hpp"
 #include "tools/cli.hpp"
+#include "api/compare.hpp"
 #include "tools/command_line.hpp"
+#include "tools/json.hpp"
 #include "tools/model_inputs.hpp"
 
 namespace irlite::cli {
@@ -21,6 +26,7 @@ const char* kRunHelp =
     "usage: irlite run MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [--fill MODE [--seed N]]\n"
     "                  [--shape NAME=[dims]]... [-o OUTDIR] [-t THREADS] [-q] [--no-fusion]\n"
     "                  [--precision f32|f16]\n"
+    "                  [--dump DIR [--dump-layers NAME,...]]\n"
     "\n"
     "Runs the model once and writes every output as OUTDIR/<name>.npy (OUTDIR is created if\n"
     "needed; each file is written atomically). Without -o, prints every input and output.\n"
@@ -47,6 +53,13 @@ const char* kRunHelp =
     "                       plugin: weights converted once, inputs and outputs converted at the\n"
     "                       boundary, so their types are the declared ones) or f16 (every op in\n"
     "                       the types the file declares: bit-level f16 arithmetic, slower)\n"
+    "      --dump DIR       also write the output of every layer (every output port) as\n"
+    "                       DIR/<layer name>[.<port>].npy (names as for outputs), and\n"
+    "                       DIR/index.json listing them in topological order; the model then runs\n"
+    "                       unfused, so that every layer's own output exists. Nothing is written\n"
+    "                       for Consts (nor for layers folded into constants when loading)\n"
+    "      --dump-layers NAME,...\n"
+    "                       dump only these layers (layer names)\n"
     "\n"
     "Output file names: the first tensor name of the port feeding each Result; for IR v10 (no\n"
     "tensor names) the producing layer's name, with .N appended when it has several outputs;\n"
@@ -75,6 +88,55 @@ bool same_file(const std::string& a, const std::string& b) {
     return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+// --dump: every layer's outputs as DIR/<layer>[.<port>].npy and DIR/index.json, in topological
+// order. `only`: the layer names to dump (all when empty); each must name a dumped layer.
+void dump_layers(const InferRequest& request, const std::string& dir, const std::vector<std::string>& only,
+                 const std::vector<BoundInput>& bound, bool quiet) {
+    const std::vector<NodeOutput> outputs = request.node_outputs();
+    for (const std::string& name : only) {
+        bool found = false;
+        for (const NodeOutput& o : outputs) found = found || o.name == name || o.layer == name;
+        if (!found)
+            throw UsageError(str("run: --dump-layers: the model has no layer named '", name,
+                                 "' that runs (Consts are not dumped)"));
+    }
+    make_dirs(dir);
+    Json layers = Json::array();
+    std::set<std::string> used = {"index"};
+    for (const NodeOutput& o : outputs) {
+        bool wanted = only.empty();
+        for (const std::string& name : only) wanted = wanted || o.name == name || o.layer == name;
+        if (!wanted) continue;
+        const std::string label = output_label(o);
+        std::string base = safe_file_name(label);
+        for (int k = 1; used.count(base); ++k) base = safe_file_name(label) + "_" + std::to_string(k);
+        used.insert(base);
+        const std::string file = base + ".npy", path = dir + "/" + file;
+        for (const BoundInput& b : bound)
+            if (!b.path.empty() && same_file(path, b.path))
+                throw Error(ErrorKind::Io, "output-overwrites-input",
+                            str("layer '", label, "' would overwrite the input file '", b.path, "'"));
+        Tensor t = o.value;
+        if (t.type() == ElementType::bf16) t = convert_bf16_to_f32(t);
+        write_npy(path, t);
+        layers.push_back({{"name", o.name}, {"type", o.type}, {"port", o.port}, {"file", file},
+                          {"element_type", to_string(o.value.type())}, {"shape", o.value.shape()}});
+    }
+    const size_t count = layers.size();
+    const std::string index = dir + "/index.json";
+    const std::string text = dump_json(Json{{"layers", std::move(layers)}}) + "\n";
+    const std::string tmp = index + ".tmp";
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        f << text;
+        if (!f.flush())
+            throw Error(ErrorKind::Io, "output-unwritable", str("cannot write '", tmp, "'"));
+    }
+    if (std::rename(tmp.c_str(), index.c_str()) != 0)
+        throw Error(ErrorKind::Io, "output-unwritable", str("cannot write '", index, "': ", std::strerror(errno)));
+    if (!quiet) std::cout << "dumped " << count << " layer outputs to " << dir << "/\n";
+}
+
 }  // namespace
 
 int run_command(const std::vector<std::string>& args) {
@@ -94,10 +156,18 @@ int run_command(const std::vector<std::string>& args) {
     line.app().add_flag("-q,--quiet", quiet);
     line.app().add_flag("--no-fusion", no_fusion);
     line.app().add_option("--precision", precision_text);
+    std::string dump_dir, dump_only;
+    line.app().add_option("--dump", dump_dir);
+    line.app().add_option("--dump-layers", dump_only);
     if (!line.parse(args)) return kExitOk;
     CompileOptions options;
     options.fusion = !no_fusion;
     if (!precision_text.empty()) options.precision = parse_precision(precision_text);
+    if (!dump_only.empty() && dump_dir.empty()) throw UsageError("run: --dump-layers needs --dump DIR");
+    if (!dump_dir.empty()) {
+        options.fusion = false;  // every layer's own output
+        options.keep_intermediates = true;
+    }
     if (!threads_text.empty()) options.threads = static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
     const FillMode fill = fill_text.empty() ? FillMode::None : parse_fill_mode(fill_text);
     const uint64_t seed = seed_text.empty() ? 0 : parse_seed(seed_text);
@@ -111,6 +181,15 @@ int run_command(const std::vector<std::string>& args) {
     const std::vector<BoundInput> bound = load_inputs(compiled, input_specs, fill, seed);
     for (const BoundInput& b : bound) request.set_input(b.index, b.tensor);
     request.infer();
+    if (!dump_dir.empty()) {
+        std::vector<std::string> only;
+        for (size_t at = 0; at <= dump_only.size() && !dump_only.empty();) {
+            const size_t comma = std::min(dump_only.find(',', at), dump_only.size());
+            if (comma > at) only.push_back(dump_only.substr(at, comma - at));
+            at = comma + 1;
+        }
+        dump_layers(request, dump_dir, only, bound, quiet);
+    }
 
     const auto& outputs = compiled.outputs();
     if (out_dir.empty()) {

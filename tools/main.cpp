@@ -25,6 +25,8 @@ const char* kUsage =
     "         draw the graph as Graphviz DOT\n"
     "  bench  MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-n RUNS] [-t N] [--profile] [--json]\n"
     "         time inferences\n"
+    "  compare A.xml B.xml | A.xml --vs no-fusion|threads=N|isa=NAME [-i NAME=FILE.npy]... [--json]\n"
+    "         run both on the same inputs and name the first layer whose output diverges\n"
     "  ops    [--markdown]\n"
     "         list the ops irlite runs, with their opsets\n"
     "\n"
@@ -34,7 +36,7 @@ const char* kUsage =
     "           debug|trace does the same for any program using irlite.\n"
     "\n"
     "'irlite <command> --help' describes a command. Exit codes: 0 success, 1 error in the model,\n"
-    "an input or at run time (message on stderr), 2 usage error.\n";
+    "an input or at run time (message on stderr), 2 usage error; compare: 3 a layer diverges.\n";
 
 }  // namespace
 
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
         if (command == "dot") return dot_command(args);
         if (command == "bench") return bench_command(args);
         if (command == "ops") return ops_command(args);
+        if (command == "compare") return compare_command(args);
         throw UsageError("unknown command '" + command + "'");
     } catch (const UsageError& e) {
         std::cerr << "irlite: " << e.what() << "\n(see 'irlite --help')\n";

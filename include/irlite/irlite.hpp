@@ -136,6 +136,14 @@ enum class LogLevel { Trace, Debug, Info, Warning, Error, Off, Default };
 // The process default for compiles whose CompileOptions::log_level is Default (the CLI's -v/-vv).
 IRLITE_API void set_log_level(LogLevel level);
 
+// The instruction-set level of irlite's multi-versioned kernels in this process: "sse", "avx2" or
+// "avx512" (the CPU's best, capped by IRLITE_ISA or set_isa_cap; README: Portable by default).
+IRLITE_API std::string active_isa();
+// Caps that level, as IRLITE_ISA does, for every model compiled and run from now on ("" returns
+// to IRLITE_ISA's cap). A cap above the CPU's level is no cap. Not while an inference runs (kernels
+// prepared at one level may run at another). Throws Error(Usage, "isa-unknown") for another name.
+IRLITE_API void set_isa_cap(const std::string& name);
+
 // How a model is compiled.
 // The precision an f16 or bf16 model computes in (README: Precision).
 enum class InferencePrecision {
@@ -160,6 +168,21 @@ struct CompileOptions {
     LogLevel log_level = LogLevel::Default;
     // What an f16/bf16 model computes in: f32 by default (FP16 IR at FP32 speed).
     InferencePrecision precision = InferencePrecision::F32;
+    // Keep the value of every node until the next infer(), to read them all after a run
+    // (InferRequest::node_outputs(): `irlite run --dump`, `irlite compare`): each intermediate gets
+    // arena bytes of its own and no output is written over a dying input. Costs memory only.
+    bool keep_intermediates = false;
+};
+
+// One output port of one node of the last infer() (CompileOptions::keep_intermediates).
+struct NodeOutput {
+    std::string name;    // the layer's name; a fused node's layers' names joined by '+', head first
+    std::string layer;   // the layer whose output this is (a fused node's last layer)
+    std::string type;    // the op type; a fused node's types joined by '+' ("Convolution+Add+ReLU")
+    int port = 0;        // the output's position among the layer's outputs
+    int num_ports = 1;   // how many outputs the layer has
+    std::vector<std::string> tensor_names;  // the port's tensor names (none in IR v10)
+    Tensor value;        // a view of the request's memory (or of an input): valid until the next infer()
 };
 
 // One executed node of a profiled inference.
@@ -225,6 +248,12 @@ public:
     size_t num_outputs() const;
     // Per executed node of the last infer(), in execution order, when profiling is on.
     const std::vector<ProfileEntry>& profiling() const;
+    // Every output of every layer of the model that the last infer() ran, in topological order:
+    // Parameters (the bound inputs) and computed layers, not Consts, Results, values folded into
+    // constants at load time, or nodes the compiled graph added itself. Needs a model compiled with
+    // CompileOptions::keep_intermediates (else Error(Usage, "intermediates-not-kept")); empty
+    // before the first infer().
+    std::vector<NodeOutput> node_outputs() const;
     void set_profiling(bool on);
     // Forgets the values of stateful variables (ReadValue/Assign), as if no inference had run.
     void reset_state();

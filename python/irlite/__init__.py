@@ -16,7 +16,7 @@ from ._irlite import (CompiledModel, Error, InferRequest, Model, Port, VariableS
                       __version__, set_log_level, supported_ops)
 from . import _irlite
 
-__all__ = ["read_model", "compile_model", "check", "AsyncInferQueue", "Model", "CompiledModel",
+__all__ = ["read_model", "compile_model", "check", "compare", "AsyncInferQueue", "Model", "CompiledModel",
            "InferRequest", "VariableState", "Port", "Error", "__version__", "supported_ops",
            "set_log_level"]
 
@@ -45,6 +45,36 @@ def check(path, no_weights=False, weights=None):
     ("error" or "warning"), .message, .file, .line, .layer_id, .layer_name, .layer_type, .port,
     .declared and .inferred (the fields of `irlite check --json`)."""
     return _irlite._check(os.fspath(path), no_weights, os.fspath(weights) if weights else "")
+
+
+def compare(a, b=None, inputs=None, fill="random", seed=0, threshold=0.999, fused=False, vs=None, threads=1,
+            atol=0.0):
+    """Runs models a and b (paths or Models) on the same inputs and compares every layer's output,
+    as `irlite compare --json` does, returning the same document as a dict: "a", "b", "vs",
+    "inputs", "threshold", "atol", "tensors" (per matched tensor, in a's topological order: "name",
+    "layer_a", "layer_b", "port", "cosine", "max_abs", "max_rel", "nonfinite_differs"),
+    "first_divergent" (a tensor's dict with its "index", or None), "unmatched_a", "unmatched_b".
+
+    inputs: {name: array} for a's inputs (exact dtypes); the others are filled (fill: "random",
+    "zeros" or "ones"; seed). b's inputs are bound by name, converted where only the element type
+    differs. Both run unfused unless fused=True. vs="no-fusion" | "threads=N" | "isa=NAME" compares
+    a with itself run that way instead of b. threads: each run's intra-op threads. A tensor
+    diverges when its cosine is below threshold and its max_abs above atol, or when its NaN/Inf
+    elements differ."""
+    def load(m):
+        return m if isinstance(m, Model) else read_model(m)
+
+    def name(m, fallback):
+        return fallback if isinstance(m, Model) else os.fspath(m)
+
+    if (b is None) == (vs is None):
+        raise ValueError("compare needs either a second model b or vs=..., not both")
+    report = _irlite._compare(load(a), None if b is None else load(b), inputs, fill, int(seed), float(threshold),
+                              bool(fused), vs or "", int(threads), float(atol))
+    a_name = name(a, "a")
+    document = {"a": a_name, "b": a_name if b is None else name(b, "b"), "vs": report.pop("vs")}
+    document.update(report)
+    return document
 
 
 class AsyncInferQueue:

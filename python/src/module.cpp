@@ -7,14 +7,17 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "api/compare.hpp"
 #include "engine/log.hpp"
 #include "irlite/irlite.hpp"
+#include "tools/model_inputs.hpp"
 
 namespace py = pybind11;
 using namespace irlite;
@@ -232,6 +235,93 @@ CompiledModel compile(const Model& model, std::optional<int> threads, bool profi
     return CompiledModel(model, options);
 }
 
+// A comparison as the JSON of `irlite compare --json` (non-finite measures as None).
+py::dict comparison_dict(const Comparison& c, const std::vector<NamedInput>& inputs) {
+    const auto finite = [](double v) -> py::object { return std::isfinite(v) ? py::cast(v) : py::none(); };
+    const auto tensor = [&](const MatchedTensor& t) {
+        return py::dict(py::arg("name") = t.name, py::arg("layer_a") = t.layer_a, py::arg("layer_b") = t.layer_b,
+                        py::arg("port") = t.port, py::arg("cosine") = finite(t.difference.cosine),
+                        py::arg("max_abs") = finite(t.difference.max_abs), py::arg("max_rel") = finite(t.difference.max_rel),
+                        py::arg("nonfinite_differs") = t.difference.nonfinite_differs);
+    };
+    py::list in_list, tensors;
+    for (const NamedInput& in : inputs)
+        in_list.append(py::dict(py::arg("name") = in.names.front(), py::arg("source") = in.source,
+                                py::arg("element_type") = to_string(in.tensor.type()),
+                                py::arg("shape") = std::vector<int64_t>(in.tensor.shape().begin(), in.tensor.shape().end())));
+    for (const MatchedTensor& t : c.tensors) tensors.append(tensor(t));
+    py::object first = py::none();
+    if (c.first_divergent >= 0) {
+        py::dict d = tensor(c.tensors[static_cast<size_t>(c.first_divergent)]);
+        d["index"] = c.first_divergent;
+        first = d;
+    }
+    py::dict out;
+    out["inputs"] = in_list;
+    out["threshold"] = c.threshold;
+    out["atol"] = c.atol;
+    out["tensors"] = tensors;
+    out["first_divergent"] = first;
+    out["unmatched_a"] = c.unmatched_a;
+    out["unmatched_b"] = c.unmatched_b;
+    return out;
+}
+
+// irlite.compare: A against B (or A run another way, `vs`) on `inputs` ({name: array}), the
+// inputs not given filled as `irlite compare --fill` fills them.
+py::dict compare_py(const Model& a, const std::optional<Model>& b, const py::object& inputs, const std::string& fill,
+                    uint64_t seed, double threshold, bool fused, const std::string& vs, int threads, double atol) {
+    cli::FillMode mode = cli::FillMode::Random;
+    if (fill == "zeros") mode = cli::FillMode::Zeros;
+    else if (fill == "ones") mode = cli::FillMode::Ones;
+    else if (fill != "random")
+        throw Error(ErrorKind::Usage, "fill-invalid", "fill expects 'random', 'zeros' or 'ones', got '" + fill + "'");
+    CompareSide side_a;
+    side_a.model = &a;
+    side_a.options.threads = threads;
+    side_a.options.fusion = fused || !vs.empty();
+    CompareSide side_b = side_a;
+    if (!vs.empty()) side_b = side_run_another_way(side_a, vs);
+    else if (b) side_b.model = &*b;
+    else throw Error(ErrorKind::Usage, "compare-usage", "compare needs a second model b, or vs=...");
+    std::map<std::string, py::array> given;
+    if (!inputs.is_none())
+        for (const auto& [key, value] : inputs.cast<py::dict>())
+            given[key.cast<std::string>()] = py::reinterpret_borrow<py::array>(value);
+    const auto make_inputs = [&](const CompiledModel& compiled) {
+        std::vector<NamedInput> list;
+        std::map<std::string, bool> used;
+        const std::vector<PortInfo>& ports = compiled.inputs();
+        for (size_t i = 0; i < ports.size(); ++i) {
+            NamedInput in;
+            in.names.push_back(ports[i].name);
+            in.names.insert(in.names.end(), ports[i].names.begin(), ports[i].names.end());
+            for (const std::string& n : in.names) {
+                auto it = given.find(n);
+                if (it == given.end() || in.tensor.valid()) continue;
+                in.tensor = wrap_array(it->second, ports[i]).clone();
+                in.source = "array";
+                used[n] = true;
+            }
+            if (!in.tensor.valid()) {
+                in.tensor = cli::filled_input(ports[i], mode, seed, i);
+                in.source = str(fill, " fill, seed ", seed);
+            }
+            list.push_back(std::move(in));
+        }
+        for (const auto& entry : given)
+            if (!used.count(entry.first))
+                throw Error(ErrorKind::Input, "input-unknown",
+                            "the model has no input named '" + entry.first + "'; its inputs are " + cli::describe_inputs(compiled));
+        return list;
+    };
+    std::vector<NamedInput> used;
+    const Comparison c = compare_models(side_a, side_b, make_inputs, threshold, &used, atol);
+    py::dict out = comparison_dict(c, used);
+    out["vs"] = vs.empty() ? py::object(py::none()) : py::cast(vs);
+    return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_irlite, m) {
@@ -333,6 +423,7 @@ PYBIND11_MODULE(_irlite, m) {
         return ops;
     });
     m.def("set_log_level", [](const std::string& name) { set_log_level(log_level_named(name)); });
+    m.def("_compare", &compare_py);
 
     m.def("_check", [](const std::string& path, bool no_weights, const std::string& weights) {
         CheckOptions options;
