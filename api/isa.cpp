@@ -1,7 +1,10 @@
 // The instruction-set cap of the public API (irlite.hpp: active_isa, set_isa_cap) over
 // kernels/detail/cpu_isa.hpp.
+#include <fstream>
+
 #include "irlite/irlite.hpp"
 #include "kernels/detail/cpu_isa.hpp"
+#include "kernels/detail/sgemm.hpp"
 
 namespace irlite {
 
@@ -16,6 +19,58 @@ void set_isa_cap(const std::string& name) {
     if (!cpu::parse_isa(name.c_str(), isa))
         throw Error(ErrorKind::Usage, "isa-unknown", str("unknown instruction set '", name, "' (sse, avx2 or avx512)"));
     cpu::set_isa_cap_for_testing(isa);
+}
+
+namespace {
+
+std::string processor_name() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("model name", 0) != 0) continue;
+        const size_t colon = line.find(':');
+        if (colon == std::string::npos) break;
+        const size_t begin = line.find_first_not_of(" \t", colon + 1);
+        return begin == std::string::npos ? std::string() : line.substr(begin);
+    }
+    return {};
+}
+
+std::vector<std::string> kernel_features() {
+    std::vector<std::string> out;
+#if IRLITE_ISA_X86
+    __builtin_cpu_init();
+#define IRLITE_FEATURE(name) \
+    if (__builtin_cpu_supports(name)) out.push_back(name);
+    IRLITE_FEATURE("sse4.2")
+    IRLITE_FEATURE("avx2")
+    IRLITE_FEATURE("fma")
+    IRLITE_FEATURE("avx512f")
+    IRLITE_FEATURE("avx512bw")
+    IRLITE_FEATURE("avx512dq")
+    IRLITE_FEATURE("avx512vl")
+    IRLITE_FEATURE("avx512vnni")
+#undef IRLITE_FEATURE
+#endif
+    return out;
+}
+
+}  // namespace
+
+CpuInfo cpu_info() {
+    CpuInfo info;
+    info.model = processor_name();
+    info.features = kernel_features();
+    info.detected_isa = cpu::isa_name(cpu::detected_isa());
+    info.active_isa = cpu::isa_name(cpu::active_isa());
+    // sgemm.hpp: gemm_isa_for.
+    info.families = {
+        {"GEMM: MatMul with constant weights, convolutions of 64+ output pixels", nn::gemm_isa_name(nn::gemm_default_isa())},
+        {"GEMM: convolutions with an indexed B (implicit im2col) or < 64 output pixels, MatMul of two "
+         "run-time operands with < 64 columns",
+         nn::gemm_isa_name(nn::gemm_isa_for(0, true))},
+    };
+    return info;
 }
 
 }  // namespace irlite

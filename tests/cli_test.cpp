@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "irlite/irlite.hpp"
 #include "parser/npy.hpp"
 #include "temp_dir.hpp"
 
@@ -103,6 +104,15 @@ TEST(Cli, HelpExitsZero) {
         EXPECT_NE(r.out.find("usage: irlite"), std::string::npos) << cmd;
     }
     EXPECT_EQ(irlite({"--help"}).exit_code, 0);
+}
+
+// --version says what the CPU offers and what the kernels run at.
+TEST(Cli, VersionNamesTheCpuAndTheKernelLevel) {
+    const CliResult r = irlite({"--version"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("cpu "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("kernels  " + irlite::active_isa()), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("GEMM"), std::string::npos) << r.out;
 }
 
 // ---- run -----------------------------------------------------------------------------------

@@ -201,6 +201,11 @@ int bench_command(const std::vector<std::string>& args) {
         Json document = {{"model", model_path}};
         if (!fill_note.empty()) document["inputs_filled"] = fill_note;
         document["threads"] = options.threads;
+        const CpuInfo cpu = cpu_info();
+        Json families = Json::object();
+        for (const auto& [family, level] : cpu.families) families[family] = level;
+        document["cpu"] = {{"model", cpu.model}, {"features", cpu.features}, {"isa", cpu.active_isa},
+                           {"detected_isa", cpu.detected_isa}, {"families", std::move(families)}};
         document["read_ms"] = read_ms;
         document["compile_ms"] = compile_ms;
         document["load_runs"] = load_runs;
@@ -223,6 +228,11 @@ int bench_command(const std::vector<std::string>& args) {
     }
     std::cout << "model    " << model_path << "\n";
     if (!fill_note.empty()) std::cout << "inputs   " << fill_note << "\n";
+    const CpuInfo cpu = cpu_info();
+    std::cout << "cpu      " << (cpu.model.empty() ? "unknown" : cpu.model) << ", kernels " << cpu.active_isa;
+    for (const auto& [family, level] : cpu.families)
+        if (level != cpu.active_isa) std::cout << " (" << family.substr(0, family.find(':')) << " partly " << level << ")";
+    std::cout << "\n";
     std::cout << "read     " << read_ms << " ms" << load_note << "\n"
               << "compile  " << compile_ms << " ms" << load_note << "\n"
               << "first    " << first_ms << " ms\n"

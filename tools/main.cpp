@@ -69,6 +69,13 @@ int main(int argc, char** argv) {
         }
         if (command == "--version") {
             std::cout << "irlite " << irlite::version() << "\n";
+            const irlite::CpuInfo cpu = irlite::cpu_info();
+            std::string features;
+            for (const std::string& f : cpu.features) features += (features.empty() ? "" : " ") + f;
+            std::cout << "cpu      " << (cpu.model.empty() ? "unknown" : cpu.model) << " (" << features << ")\n"
+                      << "kernels  " << cpu.active_isa << " (the CPU's best: " << cpu.detected_isa
+                      << "; IRLITE_ISA=sse|avx2|avx512 caps it)\n";
+            for (const auto& [family, level] : cpu.families) std::cout << "  " << family << ": " << level << "\n";
             return kExitOk;
         }
         if (command == "run") return run_command(args);

@@ -144,6 +144,17 @@ IRLITE_API std::string active_isa();
 // prepared at one level may run at another). Throws Error(Usage, "isa-unknown") for another name.
 IRLITE_API void set_isa_cap(const std::string& name);
 
+// What this machine offers irlite and what irlite picks on it (`irlite --version`, `irlite bench`).
+struct CpuInfo {
+    std::string model;                  // the processor's name (/proc/cpuinfo), "" when unknown
+    std::vector<std::string> features;  // those irlite's kernels use: "avx2", "fma", "f16c", "avx512f", ...
+    std::string detected_isa;           // the best level of irlite's kernels the CPU runs
+    std::string active_isa;             // that level under IRLITE_ISA / set_isa_cap: what runs
+    // Kernel families that pick their own level, and that level (the others run active_isa).
+    std::vector<std::pair<std::string, std::string>> families;
+};
+IRLITE_API CpuInfo cpu_info();
+
 // How a model is compiled.
 // The precision an f16 or bf16 model computes in (README: Precision).
 enum class InferencePrecision {
