@@ -1,4 +1,4 @@
-// Running the irlite CLI from a test (cli_dump_test.cpp, cli_compare_test.cpp): exit code,
+// Running the irlite CLI from a test (cli_test.cpp, cli_dump_test.cpp, cli_compare_test.cpp): exit code,
 // stdout and stderr, and small file helpers.
 #pragma once
 
@@ -33,19 +33,18 @@ inline std::string slurp(const fs::path& p) {
     return s.str();
 }
 
-// Runs the irlite CLI with `args`, stdout and stderr captured.
-inline CliResult irlite(const std::vector<std::string>& args) {
+// Runs `argv` (argv[0] found on PATH unless it has a '/') with stdout and stderr captured; the exit
+// code is 128 + the signal when one killed it.
+inline CliResult run_program(const std::vector<std::string>& argv) {
     TempDir dir;
     const std::string out_path = dir.file("out"), err_path = dir.file("err");
-    std::vector<std::string> argv{IRLITE_CLI_PATH};
-    argv.insert(argv.end(), args.begin(), args.end());
     const pid_t pid = ::fork();
     if (pid == 0) {
         if (!std::freopen(out_path.c_str(), "w", stdout) || !std::freopen(err_path.c_str(), "w", stderr)) _exit(126);
         std::vector<char*> c_args;
         for (const std::string& a : argv) c_args.push_back(const_cast<char*>(a.c_str()));
         c_args.push_back(nullptr);
-        ::execv(c_args[0], c_args.data());
+        ::execvp(c_args[0], c_args.data());
         _exit(127);
     }
     CliResult r;
@@ -55,6 +54,13 @@ inline CliResult irlite(const std::vector<std::string>& args) {
     r.out = slurp(out_path);
     r.err = slurp(err_path);
     return r;
+}
+
+// Runs the irlite CLI with `args`, stdout and stderr captured.
+inline CliResult irlite(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{IRLITE_CLI_PATH};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_program(argv);
 }
 
 inline std::vector<std::string> list_dir(const std::string& path) {

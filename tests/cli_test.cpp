@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.hpp"
 #include "irlite/irlite.hpp"
 #include "parser/npy.hpp"
 #include "temp_dir.hpp"
@@ -27,45 +28,10 @@ const std::string kDemo = kSource + "/models/demo/model.xml";
 const std::string kDemoInput = kSource + "/models/demo/inputs/x.npy";
 const std::string kManyFaults = kSource + "/tests/data/check/many_faults.xml";
 
-struct CliResult {
-    int exit_code = -1;  // 128 + signal when killed by one
-    std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-
-// Runs `argv` (argv[0] found on PATH unless it has a '/') with stdout and stderr captured.
-CliResult run_program(const std::vector<std::string>& argv) {
-    TempDir dir;
-    const std::string out_path = dir.file("out"), err_path = dir.file("err");
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        if (!std::freopen(out_path.c_str(), "w", stdout) || !std::freopen(err_path.c_str(), "w", stderr)) _exit(126);
-        std::vector<char*> args;
-        for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        ::execvp(args[0], args.data());
-        _exit(127);
-    }
-    CliResult r;
-    int status = 0;
-    if (pid < 0 || ::waitpid(pid, &status, 0) != pid) return r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out_path);
-    r.err = slurp(err_path);
-    return r;
-}
-
-CliResult irlite(std::vector<std::string> args) {
-    args.insert(args.begin(), IRLITE_CLI_PATH);
-    return run_program(args);
-}
+using testing::CliResult;
+using testing::irlite;
+using testing::run_program;
+using testing::slurp;
 
 bool has_program(const std::string& name) { return run_program({"sh", "-c", "command -v " + name}).exit_code == 0; }
 

@@ -18,24 +18,10 @@ namespace {
 
 using testing::Mlp;
 
-Tensor input_x() {
-    Tensor x(ElementType::f32, {2, 8});
-    for (int i = 0; i < 16; ++i) x.data<float>()[i] = static_cast<float>((i * 7) % 11) / 5.0f - 1.0f;
-    return x;
-}
-
-std::vector<NamedInput> inputs_of_x() { return {{{"x"}, input_x(), "test"}}; }
-
-CompiledModel compile(const Model& m, bool fusion, bool keep = true) {
-    CompileOptions o;
-    o.threads = 1;
-    o.fusion = fusion;
-    o.keep_intermediates = keep;
-    return CompiledModel(m, o);
-}
+std::vector<NamedInput> inputs_of_x() { return {{{"x"}, testing::mlp_input(), "test"}}; }
 
 std::vector<NodeOutput> run_all(const Model& m, bool fusion) {
-    return run_keeping_outputs(compile(m, fusion), inputs_of_x());
+    return run_keeping_outputs(testing::compile_keeping(m, fusion), inputs_of_x());
 }
 
 TEST(TensorDifference, Measures) {
@@ -144,9 +130,9 @@ TEST(Compare, Fp16AgainstFp32TakesTheInputsRounded) {
 
 TEST(Compare, InputsBoundByName) {
     const Model a = Mlp().model();
-    const CompiledModel compiled = compile(a, false);
+    const CompiledModel compiled = testing::compile_keeping(a, false);
     try {
-        run_keeping_outputs(compiled, {{{"y"}, input_x(), "test"}});
+        run_keeping_outputs(compiled, {{{"y"}, testing::mlp_input(), "test"}});
         FAIL() << "no error";
     } catch (const Error& e) {
         EXPECT_EQ(e.code(), "input-missing");

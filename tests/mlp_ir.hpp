@@ -69,4 +69,20 @@ struct Mlp {
     }
 };
 
+// The input x [2, 8] the MLP's tests feed it.
+inline Tensor mlp_input() {
+    Tensor x(ElementType::f32, {2, 8});
+    for (int i = 0; i < 16; ++i) x.data<float>()[i] = static_cast<float>((i * 7) % 11) / 5.0f - 1.0f;
+    return x;
+}
+
+// A model compiled on one thread, fused or not, keeping every node's value (or not).
+inline CompiledModel compile_keeping(const Model& m, bool fusion, bool keep = true) {
+    CompileOptions o;
+    o.threads = 1;
+    o.fusion = fusion;
+    o.keep_intermediates = keep;
+    return CompiledModel(m, o);
+}
+
 }  // namespace irlite::testing

@@ -19,25 +19,11 @@ namespace {
 namespace fs = std::filesystem;
 using testing::Mlp;
 
-Tensor input_x() {
-    Tensor x(ElementType::f32, {2, 8});
-    for (int i = 0; i < 16; ++i) x.data<float>()[i] = static_cast<float>((i * 7) % 11) / 5.0f - 1.0f;
-    return x;
-}
-
-CompiledModel compile(const Model& m, bool fusion, bool keep = true) {
-    CompileOptions o;
-    o.threads = 1;
-    o.fusion = fusion;
-    o.keep_intermediates = keep;
-    return CompiledModel(m, o);
-}
-
 // The outputs of one run, as copies.
 std::vector<NodeOutput> run(const Model& m, bool fusion) {
-    const CompiledModel compiled = compile(m, fusion);
+    const CompiledModel compiled = testing::compile_keeping(m, fusion);
     InferRequest request = compiled.create_infer_request();
-    const Tensor x = input_x();
+    const Tensor x = testing::mlp_input();
     request.set_input("x", x);
     request.infer();
     std::vector<NodeOutput> outs = request.node_outputs();
@@ -53,10 +39,10 @@ std::vector<std::string> names_of(const std::vector<NodeOutput>& v) {
 
 TEST(NodeOutputs, EveryLayerInTopologicalOrderWithItsOwnValue) {
     const Model model = Mlp().model();
-    const CompiledModel compiled = compile(model, false);
+    const CompiledModel compiled = testing::compile_keeping(model, false);
     InferRequest request = compiled.create_infer_request();
     EXPECT_TRUE(request.node_outputs().empty());  // nothing ran yet
-    const Tensor x = input_x();
+    const Tensor x = testing::mlp_input();
     request.set_input("x", x);
     request.infer();
     const std::vector<NodeOutput> outs = request.node_outputs();
@@ -85,9 +71,9 @@ TEST(NodeOutputs, EveryLayerInTopologicalOrderWithItsOwnValue) {
 
 TEST(NodeOutputs, NeedKeepIntermediates) {
     const Model model = Mlp().model();
-    const CompiledModel compiled = compile(model, true, false);
+    const CompiledModel compiled = testing::compile_keeping(model, true, false);
     InferRequest request = compiled.create_infer_request();
-    request.set_input("x", input_x());
+    request.set_input("x", testing::mlp_input());
     request.infer();
     try {
         (void)request.node_outputs();
@@ -127,7 +113,7 @@ TEST(NodeOutputs, KeepingThemChangesNoOutputOfTheRealModels) {
         for (const IrLayer& l : model.document().layers) stateful = stateful || l.type == "ReadValue";
         if (stateful) continue;
         for (const bool fusion : {true, false}) {
-            const CompiledModel plain = compile(model, fusion, false), kept = compile(model, fusion, true);
+            const CompiledModel plain = testing::compile_keeping(model, fusion, false), kept = testing::compile_keeping(model, fusion, true);
             std::vector<Tensor> inputs;
             for (const PortInfo& p : plain.inputs()) {
                 const fs::path npy = entry.path() / "inputs" / (p.name + ".npy");
