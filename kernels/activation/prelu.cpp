@@ -1,7 +1,9 @@
 // PRelu-1 (IR type "PReLU"; OpenVINO opset1 spec): x >= 0 ? x : slope * x.
 // Inputs: 0 'data'; 1 'slope' (rank >= 1 in the spec; a scalar is accepted too). The spec asks for
 // data's type, but OpenVINO accepts any floating-point slope and converts it (FP16 IR v10 from
-// Model Optimizer keeps f32 slopes on f16 data): so does irlite, converting it to data's type.
+// Model Optimizer keeps f32 slopes on f16 data): so does irlite, converting it to data's type once,
+// when the model is compiled (on each run, into scratch memory, when the slope is not a constant).
+// Prepared once (the broadcast rows), run on the request's threads like the binary ops.
 // When slope is 1-D and its length equals data's channel dim (axis 1, data rank >= 2), it applies
 // per channel; otherwise it broadcasts to data numpy-style, and must not change data's shape.
 // Output: data's type and shape. Types: f16, bf16, f32, f64. No attributes.
@@ -60,39 +62,67 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{type, data}};
 }
 
-// The slope in data's type (a copy only when they differ).
-Tensor slope_as(const Tensor& slope, ElementType type) {
-    if (slope.type() == type) return slope;
-    Tensor out(type, slope.shape());
-    dispatch_type(slope.type(), [&](auto from_tag) {
+// Converts `n` slope values of type `from` into data's type `to` (through double, as f32 for the
+// 16-bit types).
+void convert_slope(const void* in, ElementType from, void* out, ElementType to, int64_t n) {
+    dispatch_type(from, [&](auto from_tag) {
         using From = decltype(from_tag);
-        dispatch_type(type, [&](auto to_tag) {
+        dispatch_type(to, [&](auto to_tag) {
             using To = decltype(to_tag);
-            const From* in = slope.data<From>();
-            To* dst = out.data<To>();
-            for (int64_t i = 0; i < slope.num_elements(); ++i) {
-                const double v = to_compute<double>(in[i]);
+            const From* src = static_cast<const From*>(in);
+            To* dst = static_cast<To*>(out);
+            for (int64_t i = 0; i < n; ++i) {
+                const double v = to_compute<double>(src[i]);
                 if constexpr (std::is_same_v<To, double>) dst[i] = v;
                 else dst[i] = from_compute<To>(static_cast<float>(v));
             }
         });
     });
-    return out;
+}
+
+// What prepare decided once: the broadcast of data against the slope (a per-channel slope seen as
+// [C, 1, ..., 1]), and a constant slope already in data's type. A slope known only at run time and
+// of another type is converted into scratch memory on each run.
+struct PReluPlan : OpPlan {
+    BroadcastPlan broadcast;
+    Tensor slope;  // the constant slope in data's type; empty when it comes at run time
+    bool convert_at_run_time = false;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    infer(ctx);  // the rule's checks, on the static shapes
+    auto plan = std::make_unique<PReluPlan>();
+    const Shape& data = ctx.shape(0).dims();
+    const Shape slope = effective_slope_shape(ctx.shape(0), ctx.shape(1)).to_shape();
+    plan->broadcast = plan_broadcast(data, slope, data);
+    const ElementType type = ctx.type(0);
+    if (const Tensor* known = ctx.value(1)) {
+        plan->slope = Tensor(type, known->shape());
+        convert_slope(known->data(), known->type(), plan->slope.data(), type, known->num_elements());
+    } else if (ctx.type(1) != type) {
+        plan->convert_at_run_time = true;
+        plan->scratch_bytes = static_cast<size_t>(checked_num_elements(ctx.shape(1).dims())) * element_size(type);
+    }
+    plan->in_place.push_back({0, 0});  // each element is read before it is written
+    plan->method = "eltwise";
+    return plan;
 }
 
 void compute(KernelContext& ctx) {
+    const PReluPlan& plan = ctx.plan<PReluPlan>();
     const Tensor& data = ctx.input(0);
-    const Tensor slope = slope_as(ctx.input(1), data.type());
-    const PartialShape per_channel = effective_slope_shape(PartialShape(data.shape()), PartialShape(slope.shape()));
-    // Reuse the binary elementwise kernel on (data, slope seen as [C, 1, ..., 1]).
-    const std::vector<Tensor> inputs{data, slope.reshaped(per_channel.to_shape())};
-    std::vector<Tensor> outputs{ctx.output(0)};
-    KernelContext binary(ctx.def(), ctx.attrs<OpAttrs>(), inputs, outputs, nullptr, nullptr);
-    const detail::BroadcastPlan rows = detail::plan_broadcast(inputs[0].shape(), inputs[1].shape(), outputs[0].shape());
-    run_binary<kFloatTypes, IntegerMath::Native>(binary, [](auto x, auto k) {
-        using C = typename decltype(x)::Scalar;
-        return (x < C(0)).select(x * k, x);
-    }, rows);
+    const void* slope = plan.slope.valid() ? plan.slope.data() : ctx.input(1).data();
+    if (plan.convert_at_run_time) {
+        convert_slope(ctx.input(1).data(), ctx.input(1).type(), ctx.scratch(), data.type(), ctx.input(1).num_elements());
+        slope = ctx.scratch();
+    }
+    run_binary_buffers<kFloatTypes, IntegerMath::Native>(
+        ctx, data.type(), data.data(), slope, ctx.output(0),
+        [](auto x, auto k) {
+            using C = typename decltype(x)::Scalar;
+            return (x < C(0)).select(x * k, x);
+        },
+        plan.broadcast);
 }
 
 }  // namespace
@@ -104,6 +134,7 @@ OpDef make_prelu_op() {
     d.input_roles = {"data", "slope"};
     d.min_inputs = 2;
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

@@ -262,16 +262,14 @@ struct BinaryPlan : OpPlan {
 };
 std::unique_ptr<OpPlan> prepare_binary(const InferContext& ctx, TypeMask allowed);
 
-// The kernel on inputs 0 and 1 -> output 0, with their broadcast plan.
+// The kernel on buffers a and b of element type `type` (laid out as the broadcast plan's inputs) ->
+// `out`, across the request's pool. Ops whose second operand is not their input 1 as it is (PReLU's
+// slope converted once) call this; the others run_binary.
 template <TypeMask kAllowed, IntegerMath kMath, class Fn>
-void run_binary(KernelContext& ctx, const Fn& fn, const BroadcastPlan& plan) {
-    const Tensor& a = ctx.input(0);
-    const Tensor& b = ctx.input(1);
-    Tensor& out = ctx.output(0);
+void run_binary_buffers(const KernelContext& ctx, ElementType type, const void* a, const void* b, Tensor& out,
+                        const Fn& fn, const BroadcastPlan& plan) {
     if (out.num_elements() == 0) return;
-    IRLITE_CHECK(a.type() == b.type(), ErrorKind::Type, "element-type-mismatch", "input types ", to_string(a.type()),
-                 " and ", to_string(b.type()), " differ");
-    dispatch_type(a.type(), [&](auto tag) {
+    dispatch_type(type, [&](auto tag) {
         using T = decltype(tag);
         if constexpr ((kAllowed & type_bit(element_type_of<T>())) != 0) {
             using C = compute_t<T, kMath>;
@@ -280,8 +278,8 @@ void run_binary(KernelContext& ctx, const Fn& fn, const BroadcastPlan& plan) {
             using O = std::conditional_t<std::is_same_v<R, C>, T, bool>;
             IRLITE_CHECK(out.type() == element_type_of<O>(), ErrorKind::Type, "element-type-mismatch", "output type ",
                          to_string(out.type()), ", expected ", to_string(element_type_of<O>()));
-            const T* pa = a.data<T>();
-            const T* pb = b.data<T>();
+            const T* pa = static_cast<const T*>(a);
+            const T* pb = static_cast<const T*>(b);
             O* po = out.data<O>();
             const int64_t rows = plan.num_rows();
             if (rows == 1) {
@@ -300,9 +298,20 @@ void run_binary(KernelContext& ctx, const Fn& fn, const BroadcastPlan& plan) {
             });
         } else {
             throw ctx.input_error(0, ErrorKind::Type, "element-type-unsupported",
-                                  str(ctx.def().type, " does not support element type ", to_string(a.type())));
+                                  str(ctx.def().type, " does not support element type ", to_string(type)));
         }
     });
+}
+
+// The kernel on inputs 0 and 1 -> output 0, with their broadcast plan.
+template <TypeMask kAllowed, IntegerMath kMath, class Fn>
+void run_binary(KernelContext& ctx, const Fn& fn, const BroadcastPlan& plan) {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (ctx.output(0).num_elements() == 0) return;
+    IRLITE_CHECK(a.type() == b.type(), ErrorKind::Type, "element-type-mismatch", "input types ", to_string(a.type()),
+                 " and ", to_string(b.type()), " differ");
+    run_binary_buffers<kAllowed, kMath>(ctx, a.type(), a.data(), b.data(), ctx.output(0), fn, plan);
 }
 
 // An OpDef for a binary elementwise op: inputs 'a' and 'b', attribute auto_broadcast, element

@@ -115,6 +115,9 @@ TEST(ZeroAllocation, F16Models) {
         SCOPED_TRACE(name);
         EXPECT_EQ(allocations_per_run((shared / name / "model.xml").string()), 0) << name;
     }
+    // A real Open Model Zoo FP16 file, with PReLU (its f32 slopes on f16 data converted once).
+    const fs::path landmarks = shared / ".." / "wild-ir" / "omz_landmarks_regression_retail_0009_fp16_v10" / "model.xml";
+    if (fs::exists(landmarks)) EXPECT_EQ(allocations_per_run(landmarks.string()), 0);
 }
 
 // A model with a dynamic batch is planned again when the input shapes change, and only then: a
