@@ -160,8 +160,7 @@ private:
         if (n.def->role == OpRole::Sink || !n.shapes_static) return false;
         for (size_t i = 0; i < step.inputs.size(); ++i) {
             if (!is_static(step.inputs[i])) return false;
-            const bool needs_value = i < 32 && (n.def->value_inputs >> i & 1u) != 0;
-            if (needs_value && plan_->values[static_cast<size_t>(step.inputs[i])].kind != ValueSlot::Kind::Constant)
+            if (n.def->needs_value(i) && plan_->values[static_cast<size_t>(step.inputs[i])].kind != ValueSlot::Kind::Constant)
                 return false;
         }
         return !n.def->allocates_outputs || n.def->prepare;

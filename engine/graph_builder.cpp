@@ -922,8 +922,7 @@ private:
         const OpDef& def = *node.def;
         if (!def.prepare || def.role != OpRole::Compute || !node.shapes_static) return;
         for (size_t i = 0; i < inputs.size(); ++i) {
-            const bool needs_value = i < 32 && (def.value_inputs >> i & 1u) != 0;
-            if (!inputs[i].shape.is_static() || (needs_value && !inputs[i].value)) return;
+            if (!inputs[i].shape.is_static() || (def.needs_value(i) && !inputs[i].value)) return;
         }
         try {
             const InferContext ctx(def, *node.attrs, inputs, static_cast<int>(node.outputs.size()));
@@ -1071,7 +1070,7 @@ private:
         for (size_t i = 0; i < inputs.size(); ++i) {
             if (inputs[i].value) {
                 values.push_back(*inputs[i].value);
-            } else if ((node.def->shape_only_inputs >> i & 1u) && inputs[i].shape.is_static()) {
+            } else if (node.def->reads_only_shape(i) && inputs[i].shape.is_static()) {
                 values.push_back(Tensor::wrap(inputs[i].type, inputs[i].shape.to_shape(), nullptr));
             } else {
                 return false;

@@ -287,6 +287,10 @@ struct OpDef {
     int epilogue_channel_axis = 1;
 
     int max_inputs() const { return variadic_inputs ? INT32_MAX : static_cast<int>(input_roles.size()); }
+    // Bit i of value_inputs / shape_only_inputs; false past the masks' 32 bits (a Concat's 40th
+    // input), where a plain shift would be undefined.
+    bool needs_value(size_t i) const { return i < 32 && (value_inputs >> i & 1u) != 0; }
+    bool reads_only_shape(size_t i) const { return i < 32 && (shape_only_inputs >> i & 1u) != 0; }
     // The role of input port i ("data", "start", ...; "data3" for a variadic op's 4th input).
     std::string input_role(size_t i) const;
     std::string opset_range() const;  // "opset8+", "opset1..opset7"

@@ -151,7 +151,7 @@ private:
     bool decides_on_half(const Node& n) const {
         bool reads_half = false;
         for (size_t i = 0; i < n.inputs.size(); ++i)
-            if (n.inputs[i].node >= 0 && !(n.def->shape_only_inputs >> i & 1u) && is_half(original_type(n.inputs[i])))
+            if (n.inputs[i].node >= 0 && !n.def->reads_only_shape(i) && is_half(original_type(n.inputs[i])))
                 reads_half = true;
         const bool makes_float = std::any_of(n.outputs.begin(), n.outputs.end(), [](const OutputInfo& o) { return is_float(o.type); });
         return reads_half && !makes_float;
@@ -212,14 +212,14 @@ private:
             for (size_t i = 0; i < node.inputs.size(); ++i) {
                 ValueRef& r = node.inputs[i];
                 if (r.node < 0) continue;
-                const bool shape_only = n.def->shape_only_inputs >> i & 1u;
+                const bool shape_only = n.def->reads_only_shape(i);
                 r = !shape_only && is_half(original_type(r)) ? declared_form(r) : placed(r);
             }
             return;
         }
         for (size_t i = 0; i < node.inputs.size(); ++i) {
             ValueRef& r = node.inputs[i];
-            r = n.def->shape_only_inputs >> i & 1u ? placed(r) : f32_form(r);
+            r = n.def->reads_only_shape(i) ? placed(r) : f32_form(r);
         }
         for (size_t o = 0; o < node.outputs.size(); ++o) node.outputs[o].type = (*types)[o];
         // A Convert to f16/bf16 of a value that type holds exactly (compressed u4/i8 weights, as

@@ -229,6 +229,30 @@ TEST(Precision, RealF16ModelsMatchTheirF32Twins) {
     }
 }
 
+// A Concat of 40 f16 inputs: the pass reads each input's role past the 32 bits of the op's input
+// masks (OpDef::reads_only_shape), which UBSan checks in the sanitizer build.
+TEST(Precision, ConcatOfManyF16Inputs) {
+    constexpr int kInputs = 40;
+    IrBuilder b;
+    b.parameter(0, "x", "f16", {1, 2});
+    std::vector<testing::PortSpec> ins;
+    for (int i = 0; i < kInputs; ++i) ins.push_back({i, "FP16", {1, 2}, ""});
+    b.layer(1, "cat", "Concat", "opset1", "axis=\"0\"", ins, {{kInputs, "FP16", {kInputs, 2}, "y"}});
+    b.result(2, "out", "f16", {kInputs, 2});
+    for (int i = 0; i < kInputs; ++i) b.edge(0, 0, 1, i);
+    b.edge(1, kInputs, 2, 0);
+    const Model model = Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size());
+    std::vector<uint16_t> x = to_f16({0.5f, -2.0f});
+    const RunResult r = run(model, Tensor::wrap(ElementType::f16, {1, 2}, x.data()), {});
+    ASSERT_EQ(r.output.type(), ElementType::f16);
+    const std::vector<float> y = values_of(r.output);
+    ASSERT_EQ(y.size(), 2u * kInputs);
+    for (int i = 0; i < kInputs; ++i) {
+        EXPECT_EQ(y[2 * i], 0.5f) << i;
+        EXPECT_EQ(y[2 * i + 1], -2.0f) << i;
+    }
+}
+
 // The boundary conversions give the same bits on every instruction set (F16C or the scalar code),
 // for every f16 value and for f32 values around every rounding case, NaNs included.
 TEST(Precision, HalfConversionsSameBitsOnEveryInstructionSet) {
