@@ -240,8 +240,10 @@ private:
     std::shared_ptr<const OpAttrs> convert_attrs_[kNumElementTypes];
 };
 
-bool has_half_value(const Graph& g) {
-    for (const Node& n : g.nodes) {
+}  // namespace
+
+bool has_half_values(const Graph& graph) {
+    for (const Node& n : graph.nodes) {
         if (!n.live) continue;
         for (const OutputInfo& o : n.outputs)
             if (is_half(o.type)) return true;
@@ -249,11 +251,9 @@ bool has_half_value(const Graph& g) {
     return false;
 }
 
-}  // namespace
-
 std::shared_ptr<const Graph> compute_in_f32(std::shared_ptr<const Graph> graph, const OpRegistry& registry) {
     const OpDef* convert = registry.find("Convert", 1);
-    if (!graph || !convert || !has_half_value(*graph)) return graph;
+    if (!graph || !convert || !has_half_values(*graph)) return graph;
     for (const Node& n : graph->nodes)
         if (n.live && !n.def) return graph;  // a graph that cannot run (check mode): nothing to do
     return PrecisionPass(*graph, *convert).run();

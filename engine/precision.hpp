@@ -29,6 +29,9 @@ namespace irlite {
 // bf16 value. The input is not modified. Needs the registry's Convert-1 (unchanged without it).
 std::shared_ptr<const Graph> compute_in_f32(std::shared_ptr<const Graph> graph, const OpRegistry& registry);
 
+// Whether a live node of the graph makes an f16 or bf16 value (what compute_in_f32 changes).
+bool has_half_values(const Graph& graph);
+
 // The element type a node computes in, for `info` and profiles: the type of its first float
 // output, else of its first float input; "-" when it handles no float value (shapes, indices).
 std::string_view node_precision(const Graph& graph, const Node& node);

@@ -88,9 +88,7 @@ void collect_compiled(const CheckReport& report, ModelInfo& info, bool fusion, I
     };
     std::shared_ptr<const Graph> graph = report.graph;
     PrecisionInfo& p = info.precision;
-    for (const Node& node : graph->nodes)
-        for (const OutputInfo& o : node.outputs)
-            if (node.live && (o.type == ElementType::f16 || o.type == ElementType::bf16)) p.has_half = true;
+    p.has_half = has_half_values(*graph);
     if (precision == InferencePrecision::F32) graph = compute_in_f32(graph, builtin_ops());
     for (const Node& node : graph->nodes) {
         if (!node.live || node.is_constant() || !node.def || node.def->role != OpRole::Compute) continue;

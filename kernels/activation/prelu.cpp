@@ -85,7 +85,7 @@ void convert_slope(const void* in, ElementType from, void* out, ElementType to, 
 // of another type is converted into scratch memory on each run.
 struct PReluPlan : OpPlan {
     BroadcastPlan broadcast;
-    Tensor slope;  // the constant slope in data's type; empty when it comes at run time
+    Tensor slope;  // the constant slope in data's type (the Const itself when it is); empty when it comes at run time
     bool convert_at_run_time = false;
 };
 
@@ -96,7 +96,9 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     const Shape slope = effective_slope_shape(ctx.shape(0), ctx.shape(1)).to_shape();
     plan->broadcast = plan_broadcast(data, slope, data);
     const ElementType type = ctx.type(0);
-    if (const Tensor* known = ctx.value(1)) {
+    if (const Tensor* known = ctx.value(1); known && known->type() == type) {
+        plan->slope = *known;  // the Const's own bytes
+    } else if (known) {
         plan->slope = Tensor(type, known->shape());
         convert_slope(known->data(), known->type(), plan->slope.data(), type, known->num_elements());
     } else if (ctx.type(1) != type) {

@@ -35,38 +35,28 @@ IRLITE_TARGET_AVX2 void narrow_f16c(const float* in, uint16_t* out, int64_t n) {
                          _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     narrow_scalar(in + i, out + i, n - i);
 }
+#else
+void widen_f16c(const uint16_t* in, float* out, int64_t n) { widen_scalar(in, out, n); }
+void narrow_f16c(const float* in, uint16_t* out, int64_t n) { narrow_scalar(in, out, n); }
 #endif
 
-bool has_f16c() {
-#if IRLITE_ISA_X86
-    return cpu::active_isa() >= cpu::Isa::Avx2;  // the Avx2 level includes F16C
-#else
-    return false;
-#endif
+// `n` elements in chunks across the pool, each by the F16C loop when the active level has it (the
+// Avx2 level includes F16C), else by the scalar one.
+template <class In, class Out>
+void convert_in_chunks(ThreadPool* pool, const In* in, Out* out, int64_t n, void (*f16c)(const In*, Out*, int64_t),
+                       void (*scalar)(const In*, Out*, int64_t)) {
+    const auto convert = IRLITE_ISA_X86 && cpu::active_isa() >= cpu::Isa::Avx2 ? f16c : scalar;
+    for_chunks(pool, n, kGrain, [&](int64_t begin, int64_t end) { convert(in + begin, out + begin, end - begin); });
 }
 
 }  // namespace
 
 void f16_to_f32_buffer(ThreadPool* pool, const uint16_t* in, float* out, int64_t n) {
-    const bool f16c = has_f16c();
-    for_chunks(pool, n, kGrain, [&](int64_t begin, int64_t end) {
-#if IRLITE_ISA_X86
-        if (f16c) return widen_f16c(in + begin, out + begin, end - begin);
-#endif
-        widen_scalar(in + begin, out + begin, end - begin);
-    });
-    (void)f16c;
+    convert_in_chunks(pool, in, out, n, widen_f16c, widen_scalar);
 }
 
 void f32_to_f16_buffer(ThreadPool* pool, const float* in, uint16_t* out, int64_t n) {
-    const bool f16c = has_f16c();
-    for_chunks(pool, n, kGrain, [&](int64_t begin, int64_t end) {
-#if IRLITE_ISA_X86
-        if (f16c) return narrow_f16c(in + begin, out + begin, end - begin);
-#endif
-        narrow_scalar(in + begin, out + begin, end - begin);
-    });
-    (void)f16c;
+    convert_in_chunks(pool, in, out, n, narrow_f16c, narrow_scalar);
 }
 
 }  // namespace irlite::detail
