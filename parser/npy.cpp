@@ -395,8 +395,9 @@ std::string encode_npy(const Tensor& t) {
     return out;
 }
 
-void write_npy(const std::string& path, const Tensor& t) {
-    const std::string bytes = encode_npy(t);
+void write_npy(const std::string& path, const Tensor& t) { write_file_atomically(path, encode_npy(t)); }
+
+void write_file_atomically(const std::string& path, const std::string& bytes) {
     // A unique name in the same directory (so that rename is atomic); O_EXCL never reuses a file.
     static std::atomic<unsigned> counter{0};
     std::string tmp;

@@ -40,6 +40,8 @@ std::string encode_npy(const Tensor& t);
 // temporary file is removed and Error(kind Io, "output-unwritable") is thrown; nothing
 // half-written is left, and an existing file at `path` is untouched.
 void write_npy(const std::string& path, const Tensor& t);
+// The same for any bytes (`run --dump`'s index.json).
+void write_file_atomically(const std::string& path, const std::string& bytes);
 
 // Element-wise f32 -> bf16 (round to nearest even) and bf16 -> f32 (exact), same shape.
 // Throw Error(kind Usage, "convert-wrong-type") when the input is not of the source type.

@@ -33,6 +33,10 @@ int compare_command(const std::vector<std::string>& args);
 // The whole number `value` given to `option`, checked to lie in [lo, hi] (UsageError otherwise).
 long parse_count(const std::string& value, const char* option, long lo, long hi);
 
+// The number `value` given to `option`, finite and in [lo, hi] (hi may be infinity: no upper
+// bound); UsageError otherwise.
+double parse_number(const std::string& value, const char* option, double lo, double hi);
+
 // --precision: "f32" (f16/bf16 values computed in f32, the default) or "f16" (every op computes in
 // the types the file declares: bit-level f16 arithmetic); UsageError otherwise.
 InferencePrecision parse_precision(const std::string& value);

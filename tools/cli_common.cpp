@@ -18,6 +18,15 @@ long parse_count(const std::string& value, const char* option, long lo, long hi)
     return v;
 }
 
+double parse_number(const std::string& value, const char* option, double lo, double hi) {
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end || !std::isfinite(v) || !(v >= lo && v <= hi))
+        throw UsageError(std::isinf(hi) ? str(option, " expects a number >= ", lo, ", got '", value, "'")
+                                        : str(option, " expects a number from ", lo, " to ", hi, ", got '", value, "'"));
+    return v;
+}
+
 InferencePrecision parse_precision(const std::string& value) {
     if (value == "f32") return InferencePrecision::F32;
     if (value == "f16" || value == "declared") return InferencePrecision::Declared;

@@ -126,13 +126,7 @@ int bench_command(const std::vector<std::string>& args) {
     options.fusion = !no_fusion;
     if (!precision_text.empty()) options.precision = parse_precision(precision_text);
     if (!threads_text.empty()) options.threads = static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
-    double min_seconds = 0;
-    if (!time_text.empty()) {
-        char* end = nullptr;
-        min_seconds = std::strtod(time_text.c_str(), &end);
-        if (*end || !(min_seconds >= 0 && min_seconds <= 86400))
-            throw UsageError("--time expects a number of seconds from 0 to 86400, got '" + time_text + "'");
-    }
+    const double min_seconds = time_text.empty() ? 0 : parse_number(time_text, "--time", 0, 86400);
     std::vector<ShapeOverride> shapes;
     for (const std::string& spec : shape_specs) shapes.push_back(parse_shape_override(spec));
     // Read and compile load_runs times; the last model and compiled model are the ones run.

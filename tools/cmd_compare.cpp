@@ -152,20 +152,8 @@ int compare_command(const std::vector<std::string>& args) {
                                     : "compare: give either a second model or --vs, not both");
     const FillMode fill = fill_text.empty() ? FillMode::Random : parse_fill_mode(fill_text);
     const uint64_t seed = seed_text.empty() ? 0 : parse_seed(seed_text);
-    double threshold = 0.999;
-    if (!threshold_text.empty()) {
-        char* end = nullptr;
-        threshold = std::strtod(threshold_text.c_str(), &end);
-        if (*end || !(threshold >= -1 && threshold <= 1))
-            throw UsageError("compare: --threshold expects a number from -1 to 1, got '" + threshold_text + "'");
-    }
-    double atol = 0;
-    if (!atol_text.empty()) {
-        char* end = nullptr;
-        atol = std::strtod(atol_text.c_str(), &end);
-        if (*end || !(atol >= 0 && std::isfinite(atol)))
-            throw UsageError("compare: --atol expects a number >= 0, got '" + atol_text + "'");
-    }
+    const double threshold = threshold_text.empty() ? 0.999 : parse_number(threshold_text, "--threshold", -1, 1);
+    const double atol = atol_text.empty() ? 0 : parse_number(atol_text, "--atol", 0, HUGE_VAL);
     CompileOptions options;
     options.threads = threads_text.empty() ? 1 : static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
 

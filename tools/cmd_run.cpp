@@ -3,9 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -123,17 +121,7 @@ void dump_layers(const InferRequest& request, const std::string& dir, const std:
                           {"element_type", to_string(o.value.type())}, {"shape", o.value.shape()}});
     }
     const size_t count = layers.size();
-    const std::string index = dir + "/index.json";
-    const std::string text = dump_json(Json{{"layers", std::move(layers)}}) + "\n";
-    const std::string tmp = index + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f << text;
-        if (!f.flush())
-            throw Error(ErrorKind::Io, "output-unwritable", str("cannot write '", tmp, "'"));
-    }
-    if (std::rename(tmp.c_str(), index.c_str()) != 0)
-        throw Error(ErrorKind::Io, "output-unwritable", str("cannot write '", index, "': ", std::strerror(errno)));
+    write_file_atomically(dir + "/index.json", dump_json(Json{{"layers", std::move(layers)}}) + "\n");
     if (!quiet) std::cout << "dumped " << count << " layer outputs to " << dir << "/\n";
 }
 
