@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs `irlite check --json` on every case of the shared corpora.
+"""Runs `irlite check --json` on every case of the shared corpora, 64 models per process.
 
 - A valid case (no "expect_error" in its case.json) must check clean: exit 0, one JSON document,
   "valid": true and no finding of severity error.
@@ -15,6 +15,8 @@ import json
 import os
 import subprocess
 import sys
+
+BATCH = 64  # cases per `irlite check` process
 
 DOCUMENT_LEVEL_CODES = {"xml-malformed", "xml-no-net", "ir-version", "xml-unreadable", "bin-unreadable"}
 
@@ -36,33 +38,66 @@ def cases_under(top):
             yield root
 
 
-def check_case(irlite, case, meta, runtime_only):
-    """Returns None when the case behaves, else the reason it does not."""
+def judge(report, exit_ok, case, meta, runtime_only):
+    """Returns None when the case's report behaves, else the reason it does not. `exit_ok` says
+    whether the exit code agreed with the report's validity."""
     negative = "expect_error" in meta
-    proc = subprocess.run([irlite, "check", "--json", os.path.join(case, "model.xml")],
-                          capture_output=True, text=True, timeout=120)
-    if proc.returncode not in (0, 1):
-        return f"exit code {proc.returncode}; stderr: {proc.stderr.strip()[:300]}"
-    try:
-        report = json.loads(proc.stdout)
-    except ValueError as e:
-        return f"stdout is not one JSON document ({e}): {proc.stdout[:200]!r}"
     errors = [e for e in report.get("errors", []) if e.get("severity") == "error"]
-    if report.get("valid") != (proc.returncode == 0) or report["summary"]["errors"] != len(errors):
+    if not exit_ok or report["summary"]["errors"] != len(errors) or report.get("valid") != (not errors):
         return "'valid', the summary and the exit code disagree"
     if not negative:
-        if proc.returncode != 0:
+        if errors:
             return "a valid model has errors: " + "; ".join(f"[{e['code']}] {e['message']}" for e in errors[:3])
         return None
-    if os.path.basename(case) in runtime_only and proc.returncode == 0:
+    if os.path.basename(case) in runtime_only and not errors:
         return None
-    if proc.returncode != 1 or not errors:
+    if not errors:
         return f"not reported (expected: {meta['expect_error']})"
     for e in errors:
         located = e.get("code") and isinstance(e.get("line"), int) and e["line"] > 0
         if located and (e.get("layer_id") is not None or e["code"] in DOCUMENT_LEVEL_CODES):
             return None
     return "reported, but no error carries a code, a line and a layer: " + json.dumps(errors[0])
+
+
+def run_check(irlite, cases):
+    """`irlite check --json` over the cases' models in one process: (exit code, reports or None)."""
+    proc = subprocess.run([irlite, "check", "--json"] + [os.path.join(c, "model.xml") for c in cases],
+                          capture_output=True, text=True, timeout=60 + 30 * len(cases))
+    if proc.returncode not in (0, 1):
+        return proc, None
+    try:
+        reports = json.loads(proc.stdout)
+    except ValueError:
+        return proc, None
+    if len(cases) == 1:
+        reports = [reports]
+    if not isinstance(reports, list) or len(reports) != len(cases):
+        return proc, None
+    return proc, reports
+
+
+def check_cases(irlite, cases, metas, runtime_only):
+    """Yields (case, reason or None). Cases are checked in batches, one process each (a process
+    start costs more than a check under the sanitizers); a batch whose process fails is checked
+    again case by case, so that the failure is pinned on its case."""
+    for i in range(0, len(cases), BATCH):
+        batch = cases[i:i + BATCH]
+        proc, reports = run_check(irlite, batch)
+        if reports is not None:
+            any_error = any(not r.get("valid") for r in reports)
+            exit_ok = proc.returncode == (1 if any_error else 0)
+            for case, report in zip(batch, reports):
+                yield case, judge(report, exit_ok, case, metas[case], runtime_only)
+            continue
+        for case in batch:
+            proc, reports = run_check(irlite, [case])
+            if reports is None:
+                yield case, (f"exit code {proc.returncode}; stdout: {proc.stdout[:200]!r}; "
+                             f"stderr: {proc.stderr.strip()[:300]}")
+            else:
+                exit_ok = proc.returncode == (0 if reports[0].get("valid") else 1)
+                yield case, judge(reports[0], exit_ok, case, metas[case], runtime_only)
 
 
 def main():
@@ -78,17 +113,19 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     runtime_only = load_runtime_only(os.path.join(here, "data", "check", "runtime_only_cases.txt"))
     passed = failed = negatives = 0
+    cases, metas = [], {}
     for corpus in corpora:
         for case in cases_under(os.path.join(shared, corpus)):
             with open(os.path.join(case, "case.json")) as f:
-                meta = json.load(f)
-            negatives += "expect_error" in meta
-            reason = check_case(irlite, case, meta, runtime_only)
-            if reason:
-                failed += 1
-                print(f"FAIL {case}: {reason}")
-            else:
-                passed += 1
+                metas[case] = json.load(f)
+            negatives += "expect_error" in metas[case]
+            cases.append(case)
+    for case, reason in check_cases(irlite, cases, metas, runtime_only):
+        if reason:
+            failed += 1
+            print(f"FAIL {case}: {reason}")
+        else:
+            passed += 1
     print(f"{passed} passed, {failed} failed ({negatives} negative cases)")
     return 1 if failed else 0
 

@@ -243,6 +243,34 @@ TEST(Cli, CheckJsonIsOneDocumentWithEveryFinding) {
     }
 }
 
+// Several models in one call (as `irlite check models/*.xml`): each is reported as alone, the exit
+// code says whether any has an error, and --json gives an array of the per-model documents.
+TEST(Cli, CheckOfSeveralModels) {
+    const CliResult text = irlite({"check", kDemo, kManyFaults});
+    EXPECT_EQ(text.exit_code, 1) << text.err;
+    const size_t demo = text.out.find("0 errors, 0 warnings");
+    const size_t faults = text.out.find("many_faults.xml: 6 errors, 4 warnings");
+    ASSERT_NE(demo, std::string::npos) << text.out;
+    ASSERT_NE(faults, std::string::npos) << text.out;
+    EXPECT_LT(demo, faults) << "reports in the order given";
+    EXPECT_EQ(irlite({"check", kDemo, kDemo}).exit_code, 0);
+    const CliResult json = irlite({"check", "--json", kManyFaults, kDemo});
+    EXPECT_EQ(json.exit_code, 1);
+    ASSERT_FALSE(json.out.empty());
+    EXPECT_EQ(json.out.front(), '[') << json.out;
+    if (has_program("python3")) {
+        const CliResult parsed = run_program(
+            {"python3", "-c", "import json,sys; d=json.loads(sys.argv[1]); assert len(d) == 2; "
+                              "assert [x['valid'] for x in d] == [False, True], d; "
+                              "assert d[0]['summary'] == {'errors': 6, 'warnings': 4}",
+             json.out});
+        EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
+    }
+    const CliResult weights = irlite({"check", kDemo, kManyFaults, "-w", "x.bin"});
+    EXPECT_EQ(weights.exit_code, 2) << weights.out;
+    EXPECT_NE(weights.err.find("2 models were given"), std::string::npos) << weights.err;
+}
+
 TEST(Cli, CheckWithAShapeOverride) {
     // The demo's x is [4,6]; checked as [5,6], the declared dims downstream no longer hold.
     const CliResult r = irlite({"check", kDemo, "--shape", "x=[5,6]"});

@@ -10,18 +10,20 @@ namespace irlite::cli {
 namespace {
 
 const char* kCheckHelp =
-    "usage: irlite check MODEL.xml [-w MODEL.bin | --no-weights] [--json] [--shape NAME=[dims]]...\n"
+    "usage: irlite check MODEL.xml... [-w MODEL.bin | --no-weights] [--json] [--shape NAME=[dims]]...\n"
     "\n"
-    "Validates the model without running it and reports every problem found, each located in the\n"
+    "Validates each model without running it and reports every problem found, each located in the\n"
     "XML: one finding per line, 'file:line: severity: [code] layer 'name' (Type id=N) port P: message'\n"
     "(P is the port id in the XML), then a summary line. After an error, checking goes on with the\n"
     "dims the file declares, so one fault does not hide others.\n"
     "\n"
-    "  -w, --weights FILE   the weights (.bin); default: MODEL.xml with the extension .bin\n"
+    "  -w, --weights FILE   the weights (.bin) of the one model given; default: MODEL.xml with the\n"
+    "                       extension .bin\n"
     "      --no-weights     check without the weights (published IR often comes without its .bin):\n"
     "                       structure, edges, ops, attributes, precisions and shapes, with Const\n"
     "                       values unknown (dims that depend on them are taken as declared)\n"
-    "      --json           print exactly one JSON document instead:\n"
+    "      --json           print exactly one JSON document instead (for several models, an array\n"
+    "                       of these documents, in the order given):\n"
     "                       {\"file\", \"ir_version\", \"valid\", \"errors\": [{\"code\", \"severity\", \"line\",\n"
     "                        \"layer_id\", \"layer_name\", \"layer_type\", \"port\", \"message\", \"declared\",\n"
     "                        \"inferred\"}], \"summary\": {\"errors\", \"warnings\"}}\n"
@@ -30,7 +32,7 @@ const char* kCheckHelp =
     "                       check as if Parameter NAME (layer or tensor name) had these dims;\n"
     "                       repeatable. '?' or -1 keeps a dim dynamic, [] is a scalar.\n"
     "\n"
-    "Exit codes: 0 no error (warnings allowed), 1 at least one error, 2 usage error.\n"
+    "Exit codes: 0 no error in any model (warnings allowed), 1 at least one error, 2 usage error.\n"
     "The finding codes are listed in docs/check.md.\n";
 
 void print_text(const CheckReport& report) {
@@ -38,7 +40,7 @@ void print_text(const CheckReport& report) {
     std::cout << report.file << ": " << count_text(report.errors, report.warnings) << "\n";
 }
 
-std::string print_json(const CheckReport& report) {
+Json report_json(const CheckReport& report) {
     Json errors = Json::array();
     for (const Diagnostic& d : report.findings) {
         const Location& w = d.where;
@@ -58,17 +60,18 @@ std::string print_json(const CheckReport& report) {
                      {"valid", report.valid()},
                      {"errors", std::move(errors)},
                      {"summary", {{"errors", report.errors}, {"warnings", report.warnings}}}};
-    return dump_json(document);
+    return document;
 }
 
 }  // namespace
 
 int check_command(const std::vector<std::string>& args) {
-    std::string model_path, bin_path;
+    std::vector<std::string> model_paths;
+    std::string bin_path;
     std::vector<std::string> shape_specs;
     bool json = false, no_weights = false;
     CommandLine line("check", kCheckHelp);
-    line.add_model(model_path);
+    line.add_models(model_paths);
     line.app().add_option("-w,--weights", bin_path);
     line.app().add_flag("--json", json);
     line.app().add_flag("--no-weights", no_weights);
@@ -77,11 +80,20 @@ int check_command(const std::vector<std::string>& args) {
     std::vector<ShapeOverride> overrides;
     for (const std::string& spec : shape_specs) overrides.push_back(parse_shape_override(spec));
     if (no_weights && !bin_path.empty()) throw UsageError("check: --no-weights and -w/--weights exclude each other");
+    if (model_paths.size() > 1 && !bin_path.empty())
+        throw UsageError("check: -w/--weights names the weights of one model; " + std::to_string(model_paths.size()) +
+                         " models were given (each then reads its own MODEL.bin)");
 
-    const CheckReport report = run_check(model_path, bin_path, overrides, no_weights);
-    if (json) std::cout << print_json(report) << "\n";
-    else print_text(report);
-    return report.valid() ? kExitOk : kExitError;
+    bool all_valid = true;
+    Json documents = Json::array();
+    for (const std::string& model_path : model_paths) {
+        const CheckReport report = run_check(model_path, bin_path, overrides, no_weights);
+        all_valid = all_valid && report.valid();
+        if (json) documents.push_back(report_json(report));
+        else print_text(report);
+    }
+    if (json) std::cout << dump_json(model_paths.size() == 1 ? documents[0] : documents) << "\n";
+    return all_valid ? kExitOk : kExitError;
 }
 
 }  // namespace irlite::cli

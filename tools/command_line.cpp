@@ -19,6 +19,11 @@ void CommandLine::add_model(std::string& path) {
     app_.add_option("model", path, "MODEL.xml");
 }
 
+void CommandLine::add_models(std::vector<std::string>& paths) {
+    models_ = &paths;
+    app_.add_option("models", paths, "MODEL.xml...");
+}
+
 CLI::Option* CommandLine::add_repeated(const std::string& names, std::vector<std::string>& values,
                                        const std::string& what) {
     return app_.add_option(names, values, what)->allow_extra_args(false)->take_all();
@@ -44,7 +49,7 @@ bool CommandLine::parse(const std::vector<std::string>& args) {
         if (model_) throw UsageError(command_ + ": more than one model given ('" + *model_ + "', '" + extra + "')");
         throw UsageError(command_ + ": unexpected argument '" + extra + "'");
     }
-    if (model_ && model_->empty()) throw UsageError(command_ + ": no model given");
+    if ((model_ && model_->empty()) || (models_ && models_->empty())) throw UsageError(command_ + ": no model given");
     return true;
 }
 

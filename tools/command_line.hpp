@@ -1,7 +1,7 @@
 // A subcommand's command line, parsed by CLI11 (Debian's libcli11-dev): options as `-o VALUE`,
 // `-oVALUE`, `--opt VALUE` or `--opt=VALUE`, repeatable options collecting one value per use, one
-// positional MODEL.xml. `-h`/`--help` prints the command's own help text (written by hand: it
-// documents more than the options, e.g. check's JSON schema). Every parse error is a UsageError
+// positional MODEL.xml (several for check). `-h`/`--help` prints the command's own help text
+// (written by hand: it documents more than the options, e.g. check's JSON schema). Every parse error is a UsageError
 // (exit code 2).
 #pragma once
 
@@ -19,6 +19,8 @@ public:
     CLI::App& app() { return app_; }
     // The positional MODEL.xml, required unless --help is given.
     void add_model(std::string& path);
+    // One or more positional MODEL.xml files (check), at least one required unless --help is given.
+    void add_models(std::vector<std::string>& paths);
     // An option that may be given several times, one value each time (`-i a=1.npy -i b=2.npy`).
     CLI::Option* add_repeated(const std::string& names, std::vector<std::string>& values, const std::string& what);
     // Parses `args` (the words after the command's name). False when --help was given: the help
@@ -30,6 +32,7 @@ private:
     const char* help_text_;
     bool help_ = false;
     std::string* model_ = nullptr;
+    std::vector<std::string>* models_ = nullptr;
     CLI::App app_;
 };
 
