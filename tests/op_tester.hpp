@@ -9,7 +9,9 @@
 //
 // run() looks the OpDef up in builtin_ops() by type and opset, parses the attributes with
 // AttrReader, runs the shape rule with every input known, allocates the outputs poisoned with 0xA5
-// bytes (so elements a kernel forgets to write show up), runs the kernel and returns the outputs.
+// bytes (so elements a kernel forgets to write show up), prepares the plan and scratch memory,
+// runs the kernel as the executor does, fails the test when the kernel allocated on the heap, and
+// returns the outputs.
 // With `unknown_at_load`, it first runs the rule with those inputs' values hidden, as the graph
 // builder does for non-Const inputs, and checks that the load-time result is compatible with
 // the run-time one (same types, compatible shapes, same output count).
@@ -19,14 +21,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "alloc_counter.hpp"
 #include "engine/op.hpp"
 #include "kernels/all_ops.hpp"
 
@@ -147,6 +153,22 @@ inline RuleInput unknown(ElementType type, PartialShape shape) { return {type, s
 
 // ---- the runner ------------------------------------------------------------------------------
 
+// The ops whose compute still allocates on some path their tests take (issue 25: each gets its
+// work planned in prepare and buffers in scratch; take an op off the list when it does). Every
+// other op's tests fail when its compute allocates. Most of these paths are ones the real models
+// do not take (they are allocation-free there: ZeroAllocation.*), such as f16 data computed in
+// f16 (--precision f16), per-run index inputs and generic N-d layouts.
+inline bool allocates_in_compute_for_now(std::string_view type) {
+    static const char* const kTypes[] = {
+        "AvgPool", "BatchNormInference", "Broadcast", "Convolution", "ConvolutionBackpropData",
+        "DetectionOutput", "Gather", "GroupConvolution", "GroupConvolutionBackpropData", "Interpolate",
+        "LogSoftmax", "MatMul", "MaxPool", "MVN", "NonMaxSuppression", "NormalizeL2", "Pad",
+        "PriorBox", "PriorBoxClustered", "ReduceL1", "ReduceL2", "ReduceMax", "ReduceMean", "ReduceMin",
+        "ReduceProd", "ReduceSum", "ScaledDotProductAttention", "Select", "SoftMax", "Softmax",
+        "StridedSlice", "Tile"};
+    return std::find(std::begin(kTypes), std::end(kTypes), type) != std::end(kTypes);
+}
+
 class OpTester {
 public:
     OpTester(std::string type, int opset, std::vector<IrAttribute> attributes = {}) {
@@ -206,13 +228,17 @@ public:
     // The op's prepared plan for these inputs (every value known).
     std::unique_ptr<OpPlan> plan(const std::vector<Tensor>& inputs) const {
         const std::unique_ptr<OpAttrs> a = attrs();
-        std::vector<InferContext::Input> in;
-        for (const Tensor& t : inputs) in.push_back({t.type(), PartialShape(t.shape()), &t});
-        const InferContext ctx(*def_, *a, std::move(in), std::max(def_->num_outputs, 0));
-        return def_->prepare ? def_->prepare(ctx) : nullptr;
+        return prepare_with(*a, inputs);
     }
 
 private:
+    std::unique_ptr<OpPlan> prepare_with(const OpAttrs& a, const std::vector<Tensor>& inputs, int outputs = -1) const {
+        std::vector<InferContext::Input> in;
+        for (const Tensor& t : inputs) in.push_back({t.type(), PartialShape(t.shape()), &t});
+        const InferContext ctx(*def_, a, std::move(in), outputs >= 0 ? outputs : std::max(def_->num_outputs, 0));
+        return def_->prepare ? def_->prepare(ctx) : nullptr;
+    }
+
     std::vector<Tensor> compute_with(const OpAttrs& a, const std::vector<Tensor>& inputs,
                                      const std::vector<OutputInfo>& infos) const {
         std::vector<Tensor> outputs(infos.size());
@@ -224,8 +250,27 @@ private:
                 std::memset(outputs[i].data(), 0xA5, outputs[i].byte_size());
             }
         }
-        KernelContext ctx(*def_, a, inputs, outputs, nullptr, nullptr);
-        def_->compute(ctx);
+        // As the executor runs it: the plan prepared beforehand, scratch memory given, and the
+        // heap allocations of compute itself counted (the op contract: compute allocates nothing,
+        // except an op that sizes its outputs from the data, which allocates them).
+        std::unique_ptr<OpPlan> plan;
+        if (def_->prepare) plan = prepare_with(a, inputs, static_cast<int>(outputs.size()));
+        const size_t scratch_bytes = plan ? (plan->scratch_bytes + 63) / 64 * 64 : 0;
+        std::unique_ptr<std::byte, void (*)(void*)> scratch(
+            scratch_bytes ? static_cast<std::byte*>(std::aligned_alloc(64, scratch_bytes)) : nullptr, std::free);
+        std::vector<const Tensor*> input_ptrs;
+        for (const Tensor& t : inputs) input_ptrs.push_back(&t);
+        KernelContext ctx(*def_, a, input_ptrs.data(), input_ptrs.size(), outputs.data(), outputs.size(), plan.get(),
+                          scratch.get(), scratch_bytes, nullptr);
+        int64_t allocations = 0;
+        {
+            AllocationCounter counter;
+            def_->compute(ctx);
+            allocations = counter.stop();
+        }
+        if (!def_->allocates_outputs && !allocates_in_compute_for_now(layer_.type))
+            EXPECT_EQ(allocations, 0) << layer_.type << "-" << def_->version
+                                      << ": compute allocated on the heap (prepare plans and sizes scratch)";
         for (size_t i = 0; i < outputs.size(); ++i) {
             EXPECT_EQ(outputs[i].type(), infos[i].type) << "output " << i;
             EXPECT_TRUE(shapes_compatible(infos[i].shape, PartialShape(outputs[i].shape()))) << "output " << i;
