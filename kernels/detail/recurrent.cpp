@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <optional>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 
+#include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/nn_gemm.hpp"
 #include "kernels/detail/parallel.hpp"
@@ -68,9 +69,12 @@ std::unique_ptr<OpAttrs> parse_attrs(const AttrReader& r, const RecurrentOp& op)
     if (r.has("activations_beta")) beta = r.get_f64_list("activations_beta");
     for (size_t i = 0; i < names.size(); ++i) {
         Activation act;
-        if (names[i] == "sigmoid") act.kind = Activation::Kind::Sigmoid;
-        else if (names[i] == "tanh") act.kind = Activation::Kind::Tanh;
-        else if (names[i] == "relu") act.kind = Activation::Kind::Relu;
+        if (names[i] == "sigmoid")
+            act.kind = Activation::Kind::Sigmoid;
+        else if (names[i] == "tanh")
+            act.kind = Activation::Kind::Tanh;
+        else if (names[i] == "relu")
+            act.kind = Activation::Kind::Relu;
         else
             attribute_invalid(op.name, str("activation \"", names[i],
                                            "\" is not an activation function; allowed: sigmoid, tanh, relu"));
@@ -83,8 +87,11 @@ std::unique_ptr<OpAttrs> parse_attrs(const AttrReader& r, const RecurrentOp& op)
     a->clip = std::isinf(clip) ? 0.0f : static_cast<float>(clip);
     if (op.sequence) {
         const std::string d = r.get_enum("direction", {"forward", "reverse", "bidirectional"}, "forward");
-        if (!r.has("direction")) throw Error(ErrorKind::Attribute, "attribute-missing", str(op.name, " needs the attribute direction"));
-        a->direction = d == "forward" ? Direction::Forward : d == "reverse" ? Direction::Reverse : Direction::Bidirectional;
+        if (!r.has("direction"))
+            throw Error(ErrorKind::Attribute, "attribute-missing", str(op.name, " needs the attribute direction"));
+        a->direction = d == "forward"   ? Direction::Forward
+                       : d == "reverse" ? Direction::Reverse
+                                        : Direction::Bidirectional;
     }
     if (op.cell == Cell::Gru) a->linear_before_reset = r.get_bool("linear_before_reset", false);
     if (op.p != kNoPort) a->input_forget = r.get_bool("input_forget", false);
@@ -102,8 +109,7 @@ struct Dims {
 bool has(const InferContext& ctx, size_t port) { return port != kNoPort && port < ctx.num_inputs(); }
 
 int64_t known_dim(const InferContext& ctx, size_t port, size_t axis) {
-    if (!has(ctx, port) || !ctx.shape(port).rank_known() || ctx.shape(port).rank() <= axis)
-        return kDynamic;
+    if (!has(ctx, port) || !ctx.shape(port).rank_known() || ctx.shape(port).rank() <= axis) return kDynamic;
     return ctx.shape(port)[axis];
 }
 
@@ -128,8 +134,9 @@ Dims check_shapes(const InferContext& ctx, const RecurrentOp& op) {
     const auto& a = ctx.attrs<RecurrentAttrs>();
     const ElementType type = ctx.type(op.x);
     if (!is_storable_float(type))
-        throw ctx.input_error(op.x, ErrorKind::Type, "element-type-unsupported",
-                              str(op.name, " X must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
+        throw ctx.input_error(
+            op.x, ErrorKind::Type, "element-type-unsupported",
+            str(op.name, " X must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
     for (size_t port : {op.h, op.c, op.w, op.r, op.b, op.p})
         if (has(ctx, port) && ctx.type(port) != type)
             throw ctx.input_error(port, ErrorKind::Type, "element-type-mismatch",
@@ -154,17 +161,19 @@ Dims check_shapes(const InferContext& ctx, const RecurrentOp& op) {
     if (d.i == kDynamic) d.i = known_dim(ctx, op.w, op.sequence ? 2 : 1);
     if (op.sequence) d.t = known_dim(ctx, op.x, 1);
 
-    const std::string legend =
-        str("batch ", d.n == kDynamic ? std::string("?") : std::to_string(d.n),
-            op.sequence ? str(", num_directions ", d.d) : std::string(), ", hidden_size ", d.h, ", input_size ",
-            d.i == kDynamic ? std::string("?") : std::to_string(d.i),
-            op.cell == Cell::Gru ? str(", linear_before_reset ", a.linear_before_reset ? "true" : "false") : std::string());
+    const std::string legend = str(
+        "batch ", d.n == kDynamic ? std::string("?") : std::to_string(d.n),
+        op.sequence ? str(", num_directions ", d.d) : std::string(), ", hidden_size ", d.h, ", input_size ",
+        d.i == kDynamic ? std::string("?") : std::to_string(d.i),
+        op.cell == Cell::Gru ? str(", linear_before_reset ", a.linear_before_reset ? "true" : "false") : std::string());
     auto with_dirs = [&](std::vector<int64_t> dims) {
         if (op.sequence) dims.insert(dims.begin(), d.d);
         return dims;
     };
-    check_input(ctx, op, op.x, op.sequence ? std::vector<int64_t>{d.n, d.t, d.i} : std::vector<int64_t>{d.n, d.i}, legend);
-    const std::vector<int64_t> state = op.sequence ? std::vector<int64_t>{d.n, d.d, d.h} : std::vector<int64_t>{d.n, d.h};
+    check_input(ctx, op, op.x, op.sequence ? std::vector<int64_t>{d.n, d.t, d.i} : std::vector<int64_t>{d.n, d.i},
+                legend);
+    const std::vector<int64_t> state =
+        op.sequence ? std::vector<int64_t>{d.n, d.d, d.h} : std::vector<int64_t>{d.n, d.h};
     check_input(ctx, op, op.h, state, legend);
     check_input(ctx, op, op.c, state, legend);
     check_input(ctx, op, op.lengths, {d.n}, legend);
@@ -200,8 +209,8 @@ namespace {
 // when it is a constant (f32 path), else read where it lies.
 struct Product {
     int64_t m = 0, n = 0, k = 0;
-    nn::GemmPlan gemm;           // f32 path
-    std::vector<float> packed;   // every direction's packed B, `stride` floats apart; empty: plain
+    nn::GemmPlan gemm;          // f32 path
+    std::vector<float> packed;  // every direction's packed B, `stride` floats apart; empty: plain
     size_t stride = 0;
 };
 
@@ -213,7 +222,7 @@ struct RecurrentPlan : OpPlan {
     Activation f, g_act, h_act;
     float clip = 0;
     bool lbr = false, input_forget = false, has_b = false, has_p = false, has_c_in = false;
-    bool f32 = true;  // compute in float through sgemm; else double through Eigen
+    bool f32 = true;           // compute in float through sgemm; else double through Eigen
     Product proj, rec, rec_h;  // rec_h: GRU without linear_before_reset, (r (.) H) Rh^T
     int64_t rec_cols = 0;
     size_t off_xp = 0, off_hp = 0, off_hh = 0, off_rh = 0, off_hs = 0, off_cs = 0, off_len = 0;
@@ -396,9 +405,9 @@ void product(KernelContext& ctx, const Product& pr, int64_t dir, const C* a, con
         return;
     }
     if constexpr (std::is_same_v<C, float>) {
-        const nn::GemmOperand bop = pr.packed.empty()
-                                        ? nn::GemmOperand::plain(b, k, true)
-                                        : nn::GemmOperand::prepacked(pr.packed.data() + static_cast<size_t>(dir) * pr.stride);
+        const nn::GemmOperand bop =
+            pr.packed.empty() ? nn::GemmOperand::plain(b, k, true)
+                              : nn::GemmOperand::prepacked(pr.packed.data() + static_cast<size_t>(dir) * pr.stride);
         nn::GemmEpilogue epi;
         epi.bias = bias;
         epi.axis = nn::GemmEpilogue::BiasAxis::Column;
@@ -451,41 +460,47 @@ void run(KernelContext& ctx, const RecurrentPlan& p, const Operands<C>& io, cons
             };
             if (split_h) {
                 detail::for_chunks(ctx.pool(), N, grain, [&](int64_t begin, int64_t end) {
-                    for (int64_t n = begin; n < end; ++n) {
-                        if (s >= lengths[n]) continue;
-                        C* g = hp + n * p.rec_cols;
-                        gru_zr(p, g, xp + (n * T + step_of(n)) * gh);
-                        for (int64_t j = 0; j < H; ++j) rh[n * H + j] = g[H + j] * hs[n * H + j];
-                    }
+                    cpu::run([&] {
+                        for (int64_t n = begin; n < end; ++n) {
+                            if (s >= lengths[n]) continue;
+                            C* g = hp + n * p.rec_cols;
+                            gru_zr(p, g, xp + (n * T + step_of(n)) * gh);
+                            for (int64_t j = 0; j < H; ++j) rh[n * H + j] = g[H + j] * hs[n * H + j];
+                        }
+                    });
                 });
                 product(ctx, p.rec_h, d, rh, r ? r + 2 * H * H : nullptr, static_cast<const C*>(nullptr), hh);
             }
+            // The gate loops compiled for the CPU's vector level (cpu_isa.hpp): the same IEEE
+            // operations per element at every level (vec_math's exp), so the same results.
             detail::for_chunks(ctx.pool(), N, grain, [&](int64_t begin, int64_t end) {
-                for (int64_t n = begin; n < end; ++n) {
-                    if (s >= lengths[n]) continue;
-                    const C* x = xp + (n * T + step_of(n)) * gh;
-                    C* g = hp + n * p.rec_cols;
-                    C* h = hs + n * H;
-                    if (p.cell == Cell::Lstm) {
-                        lstm_row(p, g, x, io.peep, cs + n * H, h);
-                    } else if (p.cell == Cell::Rnn) {
-                        add_to(g, x, H);
-                        clip_values(g, H, p.clip);
-                        activate(p.f, g, H);
-                        std::memcpy(h, g, row_bytes);
-                    } else if (split_h) {
-                        C* cand = hh + n * H;
-                        add_to(cand, x + 2 * H, H);
-                        gru_update(p, g, cand, h);
-                    } else {  // linear_before_reset: h~ = g(x_h + r (.) (H Rh^T + Rbh))
-                        gru_zr(p, g, x);
-                        C* cand = g + 2 * H;
-                        for (int64_t j = 0; j < H; ++j)
-                            cand[j] = x[2 * H + j] + g[H + j] * (cand[j] + (rbh ? rbh[j] : C(0)));
-                        gru_update(p, g, cand, h);
+                cpu::run([&] {
+                    for (int64_t n = begin; n < end; ++n) {
+                        if (s >= lengths[n]) continue;
+                        const C* x = xp + (n * T + step_of(n)) * gh;
+                        C* g = hp + n * p.rec_cols;
+                        C* h = hs + n * H;
+                        if (p.cell == Cell::Lstm) {
+                            lstm_row(p, g, x, io.peep, cs + n * H, h);
+                        } else if (p.cell == Cell::Rnn) {
+                            add_to(g, x, H);
+                            clip_values(g, H, p.clip);
+                            activate(p.f, g, H);
+                            std::memcpy(h, g, row_bytes);
+                        } else if (split_h) {
+                            C* cand = hh + n * H;
+                            add_to(cand, x + 2 * H, H);
+                            gru_update(p, g, cand, h);
+                        } else {  // linear_before_reset: h~ = g(x_h + r (.) (H Rh^T + Rbh))
+                            gru_zr(p, g, x);
+                            C* cand = g + 2 * H;
+                            for (int64_t j = 0; j < H; ++j)
+                                cand[j] = x[2 * H + j] + g[H + j] * (cand[j] + (rbh ? rbh[j] : C(0)));
+                            gru_update(p, g, cand, h);
+                        }
+                        emit(n);
                     }
-                    emit(n);
-                }
+                });
             });
         }
         for (int64_t n = 0; n < N; ++n) {
@@ -554,8 +569,10 @@ void compute_as(KernelContext& ctx, const RecurrentPlan& p) {
 
 void compute(KernelContext& ctx) {
     const auto& p = ctx.plan<RecurrentPlan>();
-    if (p.f32) compute_as<float>(ctx, p);
-    else compute_as<double>(ctx, p);
+    if (p.f32)
+        compute_as<float>(ctx, p);
+    else
+        compute_as<double>(ctx, p);
 }
 
 OpDef make_recurrent_op(const RecurrentOp& op, const char* type, int version, std::vector<std::string> roles,

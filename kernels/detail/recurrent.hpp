@@ -56,7 +56,7 @@ struct Activation {
 struct RecurrentAttrs : OpAttrs {
     int64_t hidden_size = 0;
     std::vector<Activation> activations;  // f, g, h (LSTM); f, g (GRU); f (RNN)
-    float clip = 0;                        // 0: none
+    float clip = 0;                       // 0: none
     Direction direction = Direction::Forward;
     bool linear_before_reset = false;  // GRU
     bool input_forget = false;         // LSTMCell-1

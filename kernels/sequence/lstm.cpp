@@ -32,7 +32,8 @@ OpDef make_lstm_cell_1_op() {
 
 OpDef make_lstm_cell_4_op() {
     static const rnn::RecurrentOp op{"LSTMCell", Cell::Lstm, false, 0, 1, 2, kNoPort, 3, 4, 5, kNoPort};
-    OpDef d = rnn::make_recurrent_op(op, "LSTMCell", 4, {"X", "initial_hidden_state", "initial_cell_state", "W", "R", "B"}, 5);
+    OpDef d = rnn::make_recurrent_op(op, "LSTMCell", 4,
+                                     {"X", "initial_hidden_state", "initial_cell_state", "W", "R", "B"}, 5);
     d.first_opset = 4;
     return d;
 }
@@ -40,8 +41,8 @@ OpDef make_lstm_cell_4_op() {
 OpDef make_lstm_sequence_5_op() {
     static const rnn::RecurrentOp op{"LSTMSequence", Cell::Lstm, true, 0, 1, 2, 3, 4, 5, 6, kNoPort};
     OpDef d = rnn::make_recurrent_op(
-        op, "LSTMSequence", 5,
-        {"X", "initial_hidden_state", "initial_cell_state", "sequence_lengths", "W", "R", "B"}, 7);
+        op, "LSTMSequence", 5, {"X", "initial_hidden_state", "initial_cell_state", "sequence_lengths", "W", "R", "B"},
+        7);
     d.first_opset = 5;
     return d;
 }
