@@ -84,6 +84,9 @@ TEST(RnnSequence, DirectionsLengthsAndLargeSizes) {
     // More rows and columns than one GEMM tile, T larger than the batch.
     RnnCase big = make_case(9, 20, 40, 70, "relu", "bidirectional");
     big.spec.clip = 2.0;
+    // A contracting recurrence (small R), so that the GEMM's summation order, which differs
+    // between instruction-set levels, moves the result by rounding only.
+    for (double& v : big.r) v *= 0.1;
     const auto out = OpTester("RNNSequence", 5, attributes(big.spec, true))
                          .run(sequence_inputs(big, i64s({20, 19, 1, 0, 20, 7, 20, 20, 3})));
     const Result want =
