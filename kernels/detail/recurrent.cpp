@@ -172,15 +172,16 @@ Dims check_shapes(const InferContext& ctx, const RecurrentOp& op) {
     };
     check_input(ctx, op, op.x, op.sequence ? std::vector<int64_t>{d.n, d.t, d.i} : std::vector<int64_t>{d.n, d.i},
                 legend);
+    // The weights first: a hidden_size or a direction that disagrees with them is named there.
+    check_input(ctx, op, op.w, with_dirs({d.g * d.h, d.i}), legend);
+    check_input(ctx, op, op.r, with_dirs({d.g * d.h, d.h}), legend);
+    check_input(ctx, op, op.b, with_dirs({d.bias}), legend);
+    check_input(ctx, op, op.p, {3 * d.h}, legend);
     const std::vector<int64_t> state =
         op.sequence ? std::vector<int64_t>{d.n, d.d, d.h} : std::vector<int64_t>{d.n, d.h};
     check_input(ctx, op, op.h, state, legend);
     check_input(ctx, op, op.c, state, legend);
     check_input(ctx, op, op.lengths, {d.n}, legend);
-    check_input(ctx, op, op.w, with_dirs({d.g * d.h, d.i}), legend);
-    check_input(ctx, op, op.r, with_dirs({d.g * d.h, d.h}), legend);
-    check_input(ctx, op, op.b, with_dirs({d.bias}), legend);
-    check_input(ctx, op, op.p, {3 * d.h}, legend);
     return d;
 }
 

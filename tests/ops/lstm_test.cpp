@@ -185,7 +185,8 @@ TEST(LstmCell, Errors) {
         [&] {
             with({{"hidden_size", "6"}}).run(cell_inputs(c));
         },
-        ErrorKind::ShapeRule, "shape-mismatch", "LSTMCell initial_hidden_state is [2,4] but [2,6] is required", 1));
+        ErrorKind::ShapeRule, "shape-mismatch", "LSTMCell W is [16,3] but [24,3] is required (batch 2, hidden_size 6",
+        3));
     // B of the wrong size.
     std::vector<Tensor> in = cell_inputs(c);
     in[5] = make_tensor(ElementType::f32, {12}, wave(12, 1));
@@ -250,7 +251,8 @@ TEST(LstmSequence, Errors) {
         [&] {
             OpTester("LSTMSequence", 5, attributes(bidir, true)).run(sequence_inputs(c, i64s({3, 3})));
         },
-        ErrorKind::ShapeRule, "shape-mismatch", "num_directions 2", 1));
+        ErrorKind::ShapeRule, "shape-mismatch",
+        "LSTMSequence W is [1,16,3] but [2,16,3] is required (batch 2, num_directions 2", 4));
     // sequence_lengths of a float type.
     EXPECT_TRUE(throws_error(
         [&] {
