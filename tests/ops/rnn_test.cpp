@@ -95,6 +95,19 @@ TEST(RnnSequence, DirectionsLengthsAndLargeSizes) {
     EXPECT_TRUE(near(out[1], want.ho, 1e-4));
 }
 
+TEST(RnnSequence, EmptyBatchTimeAndInput) {
+    // T = 0: Y is empty, Ho the initial state. N = 0: empty outputs. I = 0: no input projection.
+    for (const auto& dims : std::vector<std::vector<int64_t>>{{2, 0, 3}, {0, 3, 3}, {2, 3, 0}}) {
+        const RnnCase c = make_case(dims[0], dims[1], dims[2], 4, "tanh", "bidirectional");
+        const auto out =
+            OpTester("RNNSequence", 5, attributes(c.spec, true))
+                .run(sequence_inputs(c, i64s(std::vector<int64_t>(static_cast<size_t>(dims[0]), dims[1]))));
+        const Result want = reference(c.spec, c.x, c.h0, {}, c.w, c.r, c.b, {}, {});
+        EXPECT_TRUE(near(out[0], want.y, 1e-5)) << dims[0] << " " << dims[1] << " " << dims[2];
+        EXPECT_TRUE(near(out[1], want.ho, 1e-5)) << dims[0] << " " << dims[1] << " " << dims[2];
+    }
+}
+
 TEST(RnnCell, Errors) {
     const RnnCase c = make_case(2, 1, 3, 4);
     std::vector<Tensor> in = cell_inputs(c);
