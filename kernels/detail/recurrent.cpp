@@ -302,8 +302,11 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, const RecurrentOp& op) 
 
 namespace {
 
+// The activations over an array. f32: vec_math's exp (no libm call), compiled for the CPU's vector
+// level (cpu_isa.hpp) in one place, the same IEEE operations per element at every level, so the
+// same results; f64: libm.
 template <class C>
-void activate(const Activation& a, C* v, int64_t n) {
+void activate_loop(const Activation& a, C* v, int64_t n) {
     switch (a.kind) {
         case Activation::Kind::Relu:
             for (int64_t j = 0; j < n; ++j) v[j] = v[j] > C(0) ? v[j] : C(0);
@@ -328,6 +331,18 @@ void activate(const Activation& a, C* v, int64_t n) {
             }
             return;
     }
+}
+
+__attribute__((noinline)) void activate_f32(const Activation& a, float* v, int64_t n) {
+    cpu::run([&] { activate_loop(a, v, n); });
+}
+
+template <class C>
+void activate(const Activation& a, C* v, int64_t n) {
+    if constexpr (std::is_same_v<C, float>)
+        activate_f32(a, v, n);
+    else
+        activate_loop(a, v, n);
 }
 
 template <class C>
@@ -461,47 +476,41 @@ void run(KernelContext& ctx, const RecurrentPlan& p, const Operands<C>& io, cons
             };
             if (split_h) {
                 detail::for_chunks(ctx.pool(), N, grain, [&](int64_t begin, int64_t end) {
-                    cpu::run([&] {
-                        for (int64_t n = begin; n < end; ++n) {
-                            if (s >= lengths[n]) continue;
-                            C* g = hp + n * p.rec_cols;
-                            gru_zr(p, g, xp + (n * T + step_of(n)) * gh);
-                            for (int64_t j = 0; j < H; ++j) rh[n * H + j] = g[H + j] * hs[n * H + j];
-                        }
-                    });
+                    for (int64_t n = begin; n < end; ++n) {
+                        if (s >= lengths[n]) continue;
+                        C* g = hp + n * p.rec_cols;
+                        gru_zr(p, g, xp + (n * T + step_of(n)) * gh);
+                        for (int64_t j = 0; j < H; ++j) rh[n * H + j] = g[H + j] * hs[n * H + j];
+                    }
                 });
                 product(ctx, p.rec_h, d, rh, r ? r + 2 * H * H : nullptr, static_cast<const C*>(nullptr), hh);
             }
-            // The gate loops compiled for the CPU's vector level (cpu_isa.hpp): the same IEEE
-            // operations per element at every level (vec_math's exp), so the same results.
             detail::for_chunks(ctx.pool(), N, grain, [&](int64_t begin, int64_t end) {
-                cpu::run([&] {
-                    for (int64_t n = begin; n < end; ++n) {
-                        if (s >= lengths[n]) continue;
-                        const C* x = xp + (n * T + step_of(n)) * gh;
-                        C* g = hp + n * p.rec_cols;
-                        C* h = hs + n * H;
-                        if (p.cell == Cell::Lstm) {
-                            lstm_row(p, g, x, io.peep, cs + n * H, h);
-                        } else if (p.cell == Cell::Rnn) {
-                            add_to(g, x, H);
-                            clip_values(g, H, p.clip);
-                            activate(p.f, g, H);
-                            std::memcpy(h, g, row_bytes);
-                        } else if (split_h) {
-                            C* cand = hh + n * H;
-                            add_to(cand, x + 2 * H, H);
-                            gru_update(p, g, cand, h);
-                        } else {  // linear_before_reset: h~ = g(x_h + r (.) (H Rh^T + Rbh))
-                            gru_zr(p, g, x);
-                            C* cand = g + 2 * H;
-                            for (int64_t j = 0; j < H; ++j)
-                                cand[j] = x[2 * H + j] + g[H + j] * (cand[j] + (rbh ? rbh[j] : C(0)));
-                            gru_update(p, g, cand, h);
-                        }
-                        emit(n);
+                for (int64_t n = begin; n < end; ++n) {
+                    if (s >= lengths[n]) continue;
+                    const C* x = xp + (n * T + step_of(n)) * gh;
+                    C* g = hp + n * p.rec_cols;
+                    C* h = hs + n * H;
+                    if (p.cell == Cell::Lstm) {
+                        lstm_row(p, g, x, io.peep, cs + n * H, h);
+                    } else if (p.cell == Cell::Rnn) {
+                        add_to(g, x, H);
+                        clip_values(g, H, p.clip);
+                        activate(p.f, g, H);
+                        std::memcpy(h, g, row_bytes);
+                    } else if (split_h) {
+                        C* cand = hh + n * H;
+                        add_to(cand, x + 2 * H, H);
+                        gru_update(p, g, cand, h);
+                    } else {  // linear_before_reset: h~ = g(x_h + r (.) (H Rh^T + Rbh))
+                        gru_zr(p, g, x);
+                        C* cand = g + 2 * H;
+                        for (int64_t j = 0; j < H; ++j)
+                            cand[j] = x[2 * H + j] + g[H + j] * (cand[j] + (rbh ? rbh[j] : C(0)));
+                        gru_update(p, g, cand, h);
                     }
-                });
+                    emit(n);
+                }
             });
         }
         for (int64_t n = 0; n < N; ++n) {
