@@ -196,6 +196,14 @@ OpDef make_generate_proposals_op();
 OpDef make_ctc_greedy_decoder_op();
 OpDef make_ctc_greedy_decoder_seq_len_op();
 OpDef make_scaled_dot_product_attention_op();
+OpDef make_lstm_cell_1_op();
+OpDef make_lstm_cell_4_op();
+OpDef make_lstm_sequence_5_op();
+OpDef make_gru_cell_3_op();
+OpDef make_gru_sequence_5_op();
+OpDef make_rnn_cell_3_opset1_op();
+OpDef make_rnn_cell_3_op();
+OpDef make_rnn_sequence_5_op();
 
 namespace {
 
@@ -353,6 +361,14 @@ OpRegistry build_registry() {
              make_ctc_greedy_decoder_op,
              make_ctc_greedy_decoder_seq_len_op,
              make_scaled_dot_product_attention_op,
+             make_lstm_cell_1_op,
+             make_lstm_cell_4_op,
+             make_lstm_sequence_5_op,
+             make_gru_cell_3_op,
+             make_gru_sequence_5_op,
+             make_rnn_cell_3_opset1_op,
+             make_rnn_cell_3_op,
+             make_rnn_sequence_5_op,
              make_prior_box_1_op,
              make_prior_box_8_op,
              make_prior_box_clustered_op,

@@ -120,6 +120,20 @@ TEST(ZeroAllocation, F16Models) {
     if (fs::exists(landmarks)) EXPECT_EQ(allocations_per_run(landmarks.string()), 0);
 }
 
+// The recurrent ops (kernels/detail/recurrent.hpp): packed weights, projections, gates and states
+// in the plan and in scratch; f16 models computed in f32. Sequence lengths are Consts in the ONNX
+// cases, zeros (a Parameter filled with zeros: no step, the initial state) in the others.
+TEST(ZeroAllocation, RecurrentOps) {
+    const fs::path shared = fs::path(IRLITE_SOURCE_DIR) / ".." / "shared" / "conformance" / "subgraphs";
+    if (!fs::exists(shared)) GTEST_SKIP() << "the shared corpora are not beside this clone";
+    for (const char* name : {"lstmcell4_basic", "lstmsequence5_onnx_lstm_batchwise", "lstmsequence5_f16", "grucell3_lbr",
+                             "grusequence5_onnx_gru_with_initial_bias", "grusequence5_seq_len_short_bidir_lbr",
+                             "rnncell3_f16", "rnnsequence5_onnx_rnn_seq_length"}) {
+        SCOPED_TRACE(name);
+        EXPECT_EQ(allocations_per_run((shared / name / "model.xml").string()), 0) << name;
+    }
+}
+
 // A model with a dynamic batch is planned again when the input shapes change, and only then: a
 // run with the shapes of the previous one allocates nothing.
 TEST(ZeroAllocation, DynamicModelReplansOnlyWhenShapesChange) {
