@@ -5,11 +5,11 @@ usage: exported_symbols.py LIBIRLITE.so INCLUDE_DIR
 
 Every dynamic symbol the library defines must be irlite's public API: a name (or its typeinfo or
 vtable) whose first component after irlite:: is a class or function that include/irlite/ declares
-IRLITE_API. The library stripped must stay under 6 MB (ONNX Runtime's is over 20 MB).
+IRLITE_API. The library stripped must stay under 7 MB (ONNX Runtime's is over 20 MB).
 """
 import pathlib, re, shutil, subprocess, sys, tempfile
 
-MAX_STRIPPED_BYTES = 6_000_000
+MAX_STRIPPED_BYTES = 7_000_000  # the budget is 8 MB; raised from 6 MB with the recurrent and sub-graph ops
 
 
 def public_names(include_dir):
