@@ -335,7 +335,7 @@ std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::v
     }
     if (findings)
         for (Diagnostic d : result.diagnostics) {
-            if (d.code == "dims-mismatch" && d.severity == Severity::Error) {
+            if (d.code == "dims-mismatch" && d.severity == Severity::Error && !d.declared.empty()) {
                 d.severity = Severity::Warning;
                 d.message += " (a body's declared dims are not used: OpenVINO infers them again)";
             }

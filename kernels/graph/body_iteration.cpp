@@ -121,11 +121,12 @@ void run_iterations(KernelContext& ctx, const SubgraphAttrs& attrs, const std::v
         c.entry = &e;
         const OutputInfo& r = built->results[static_cast<size_t>(e.body_port)];
         c.type = r.type;
-        c.part = r.shape.to_shape();
+        // Dims known only at run time are taken from the first iteration (0 when none runs).
+        c.part = r.shape.rank_known() ? r.shape.dims() : Shape{};
+        for (int64_t& d : c.part) d = std::max<int64_t>(d, 0);
         const auto rank = static_cast<int64_t>(c.part.size());
         c.axis = static_cast<size_t>(*e.axis < 0 ? *e.axis + rank : *e.axis);
         c.reverse = attrs.kind == SubgraphKind::TensorIterator && e.stride < 0;
-        c.part_bytes = tensor_storage_bytes(c.type, c.part);
         collected.push_back(std::move(c));
     }
 
@@ -154,6 +155,18 @@ void run_iterations(KernelContext& ctx, const SubgraphAttrs& attrs, const std::v
         if (limits.use_condition && body.condition >= 0) condition = read_condition(runner.result(static_cast<size_t>(body.condition)));
         for (Collected& c : collected) {
             const Tensor& r = runner.result(static_cast<size_t>(c.entry->body_port));
+            if (c.count == 0) {
+                c.part = r.shape();
+                if (c.axis >= c.part.size())
+                    throw entry_error(*c.entry, ErrorKind::ShapeRule, "shape-invalid",
+                                      str("port_map output axis ", *c.entry->axis, " is out of range for the body Result's shape ",
+                                          to_string(r.shape())));
+                c.part_bytes = tensor_storage_bytes(c.type, c.part);
+            } else if (r.shape() != c.part) {
+                throw entry_error(*c.entry, ErrorKind::ShapeRule, "shape-changed",
+                                  str("the body Result concatenated by this output is ", to_string(r.shape()), " in iteration ", i,
+                                      " and ", to_string(c.part), " before; every iteration's part must have one shape"));
+            }
             Shape whole = c.part;
             whole[c.axis] *= c.count + 1;
             check_tensor_fits(c.type, whole, c.entry->output);
@@ -162,6 +175,11 @@ void run_iterations(KernelContext& ctx, const SubgraphAttrs& attrs, const std::v
         }
         for (size_t k = 0; k < body.back_edges.size(); ++k) {
             const Tensor& r = runner.result(static_cast<size_t>(body.back_edges[k].result));
+            if (r.type() != staging[k].type() || r.shape() != staging[k].shape())
+                throw port_map_error(ErrorKind::ShapeRule, "back-edge-shape", body.back_edges[k].line,
+                                     str("the back edge carries ", to_string(r.type()), " ", to_string(r.shape()), " in iteration ", i,
+                                         " into a body Parameter of ", to_string(staging[k].type()), " ",
+                                         to_string(staging[k].shape()), "; the two must have one type and shape"));
             if (r.byte_size()) std::memcpy(staging[k].data(), r.data(), r.byte_size());
         }
         for (size_t k = 0; k < body.back_edges.size(); ++k)
@@ -174,6 +192,9 @@ void run_iterations(KernelContext& ctx, const SubgraphAttrs& attrs, const std::v
         if (e.axis) {
             const Collected& c = *std::find_if(collected.begin(), collected.end(), [&](const Collected& x) { return x.entry == &e; });
             Shape shape = c.part;
+            if (c.axis >= shape.size())
+                throw entry_error(e, ErrorKind::ShapeRule, "shape-unresolved",
+                                  "the body Result's rank is unknown and no iteration ran: the concatenated output has no shape");
             const int64_t part_dim = shape[c.axis];
             shape[c.axis] = part_dim * c.count;
             out = Tensor::uninitialized(c.type, shape);
@@ -202,7 +223,9 @@ void run_iterations(KernelContext& ctx, const SubgraphAttrs& attrs, const std::v
             out = copy_tensor(runner.input(static_cast<size_t>(body.back_edges[static_cast<size_t>(edge)].parameter)));
         } else {
             const OutputInfo& r = built->results[static_cast<size_t>(e.body_port)];
-            out = Tensor(r.type, r.shape.to_shape());
+            Shape shape = r.shape.rank_known() ? r.shape.dims() : Shape{};
+            for (int64_t& d : shape) d = std::max<int64_t>(d, 0);
+            out = Tensor(r.type, shape);
         }
     }
 }
