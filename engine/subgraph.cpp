@@ -42,12 +42,12 @@ int64_t entry_int(const IrMapEntry& e, const char* name, std::optional<int64_t> 
     if (!v) {
         if (fallback) return *fallback;
         throw port_map_error(ErrorKind::Attribute, "attribute-missing", e.line,
-                             str(where, " <", e.element, "> has no '", name, "' attribute"));
+                             cat(where, " <", e.element, "> has no '", name, "' attribute"));
     }
     int64_t out = 0;
     if (!parse_int(*v, out))
         throw port_map_error(ErrorKind::Attribute, "attribute-invalid", e.line,
-                             str(where, " <", e.element, "> attribute '", name, "' = \"", *v, "\" is not an integer"));
+                             cat(where, " <", e.element, "> attribute '", name, "' = \"", *v, "\" is not an integer"));
     return out;
 }
 
@@ -75,7 +75,7 @@ const char* map_name(const std::string& body) {
 SubgraphBody read_body(const IrLayer& layer, const IrBody& ir, SubgraphKind kind) {
     SubgraphBody b;
     b.name = std::string(ir.name);
-    b.path = str("layer '", layer.name, "' > ", b.name);
+    b.path = cat("layer '", layer.name, "' > ", b.name);
     b.line = ir.line;
     b.document = ir.document;
     const IrDocument& doc = *ir.document;
@@ -91,14 +91,14 @@ SubgraphBody read_body(const IrLayer& layer, const IrBody& ir, SubgraphKind kind
         const bool input = e.element == "input";
         if (!input && e.element != "output")
             throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
-                                 str("<", map, "> holds <", e.element, ">; only <input> and <output> entries are allowed"));
+                                 cat("<", map, "> holds <", e.element, ">; only <input> and <output> entries are allowed"));
         PortMapEntry p;
         p.line = e.line;
         p.external = entry_int(e, "external_port_id", std::nullopt, map);
         const int64_t internal = entry_int(e, "internal_layer_id", std::nullopt, map);
         if (internal < 0)
             throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
-                                 str(map, " ", e.element, " internal_layer_id ", internal, " is negative"));
+                                 cat(map, " ", e.element, " internal_layer_id ", internal, " is negative"));
         p.internal = static_cast<uint64_t>(internal);
         if (e.find("axis")) p.axis = entry_int(e, "axis", std::nullopt, map);
         p.start = entry_int(e, "start", 0, map);
@@ -109,19 +109,19 @@ SubgraphBody read_body(const IrLayer& layer, const IrBody& ir, SubgraphKind kind
         if (kind == SubgraphKind::TensorIterator && p.axis) {
             if (p.stride == 0)
                 throw port_map_error(ErrorKind::Attribute, "attribute-invalid", e.line,
-                                     str(map, " ", e.element, " stride is 0; it must be a non-zero integer"));
+                                     cat(map, " ", e.element, " stride is 0; it must be a non-zero integer"));
             if (p.part_size < 1)
                 throw port_map_error(ErrorKind::Attribute, "attribute-invalid", e.line,
-                                     str(map, " ", e.element, " part_size = ", p.part_size, "; it must be >= 1"));
+                                     cat(map, " ", e.element, " part_size = ", p.part_size, "; it must be >= 1"));
         }
         const std::vector<int>& targets = input ? b.parameter_layers : b.result_layers;
         p.body_port = position_of(doc, targets, p.internal);
         if (p.body_port < 0) {
             const std::string type = layer_type_of(doc, p.internal);
             throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
-                                 type.empty() ? str(map, " ", e.element, " names internal_layer_id ", p.internal,
+                                 type.empty() ? cat(map, " ", e.element, " names internal_layer_id ", p.internal,
                                                     ", which is no layer of the body")
-                                              : str(map, " ", e.element, " names internal_layer_id ", p.internal,
+                                              : cat(map, " ", e.element, " names internal_layer_id ", p.internal,
                                                     ", a ", type, " layer; it must name a body ",
                                                     input ? "Parameter" : "Result"));
         }
@@ -129,16 +129,16 @@ SubgraphBody read_body(const IrLayer& layer, const IrBody& ir, SubgraphKind kind
             const bool iteration = kind == SubgraphKind::Loop && p.purpose == "current_iteration";
             if (!iteration && (p.external < 0 || p.external >= n_in))
                 throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
-                                     str(map, " input external_port_id ", p.external, " is out of range: the layer has ",
+                                     cat(map, " input external_port_id ", p.external, " is out of range: the layer has ",
                                          n_in, " inputs (0 to ", n_in - 1, ")"));
             if (!p.purpose.empty() && !iteration)
                 throw port_map_error(ErrorKind::Attribute, "attribute-invalid", e.line,
-                                     str(map, " input purpose \"", p.purpose, "\" is not allowed here",
+                                     cat(map, " input purpose \"", p.purpose, "\" is not allowed here",
                                          kind == SubgraphKind::Loop ? " (Loop inputs: current_iteration)" : ""));
             int& fed = b.parameter_input[static_cast<size_t>(p.body_port)];
             if (fed >= 0 || (iteration && b.current_iteration >= 0))
                 throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
-                                     str(map, " maps body Parameter ", p.internal, " twice"));
+                                     cat(map, " maps body Parameter ", p.internal, " twice"));
             if (iteration) b.current_iteration = p.body_port;
             else fed = static_cast<int>(b.inputs.size());
             b.inputs.push_back(std::move(p));
@@ -146,12 +146,12 @@ SubgraphBody read_body(const IrLayer& layer, const IrBody& ir, SubgraphKind kind
             const bool condition = kind == SubgraphKind::Loop && p.purpose == "execution_condition";
             if (!p.purpose.empty() && !condition)
                 throw port_map_error(ErrorKind::Attribute, "attribute-invalid", e.line,
-                                     str(map, " output purpose \"", p.purpose, "\" is not allowed here",
+                                     cat(map, " output purpose \"", p.purpose, "\" is not allowed here",
                                          kind == SubgraphKind::Loop ? " (Loop outputs: execution_condition)" : ""));
             if (condition) {
                 if (b.condition >= 0 && b.condition != p.body_port)
                     throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
-                                         str(map, " names two execution_condition Results"));
+                                         cat(map, " names two execution_condition Results"));
                 b.condition = p.body_port;
                 b.condition_line = p.line;
             }
@@ -169,10 +169,10 @@ SubgraphBody read_body(const IrLayer& layer, const IrBody& ir, SubgraphKind kind
             if (pos < 0) {
                 const bool exists = id >= 0 && body_has_layer(doc, static_cast<uint64_t>(id));
                 throw port_map_error(ErrorKind::Graph, "back-edge-invalid", e.line,
-                                     exists ? str("back edge ", is_from ? "comes from" : "leads to", " body layer ", id,
+                                     exists ? cat("back edge ", is_from ? "comes from" : "leads to", " body layer ", id,
                                                   ", a ", layer_type_of(doc, static_cast<uint64_t>(id)),
                                                   " layer; it must ", is_from ? "come from a body Result" : "lead to a body Parameter")
-                                            : str("back edge ", is_from ? "comes from" : "leads to", " body layer ", id,
+                                            : cat("back edge ", is_from ? "comes from" : "leads to", " body layer ", id,
                                                   ", which does not exist"));
             }
             (is_from ? edge.result : edge.parameter) = pos;
@@ -180,7 +180,7 @@ SubgraphBody read_body(const IrLayer& layer, const IrBody& ir, SubgraphKind kind
         int& fed = b.parameter_back_edge[static_cast<size_t>(edge.parameter)];
         if (fed >= 0)
             throw port_map_error(ErrorKind::Graph, "back-edge-invalid", e.line,
-                                 str("two back edges lead to body Parameter ", to));
+                                 cat("two back edges lead to body Parameter ", to));
         fed = static_cast<int>(b.back_edges.size());
         b.back_edges.push_back(edge);
     }
@@ -188,7 +188,7 @@ SubgraphBody read_body(const IrLayer& layer, const IrBody& ir, SubgraphKind kind
         if (b.parameter_input[p] >= 0 || static_cast<int>(p) == b.current_iteration) continue;
         const IrLayer& l = doc.layers[static_cast<size_t>(b.parameter_layers[p])];
         throw port_map_error(ErrorKind::Graph, "port-map-invalid", ir.port_map_line > 0 ? ir.port_map_line : ir.line,
-                             str("body Parameter '", l.name, "' (id ", l.id_text, ") is fed by no ", map, " input",
+                             cat("body Parameter '", l.name, "' (id ", l.id_text, ") is fed by no ", map, " input",
                                  b.parameter_back_edge[p] >= 0 ? " (a back edge gives it only the later iterations' values)" : ""));
     }
     return b;
@@ -210,17 +210,17 @@ void number_outputs(std::vector<SubgraphBody>& bodies, size_t num_outputs, const
             e.output = static_cast<int>(std::lower_bound(ids.begin(), ids.end(), e.external) - ids.begin());
             if (seen[static_cast<size_t>(e.output)]++)
                 throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
-                                     str(map_name(b.name), " maps output external_port_id ", e.external, " twice"));
+                                     cat(map_name(b.name), " maps output external_port_id ", e.external, " twice"));
         }
         if (bodies.size() > 1 && std::count(seen.begin(), seen.end(), 1) != static_cast<long>(ids.size()))
             throw port_map_error(ErrorKind::Graph, "port-map-invalid", b.line,
-                                 str(b.name, " of layer '", layer_name, "' gives ",
+                                 cat(b.name, " of layer '", layer_name, "' gives ",
                                      std::count(seen.begin(), seen.end(), 1), " of the ", ids.size(),
                                      " outputs; each body must give every output"));
     }
     if (ids.size() != num_outputs)
         throw port_map_error(ErrorKind::Graph, "port-map-invalid", bodies.empty() ? 0 : bodies[0].line,
-                             str("the port map gives ", ids.size(), " distinct outputs, the layer declares ", num_outputs));
+                             cat("the port map gives ", ids.size(), " distinct outputs, the layer declares ", num_outputs));
 }
 
 }  // namespace
@@ -228,6 +228,14 @@ void number_outputs(std::vector<SubgraphBody>& bodies, size_t num_outputs, const
 bool is_scalar_like(const PartialShape& s) {
     return s.rank_known() && (s.rank() == 0 || (s.rank() == 1 && (s[0] == 1 || s[0] == kDynamic)));
 }
+
+namespace subgraph_text {
+void append(std::string& s, std::string_view v) { s.append(v); }
+void append(std::string& s, ElementType t) { s.append(to_string(t)); }
+void append(std::string& s, const PartialShape& shape) { s.append(to_string(shape)); }
+void append_int(std::string& s, int64_t v) { s.append(std::to_string(v)); }
+void append_uint(std::string& s, uint64_t v) { s.append(std::to_string(v)); }
+}  // namespace subgraph_text
 
 Error port_map_error(ErrorKind kind, std::string code, int64_t line, std::string message) {
     Location where;
@@ -256,13 +264,13 @@ std::unique_ptr<OpAttrs> parse_subgraph_attrs(const AttrReader& reader, Subgraph
     for (const char* name : names) {
         const IrBody* body = layer.body(name);
         if (!body)
-            throw Error(ErrorKind::Graph, "body-missing", str("the layer has no <", name, ">"));
+            throw Error(ErrorKind::Graph, "body-missing", cat("the layer has no <", name, ">"));
         a->bodies.push_back(read_body(layer, *body, kind));
     }
     for (const IrBody& body : layer.bodies)
         if (std::find(names.begin(), names.end(), body.name) == names.end())
             throw port_map_error(ErrorKind::Graph, "body-invalid", body.line,
-                                 str("<", body.name, "> is not a body of this op"));
+                                 cat("<", body.name, "> is not a body of this op"));
     number_outputs(a->bodies, a->num_outputs, a->layer_name);
     return a;
 }
@@ -293,17 +301,18 @@ std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::v
                                                       const OpRegistry& registry,
                                                       std::vector<Diagnostic>* findings) const {
     const SubgraphBody& body = bodies[index];
-    std::pair<size_t, std::vector<std::pair<int, std::vector<int64_t>>>> key;
-    key.first = index;
+    std::vector<int64_t> key = {static_cast<int64_t>(index)};
     bool all_static = true;
     for (const OutputInfo& p : parameters) {
         all_static = all_static && p.shape.is_static();
-        key.second.emplace_back(static_cast<int>(p.type), p.shape.rank_known() ? p.shape.dims() : std::vector<int64_t>{-2});
+        key.push_back(static_cast<int64_t>(p.type));
+        key.push_back(p.shape.rank_known() ? static_cast<int64_t>(p.shape.rank()) : -1);
+        key.insert(key.end(), p.shape.dims().begin(), p.shape.dims().end());
     }
     if (!findings) {
         std::lock_guard<std::mutex> lock(mutex_);
-        auto it = cache_.find(key);
-        if (it != cache_.end()) return it->second;
+        for (const auto& entry : cache_)
+            if (entry.first == key) return entry.second;
     }
     BuildOptions options;
     options.keep_going = findings != nullptr;
@@ -317,11 +326,11 @@ std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::v
         const int64_t line = body.parameter_input[p] >= 0 ? body.inputs[static_cast<size_t>(body.parameter_input[p])].line : l.line;
         if (declared.type != parameters[p].type)
             throw port_map_error(ErrorKind::Type, "port-map-type", line,
-                                 str("body Parameter '", l.name, "' is ", to_string(declared.type), ", the value it gets is ",
+                                 cat("body Parameter '", l.name, "' is ", to_string(declared.type), ", the value it gets is ",
                                      to_string(parameters[p].type)));
         if (!shapes_compatible(declared.shape, parameters[p].shape))
             throw port_map_error(ErrorKind::ShapeRule, "port-map-shape", line,
-                                 str("body Parameter '", l.name, "' declares ", to_string(declared.shape),
+                                 cat("body Parameter '", l.name, "' declares ", to_string(declared.shape),
                                      ", the value it gets is ", to_string(parameters[p].shape)));
         if (parameters[p].shape.is_static())
             options.parameter_shapes.emplace_back(body.parameter_layers[p], parameters[p].shape.to_shape());
@@ -344,11 +353,11 @@ std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::v
         }
     auto built = std::make_shared<BuiltBody>();
     built->graph = result.graph;
-    if (!built->graph) throw Error(ErrorKind::Graph, "body-invalid", str("the ", body.name, " cannot be built"));
+    if (!built->graph) throw Error(ErrorKind::Graph, "body-invalid", cat("the ", body.name, " cannot be built"));
     const Graph& g = *built->graph;
     if (g.parameters.size() != body.parameter_layers.size() || g.results.size() != body.result_layers.size())
         throw Error(ErrorKind::Graph, "body-invalid",
-                    str("the ", body.name, " has ", body.parameter_layers.size(), " Parameters and ", body.result_layers.size(),
+                    cat("the ", body.name, " has ", body.parameter_layers.size(), " Parameters and ", body.result_layers.size(),
                         " Results, of which ", g.parameters.size(), " and ", g.results.size(), " could be built"));
     for (int r : g.results) {
         const Node& n = g.nodes[static_cast<size_t>(r)];
@@ -371,7 +380,7 @@ std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::v
         if (from.type != to.type || !shapes_compatible(from.shape, to.shape) ||
             (from.shape.is_static() && to.shape.is_static() && from.shape != to.shape)) {
             Error err = port_map_error(ErrorKind::ShapeRule, "back-edge-shape", e.line,
-                                       str("back edge from body Result '", r.name, "' (", to_string(from.type), " ",
+                                       cat("back edge from body Result '", r.name, "' (", to_string(from.type), " ",
                                            to_string(from.shape), ") to body Parameter '", p.name, "' (", to_string(to.type),
                                            " ", to_string(to.shape), "): the two must have one type and shape"));
             if (!findings) throw err;
@@ -390,7 +399,7 @@ std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::v
         std::lock_guard<std::mutex> lock(mutex_);
         constexpr size_t kMaxBuilt = 16;  // a model fed ever new shapes keeps a bounded number
         if (cache_.size() >= kMaxBuilt) cache_.clear();
-        cache_.emplace(std::move(key), built);
+        cache_.emplace_back(std::move(key), built);
     }
     return built;
 }
@@ -428,7 +437,7 @@ struct BodyRunner::State {
 BodyRunner::BodyRunner(const SubgraphBody& body, std::shared_ptr<const BuiltBody> built, ThreadPool* pool)
     : body_(body), built_(std::move(built)), state_(std::make_unique<State>()) {
     State& s = *state_;
-    if (!built_->plan) throw Error(ErrorKind::ShapeRule, "shape-unresolved", str("the ", body.name, " has no static shapes"));
+    if (!built_->plan) throw Error(ErrorKind::ShapeRule, "shape-unresolved", cat("the ", body.name, " has no static shapes"));
     s.plan = built_->plan.get();
     s.pool = pool;
     const ExecutionPlan& ep = *s.plan;
@@ -505,7 +514,7 @@ void BodyRunner::run() {
             for (size_t o = 0; o < made.size(); ++o) {
                 if (o < node.outputs.size() && !shapes_compatible(node.outputs[o].shape, PartialShape(made[o].shape())))
                     throw Error(ErrorKind::ShapeRule, "shape-changed",
-                                str("output ", o, " has shape ", to_string(made[o].shape()), " at run time, but ",
+                                cat("output ", o, " has shape ", to_string(made[o].shape()), " at run time, but ",
                                     to_string(node.outputs[o].shape), " was inferred at load time"));
                 s.values[static_cast<size_t>(step.first_output) + o] = std::move(made[o]);
             }

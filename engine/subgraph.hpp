@@ -10,11 +10,12 @@
 // give longer paths. Errors about a port map entry or back edge point at its line.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "engine/execution_plan.hpp"
@@ -82,8 +83,8 @@ struct SubgraphAttrs : OpAttrs {
 
 private:
     mutable std::mutex mutex_;
-    mutable std::map<std::pair<size_t, std::vector<std::pair<int, std::vector<int64_t>>>>, std::shared_ptr<const BuiltBody>>
-        cache_;
+    // (body, then per Parameter: type, rank or -1, dims) -> the body built for it; a few entries.
+    mutable std::vector<std::pair<std::vector<int64_t>, std::shared_ptr<const BuiltBody>>> cache_;
 };
 
 // Reads and checks the layer's bodies, port maps and back edges (AttrReader::layer()).
@@ -130,6 +131,28 @@ void copy_from_axis(const Tensor& src, Tensor& dst, size_t axis, int64_t offset)
 
 // A copy of `src` in memory of its own.
 Tensor copy_tensor(const Tensor& src);
+
+// Messages of the sub-graph code: cat(a, b, ...) appends each part's text through a few
+// out-of-line functions, which keeps the code of the many error paths small (the library's size
+// is held to a limit, tests/install).
+namespace subgraph_text {
+void append(std::string& s, std::string_view v);
+void append(std::string& s, ElementType t);
+void append(std::string& s, const PartialShape& shape);
+void append_int(std::string& s, int64_t v);
+void append_uint(std::string& s, uint64_t v);
+template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+inline void append(std::string& s, T v) {
+    if constexpr (std::is_signed_v<T>) append_int(s, static_cast<int64_t>(v));
+    else append_uint(s, static_cast<uint64_t>(v));
+}
+}  // namespace subgraph_text
+template <class... A>
+[[gnu::always_inline]] inline std::string cat(const A&... parts) {
+    std::string s;
+    (subgraph_text::append(s, parts), ...);
+    return s;
+}
 
 // Shape [] or [1] (a trip count, a condition); [?] counts.
 bool is_scalar_like(const PartialShape& s);

@@ -41,7 +41,7 @@ std::vector<OutputInfo> iteration_outputs(const SubgraphAttrs& attrs, const Buil
             const int64_t rank = static_cast<int64_t>(info.shape.rank());
             if (*e.axis < -rank || *e.axis >= rank)
                 throw entry_error(e, ErrorKind::Attribute, "attribute-invalid",
-                                  str("port_map output axis ", *e.axis, " is out of range for the body Result's rank ", rank,
+                                  cat("port_map output axis ", *e.axis, " is out of range for the body Result's rank ", rank,
                                       " (allowed ", -rank, " to ", rank - 1, ")"));
             const auto axis = static_cast<size_t>(*e.axis < 0 ? *e.axis + rank : *e.axis);
             const int64_t part = info.shape[axis];
@@ -137,7 +137,7 @@ void run_iterations(KernelContext& ctx, const SubgraphAttrs& attrs, const std::v
     for (; condition && (limit < 0 || i < limit); ++i) {
         if (i >= kMaxIterations)
             throw Error(ErrorKind::Limit, "loop-too-long",
-                        str("the loop has run ", kMaxIterations, " iterations and its condition still holds; irlite stops ",
+                        cat("the loop has run ", kMaxIterations, " iterations and its condition still holds; irlite stops ",
                             "loops at ", kMaxIterations, " iterations (trip count -1 and an execution condition that never turns false?)"));
         if (body.current_iteration >= 0) {
             Tensor& it = runner.input(static_cast<size_t>(body.current_iteration));
@@ -159,12 +159,12 @@ void run_iterations(KernelContext& ctx, const SubgraphAttrs& attrs, const std::v
                 c.part = r.shape();
                 if (c.axis >= c.part.size())
                     throw entry_error(*c.entry, ErrorKind::ShapeRule, "shape-invalid",
-                                      str("port_map output axis ", *c.entry->axis, " is out of range for the body Result's shape ",
+                                      cat("port_map output axis ", *c.entry->axis, " is out of range for the body Result's shape ",
                                           to_string(r.shape())));
                 c.part_bytes = tensor_storage_bytes(c.type, c.part);
             } else if (r.shape() != c.part) {
                 throw entry_error(*c.entry, ErrorKind::ShapeRule, "shape-changed",
-                                  str("the body Result concatenated by this output is ", to_string(r.shape()), " in iteration ", i,
+                                  cat("the body Result concatenated by this output is ", to_string(r.shape()), " in iteration ", i,
                                       " and ", to_string(c.part), " before; every iteration's part must have one shape"));
             }
             Shape whole = c.part;
@@ -177,7 +177,7 @@ void run_iterations(KernelContext& ctx, const SubgraphAttrs& attrs, const std::v
             const Tensor& r = runner.result(static_cast<size_t>(body.back_edges[k].result));
             if (r.type() != staging[k].type() || r.shape() != staging[k].shape())
                 throw port_map_error(ErrorKind::ShapeRule, "back-edge-shape", body.back_edges[k].line,
-                                     str("the back edge carries ", to_string(r.type()), " ", to_string(r.shape()), " in iteration ", i,
+                                     cat("the back edge carries ", to_string(r.type()), " ", to_string(r.shape()), " in iteration ", i,
                                          " into a body Parameter of ", to_string(staging[k].type()), " ",
                                          to_string(staging[k].shape()), "; the two must have one type and shape"));
             if (r.byte_size()) std::memcpy(staging[k].data(), r.data(), r.byte_size());

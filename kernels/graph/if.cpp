@@ -41,10 +41,10 @@ PartialShape merge(const PartialShape& a, const PartialShape& b) {
 void check_condition(const InferContext& ctx) {
     if (ctx.type(0) != ElementType::boolean)
         throw ctx.input_error(0, ErrorKind::Type, "type-invalid",
-                              str("If condition input is ", to_string(ctx.type(0)), ", it must be boolean"));
+                              cat("If condition input is ", to_string(ctx.type(0)), ", it must be boolean"));
     if (!is_scalar_like(ctx.shape(0)))
         throw ctx.input_error(0, ErrorKind::ShapeRule, "shape-invalid",
-                              str("If condition has shape ", to_string(ctx.shape(0)), "; it must be [] or [1]"));
+                              cat("If condition has shape ", to_string(ctx.shape(0)), "; it must be [] or [1]"));
 }
 
 std::vector<OutputInfo> infer(const InferContext& ctx) {
@@ -67,7 +67,7 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
         const OutputInfo& e = built[1]->results[static_cast<size_t>(result_for(a.bodies[1], o))];
         if (t.type != e.type)
             throw Error(ErrorKind::Type, "type-mismatch",
-                        str("output ", o, " is ", to_string(t.type), " from then_body and ", to_string(e.type),
+                        cat("output ", o, " is ", to_string(t.type), " from then_body and ", to_string(e.type),
                             " from else_body; the two bodies must give one type"));
         outs[o].type = t.type;
         outs[o].shape = taken == 0 ? t.shape : taken == 1 ? e.shape : merge(t.shape, e.shape);

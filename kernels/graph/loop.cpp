@@ -34,7 +34,7 @@ std::vector<SliceRule> slices_of(const SubgraphAttrs& attrs, const std::vector<P
         const auto rank = static_cast<int64_t>(shape.rank());
         if (*e.axis < -rank || *e.axis >= rank)
             throw entry_error(e, ErrorKind::Attribute, "attribute-invalid",
-                              str("port_map input axis ", *e.axis, " is out of range for input ", e.external, " of rank ",
+                              cat("port_map input axis ", *e.axis, " is out of range for input ", e.external, " of rank ",
                                   rank, " (allowed ", -rank, " to ", rank - 1, ")"));
         slices[ei].axis = static_cast<size_t>(*e.axis < 0 ? *e.axis + rank : *e.axis);
     }
@@ -44,14 +44,14 @@ std::vector<SliceRule> slices_of(const SubgraphAttrs& attrs, const std::vector<P
 void check_special_inputs(const InferContext& ctx) {
     if (ctx.type(0) != ElementType::i64 && ctx.type(0) != ElementType::i32)
         throw ctx.input_error(0, ErrorKind::Type, "type-invalid",
-                              str("Loop trip count is ", to_string(ctx.type(0)), ", it must be i64 or i32"));
+                              cat("Loop trip count is ", to_string(ctx.type(0)), ", it must be i64 or i32"));
     if (ctx.type(1) != ElementType::boolean)
         throw ctx.input_error(1, ErrorKind::Type, "type-invalid",
-                              str("Loop execution condition is ", to_string(ctx.type(1)), ", it must be boolean"));
+                              cat("Loop execution condition is ", to_string(ctx.type(1)), ", it must be boolean"));
     for (size_t i = 0; i < 2; ++i)
         if (!is_scalar_like(ctx.shape(i)))
             throw ctx.input_error(i, ErrorKind::ShapeRule, "shape-invalid",
-                                  str("Loop ", i == 0 ? "trip count" : "execution condition", " has shape ",
+                                  cat("Loop ", i == 0 ? "trip count" : "execution condition", " has shape ",
                                       to_string(ctx.shape(i)), "; it must be [] or [1]"));
 }
 
@@ -61,18 +61,18 @@ void check_body(const SubgraphAttrs& a, const BuiltBody& built) {
         const OutputInfo& c = built.results[static_cast<size_t>(body.condition)];
         if (c.type != ElementType::boolean)
             throw port_map_error(ErrorKind::Type, "type-invalid", body.condition_line,
-                                 str("Loop body condition output (purpose=\"execution_condition\") is ", to_string(c.type),
+                                 cat("Loop body condition output (purpose=\"execution_condition\") is ", to_string(c.type),
                                      ", it must be boolean"));
         if (!is_scalar_like(c.shape))
             throw port_map_error(ErrorKind::ShapeRule, "shape-invalid", body.condition_line,
-                                 str("Loop body condition output (purpose=\"execution_condition\") has shape ",
+                                 cat("Loop body condition output (purpose=\"execution_condition\") has shape ",
                                      to_string(c.shape), "; it must be [] or [1]"));
     }
     if (body.current_iteration >= 0) {
         const OutputInfo it = declared_parameter(body, static_cast<size_t>(body.current_iteration));
         if ((it.type != ElementType::i64 && it.type != ElementType::i32) || !is_scalar_like(it.shape))
             throw port_map_error(ErrorKind::Type, "type-invalid", body.line,
-                                 str("Loop body current_iteration Parameter is ", to_string(it.type), " ", to_string(it.shape),
+                                 cat("Loop body current_iteration Parameter is ", to_string(it.type), " ", to_string(it.shape),
                                      "; it must be i64 or i32, [] or [1]"));
     }
 }

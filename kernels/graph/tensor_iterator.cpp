@@ -35,7 +35,7 @@ std::vector<SliceRule> slices_of(const SubgraphAttrs& attrs, const std::vector<P
         const auto rank = static_cast<int64_t>(shape.rank());
         if (*e.axis < -rank || *e.axis >= rank)
             throw entry_error(e, ErrorKind::Attribute, "attribute-invalid",
-                              str("port_map input axis ", *e.axis, " is out of range for input ", e.external, " of rank ",
+                              cat("port_map input axis ", *e.axis, " is out of range for input ", e.external, " of rank ",
                                   rank, " (allowed ", -rank, " to ", rank - 1, ")"));
         SliceRule& s = slices[ei];
         s.axis = static_cast<size_t>(*e.axis < 0 ? *e.axis + rank : *e.axis);
@@ -47,14 +47,14 @@ std::vector<SliceRule> slices_of(const SubgraphAttrs& attrs, const std::vector<P
             const int64_t v = bounds[k];
             if (v < -dim || v >= dim)
                 throw entry_error(e, ErrorKind::Attribute, "attribute-invalid",
-                                  str("port_map input ", k == 0 ? "start" : "end", " = ", v, " is out of range for axis ",
+                                  cat("port_map input ", k == 0 ? "start" : "end", " = ", v, " is out of range for axis ",
                                       s.axis, " of input ", e.external, " (dim ", dim, "; allowed ", -dim, " to ", dim - 1, ")"));
             bounds[k] = v < 0 ? v + dim : v;
         }
         const int64_t span = std::llabs(bounds[1] - bounds[0]) + 1;
         if (span % e.part_size != 0)
             throw entry_error(e, ErrorKind::Attribute, "attribute-invalid",
-                              str("port_map input covers ", span, " elements of axis ", s.axis, " (start ", e.start, ", end ",
+                              cat("port_map input covers ", span, " elements of axis ", s.axis, " (start ", e.start, ", end ",
                                   e.end, "), which part_size ", e.part_size, " does not divide"));
         const int64_t n = span / e.part_size;
         if (e.stride > 0) {
@@ -66,7 +66,7 @@ std::vector<SliceRule> slices_of(const SubgraphAttrs& attrs, const std::vector<P
         }
         if (iterations != kDynamic && iterations != n)
             throw entry_error(e, ErrorKind::ShapeRule, "iteration-count-mismatch",
-                              str("port_map input slices input ", e.external, " into ", n,
+                              cat("port_map input slices input ", e.external, " into ", n,
                                   " parts, another sliced input into ", iterations, "; every sliced input must give the same count"));
         iterations = n;
     }
