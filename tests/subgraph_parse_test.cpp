@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "cli_runner.hpp"
 #include "irlite/irlite.hpp"
 #include "parser/ir_reader.hpp"
 #include "subgraph_ir.hpp"
@@ -178,6 +179,27 @@ TEST(SubgraphCheck, BackEdgeToAMissingLayer) {
     ASSERT_EQ(r.errors, 1u);
     EXPECT_EQ(r.findings[0].code, "back-edge-invalid");
     EXPECT_NE(r.findings[0].message.find("leads to body layer 7, which does not exist"), std::string::npos);
+}
+
+TEST(SubgraphCli, InfoListsBodiesAndDotDrawsClusters) {
+    TempDir dir;
+    const std::string path = dir.write("m.xml", nested("Add"));
+    const CliResult info = testing::irlite({"info", path});
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    EXPECT_NE(info.out.find("bodies (2;"), std::string::npos) << info.out;
+    EXPECT_NE(info.out.find("layer 'outer' > body > layer 'ti' > body"), std::string::npos) << info.out;
+    // The op counts include the body layers: Add only occurs in the inner body.
+    EXPECT_NE(info.out.find("Add "), std::string::npos) << info.out;
+    const CliResult json = testing::irlite({"info", "--json", path});
+    EXPECT_NE(json.out.find("\"bodies\""), std::string::npos) << json.out;
+    const CliResult dot = testing::irlite({"dot", path});
+    ASSERT_EQ(dot.exit_code, 0) << dot.err;
+    EXPECT_NE(dot.out.find("subgraph cluster_2_0 {"), std::string::npos) << dot.out;
+    EXPECT_NE(dot.out.find("label=\"layer 'outer' > body > layer 'ti' > body\""), std::string::npos) << dot.out;
+    // check --json names the body path of a finding inside a body.
+    const CliResult check = testing::irlite({"check", "--json", dir.write("bad.xml", nested("MatMul"))});
+    EXPECT_EQ(check.exit_code, 1);
+    EXPECT_NE(check.out.find("\"body_path\": \"layer 'outer' > body > layer 'ti' > body\""), std::string::npos) << check.out;
 }
 
 }  // namespace
