@@ -35,16 +35,26 @@ void port_positions_to_ids(const IrDocument& doc, std::vector<Diagnostic>& findi
     }
 }
 
-// The Const layers that need bytes from the .bin (size > 0).
-size_t consts_needing_bytes(const IrDocument& doc, const IrLayer** first) {
+// The Const layers that need bytes from the .bin (size > 0), those of sub-graph bodies included;
+// `first` and `first_path` (its body path, "" at the top level) name the first one.
+size_t consts_needing_bytes(const IrDocument& doc, const IrLayer** first, std::string* first_path) {
     size_t n = 0;
-    for (const IrLayer& l : doc.layers) {
-        if (canonical_op_type(l.type) != "const") continue;
-        for (const IrAttribute& a : l.attributes)
-            if (a.name == "size" && trim(a.value) != "0" && !trim(a.value).empty()) {
-                if (n++ == 0) *first = &l;
-                break;
-            }
+    std::vector<std::pair<const IrDocument*, std::string>> parts = {{&doc, ""}};
+    for (size_t i = 0; i < parts.size(); ++i) {
+        for (const IrLayer& l : parts[i].first->layers) {
+            for (const IrBody& body : l.bodies)
+                parts.emplace_back(body.document.get(), str(parts[i].second, parts[i].second.empty() ? "" : " > ", "layer '",
+                                                             l.name, "' > ", body.name));
+            if (canonical_op_type(l.type) != "const") continue;
+            for (const IrAttribute& a : l.attributes)
+                if (a.name == "size" && trim(a.value) != "0" && !trim(a.value).empty()) {
+                    if (n++ == 0) {
+                        *first = &l;
+                        *first_path = parts[i].second;
+                    }
+                    break;
+                }
+        }
     }
     return n;
 }
@@ -52,7 +62,8 @@ size_t consts_needing_bytes(const IrDocument& doc, const IrLayer** first) {
 // One finding for a missing .bin, instead of one per Const.
 void report_missing_weights(const IrDocument& doc, std::vector<Diagnostic>& findings) {
     const IrLayer* first = nullptr;
-    const size_t n = consts_needing_bytes(doc, &first);
+    std::string first_path;
+    const size_t n = consts_needing_bytes(doc, &first, &first_path);
     if (n == 0) return;
     Diagnostic d;
     d.severity = Severity::Error;
@@ -64,6 +75,7 @@ void report_missing_weights(const IrDocument& doc, std::vector<Diagnostic>& find
     d.where.layer_name = first->name;
     d.where.layer_type = first->type;
     d.where.opset = first->version;
+    d.where.body_path = first_path;
     d.message = str(doc.weights_note, "; ", n, " Const layer", n == 1 ? " needs" : "s need",
                     " it. Everything else was checked with Const values unknown; pass the weights with -w FILE, ",
                     "or --no-weights to check without them");

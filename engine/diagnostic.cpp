@@ -8,6 +8,7 @@ std::string Diagnostic::format() const {
     std::string out = where.file.empty() ? std::string("<model>") : where.file;
     if (where.line > 0) out += ":" + std::to_string(where.line);
     out += str(": ", to_string(severity), ": [", code, "] ");
+    if (!where.body_path.empty()) out += where.body_path + " > ";
     if (where.layer_id) {
         out += str("layer '", where.layer_name, "' (", where.layer_type.empty() ? "?" : where.layer_type,
                    " id=", *where.layer_id, ") ");

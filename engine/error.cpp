@@ -21,6 +21,7 @@ const char* to_string(ErrorKind kind) {
 
 std::string Location::describe_layer_and_port() const {
     std::ostringstream os;
+    if (!body_path.empty()) os << body_path << " > ";
     if (layer_id) {
         os << (layer_type.empty() ? "layer" : layer_type + " layer") << " id=" << *layer_id;
         if (!layer_name.empty()) os << " '" << layer_name << "'";
@@ -54,6 +55,12 @@ Error& Error::add_context(const Location& outer) {
         where_.port_is_output = outer.port_is_output;
         where_.port_role = outer.port_role;
     }
+    refresh();
+    return *this;
+}
+
+Error& Error::add_body_path(const std::string& outer) {
+    where_.body_path = where_.body_path.empty() ? outer : outer + " > " + where_.body_path;
     refresh();
     return *this;
 }

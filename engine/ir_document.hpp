@@ -88,6 +88,35 @@ struct IrPort {
     std::vector<std::string> names() const { return split_port_names(names_text); }
 };
 
+struct IrDocument;
+
+// A <port_map> entry (<input .../>, <output .../>) or a <back_edges> <edge .../> of a layer with a
+// body: its attributes as written (the engine parses and checks them) and its line.
+struct IrMapEntry {
+    std::string_view element;  // "input", "output" or "edge"
+    std::vector<IrAttribute> attributes;
+    int64_t line = 0;
+
+    // The attribute's value, or null when absent.
+    const std::string* find(std::string_view name) const {
+        for (const IrAttribute& a : attributes)
+            if (a.name == name) return &a.value;
+        return nullptr;
+    }
+};
+
+// A layer's sub-graph (TensorIterator-1 and Loop-5: <body>; If-8: <then_body> and <else_body>):
+// a document of its own (layer ids from 0, the file's .bin, the same XML storage), with the port
+// map and back edges written beside it.
+struct IrBody {
+    std::string_view name;                  // "body", "then_body", "else_body"
+    int64_t line = 0;                       // of the body element
+    std::shared_ptr<IrDocument> document;   // its layers and edges
+    std::vector<IrMapEntry> port_map;       // <port_map> / <then_port_map> / <else_port_map> entries
+    int64_t port_map_line = 0;              // 0: no port map was written
+    std::vector<IrMapEntry> back_edges;     // <back_edges> (the <body>'s only)
+};
+
 struct IrLayer {
     std::string_view id_text;
     IrId id;  // nullopt when id_text is not a valid unsigned integer
@@ -99,7 +128,15 @@ struct IrLayer {
     std::vector<IrPort> inputs;
     std::vector<IrPort> outputs;
     std::vector<IrAttribute> layer_attributes;  // extra attributes on <layer> (e.g. output_names)
+    std::vector<IrBody> bodies;  // sub-graphs, in file order (empty for ordinary layers)
     int64_t line = 0;
+
+    // The body named `name` ("body", "then_body", ...), or null.
+    const IrBody* body(std::string_view body_name) const {
+        for (const IrBody& b : bodies)
+            if (b.name == body_name) return &b;
+        return nullptr;
+    }
 };
 
 struct IrEdge {

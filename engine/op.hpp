@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/epilogue.hpp"
+#include "irlite/diagnostic.hpp"
 #include "irlite/error.hpp"
 #include "engine/ir_document.hpp"
 #include "irlite/shape.hpp"
@@ -105,6 +106,10 @@ public:
     // may be cut for that many (fewer, larger pieces on one thread); results must not depend on it.
     int threads() const { return threads_; }
     void set_threads(int threads) { threads_ = threads; }
+    // Check mode only (else null): where a rule that checks a whole sub-graph (a TensorIterator's
+    // body) adds the findings inside it; the rule then goes on as check does.
+    std::vector<Diagnostic>* findings() const { return findings_; }
+    void set_findings(std::vector<Diagnostic>* findings) { findings_ = findings; }
 
     // An Error located at input port i (its role taken from the OpDef).
     Error input_error(size_t i, ErrorKind kind, std::string code, std::string message) const;
@@ -115,6 +120,7 @@ private:
     std::vector<Input> inputs_;
     int declared_outputs_;
     int threads_ = 0;
+    std::vector<Diagnostic>* findings_ = nullptr;
 };
 
 // Stateful ops' variables (ReadValue/Assign), owned by an infer request, kept between runs.

@@ -2,6 +2,8 @@
 // (see the header); keep them sorted by type, then version.
 #include "engine/opset_catalog.hpp"
 
+#include <algorithm>
+
 #include "irlite/error.hpp"
 #include "engine/op.hpp"
 
@@ -159,6 +161,43 @@ std::string describe_catalog_entries(const std::vector<const OpsetCatalogEntry*>
         }
     }
     return out;
+}
+
+namespace {
+
+// Levenshtein distance, or `limit` when it is known to be at least `limit`.
+size_t edit_distance(const std::string& a, const std::string& b, size_t limit) {
+    if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) >= limit) return limit;
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+            diagonal = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
+        }
+    }
+    return std::min(row[b.size()], limit);
+}
+
+}  // namespace
+
+// The catalog's op type nearest to `type` (edit distance at most 2, ignoring case), or "".
+std::string closest_op_type(std::string_view type) {
+    const std::string key = canonical_op_type(type);
+    std::string best;
+    size_t best_distance = 3;
+    for (const OpsetCatalogEntry& e : opset_catalog()) {
+        const std::string candidate = canonical_op_type(e.type);
+        const size_t d = edit_distance(key, candidate, best_distance);
+        if (d < best_distance) {
+            best_distance = d;
+            best = e.type;
+        }
+    }
+    return best;
 }
 
 }  // namespace irlite

@@ -64,4 +64,7 @@ std::optional<int> lookup_opset(std::string_view type, std::string_view version)
 // "Gather-1 in opset1..opset6; Gather-7 in opset7; Gather-8 in opset8..opset16"; "" for no rows.
 std::string describe_catalog_entries(const std::vector<const OpsetCatalogEntry*>& entries);
 
+// The catalog's op type nearest to `type` (edit distance at most 2, ignoring case), or "".
+std::string closest_op_type(std::string_view type);
+
 }  // namespace irlite

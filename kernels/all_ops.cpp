@@ -61,6 +61,11 @@ OpDef make_non_zero_op();
 OpDef make_shuffle_channels_opset1_op();
 OpDef make_shuffle_channels_op();
 
+// Sub-graphs: layers with a body (engine/subgraph.hpp).
+OpDef make_tensor_iterator_op();
+OpDef make_loop_op();
+OpDef make_if_op();
+
 // Elementwise arithmetic.
 OpDef make_add_op();
 OpDef make_multiply_op();
@@ -259,6 +264,9 @@ OpRegistry build_registry() {
              make_non_zero_op,
              make_shuffle_channels_opset1_op,
              make_shuffle_channels_op,
+             make_tensor_iterator_op,
+             make_loop_op,
+             make_if_op,
              make_add_op,
              make_multiply_op,
              make_subtract_op,

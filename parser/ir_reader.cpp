@@ -115,7 +115,7 @@ size_t count_children(const pugi::xml_node& parent) {
 // each with its own ElementReader: line numbers are counted forward from the last one asked.
 class ElementReader {
 public:
-    explicit ElementReader(std::string_view text) : lines_(text.data(), text.size()) {}
+    ElementReader(std::string_view text, const std::string& file) : lines_(text.data(), text.size()), file_(file) {}
 
     // The arrays the ports' dims point into, for the document to keep.
     std::vector<std::shared_ptr<const void>> take_dims_storage() { return std::move(dims_blocks_); }
@@ -133,11 +133,13 @@ public:
         layer.id = parse_id(layer.id_text);
         // One pass over the children for the first <data>, <input> and <output>.
         pugi::xml_node data, inputs, outputs;
+        bool has_body = false;
         for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
             const std::string_view name = c.name();
             if (name == "data" && !data) data = c;
             else if (name == "input" && !inputs) inputs = c;
             else if (name == "output" && !outputs) outputs = c;
+            else if (name == "body" || name == "then_body" || name == "else_body") has_body = true;
         }
         layer.data_line = data ? line(data) : layer.line;
         size_t n_attributes = 0;
@@ -150,6 +152,51 @@ public:
             read_port(port, layer.inputs.emplace_back());
         for (pugi::xml_node port = outputs.child("port"); port; port = port.next_sibling("port"))
             read_port(port, layer.outputs.emplace_back());
+        if (has_body) read_bodies(node, layer);
+    }
+
+    // A layer's sub-graphs (TensorIterator, Loop, If): <body> with <port_map> and <back_edges>,
+    // <then_body> with <then_port_map>, <else_body> with <else_port_map>, in any order. A body is
+    // read like the file's own <layers> and <edges>, into a document of its own; bodies nest, up
+    // to kMaxBodyDepth deep (the reader recurses once per level).
+    void read_bodies(const pugi::xml_node& node, IrLayer& layer) {
+        static constexpr const char* kBodies[][2] = {
+            {"body", "port_map"}, {"then_body", "then_port_map"}, {"else_body", "else_port_map"}};
+        for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
+            const std::string_view name = c.name();
+            for (const auto& kind : kBodies) {
+                if (name != kind[0]) continue;
+                if (depth_ >= kMaxBodyDepth)
+                    throw Error(ErrorKind::Limit, "body-too-deep",
+                                str("<", name, "> of layer '", layer.name, "' is nested ", depth_ + 1,
+                                    " bodies deep; at most ", kMaxBodyDepth, " are allowed"),
+                                file_and_line(file_, line(c)));
+                IrBody& body = layer.bodies.emplace_back();
+                body.name = kind[0];
+                body.line = line(c);
+                body.document = std::make_shared<IrDocument>();
+                ++depth_;
+                for (pugi::xml_node l = c.child("layers").child("layer"); l; l = l.next_sibling("layer"))
+                    read_layer(l, body.document->layers.emplace_back());
+                for (pugi::xml_node e = c.child("edges").child("edge"); e; e = e.next_sibling("edge"))
+                    read_edge(e, body.document->edges.emplace_back());
+                --depth_;
+                if (const pugi::xml_node map = node.child(kind[1])) {
+                    body.port_map_line = line(map);
+                    for (pugi::xml_node e = map.first_child(); e; e = e.next_sibling())
+                        if (e.type() == pugi::node_element) read_map_entry(e, body.port_map.emplace_back());
+                }
+                if (body.name == "body")
+                    for (pugi::xml_node e = node.child("back_edges").child("edge"); e; e = e.next_sibling("edge"))
+                        read_map_entry(e, body.back_edges.emplace_back());
+            }
+        }
+    }
+
+    void read_map_entry(const pugi::xml_node& node, IrMapEntry& entry) {
+        entry.element = node.name();
+        entry.line = line(node);
+        for (const pugi::xml_attribute a : node.attributes()) entry.attributes.push_back({a.name(), a.value()});
     }
 
     void read_port(const pugi::xml_node& node, IrPort& port) {
@@ -239,7 +286,11 @@ private:
         return at;
     }
 
+    static constexpr int kMaxBodyDepth = 16;
+
     LineIndex lines_;
+    const std::string& file_;
+    int depth_ = 0;  // bodies being read around the current element
     std::vector<std::shared_ptr<const void>> dims_blocks_;
     std::shared_ptr<std::vector<int64_t>> block_;
     size_t block_used_ = 0;
@@ -303,7 +354,7 @@ private:
         doc.edges.resize(n_edges);
         const auto read_part = [&](size_t layers_begin, size_t layers_end, size_t edges_begin, size_t edges_end,
                                    std::vector<std::shared_ptr<const void>>& storage) {
-            ElementReader reader(text_);
+            ElementReader reader(text_, file_);
             for (size_t i = layers_begin; i < layers_end; ++i) reader.read_layer(layer_nodes[i], doc.layers[i]);
             for (size_t i = edges_begin; i < edges_end; ++i) reader.read_edge(edge_nodes[i], doc.edges[i]);
             storage = reader.take_dims_storage();
@@ -442,6 +493,22 @@ std::string default_bin_path(const std::string& xml_path) {
     return (has_extension ? xml_path.substr(0, dot) : xml_path) + ".bin";
 }
 
+// Bodies (IrBody::document) view the same XML text and dims arrays as the file's document and
+// use its weights: each gets a share of the storage once the whole file is read.
+void share_with_bodies(IrDocument& doc) {
+    for (IrLayer& layer : doc.layers)
+        for (IrBody& body : layer.bodies) {
+            IrDocument& part = *body.document;
+            part.storage = doc.storage;
+            part.xml_path = doc.xml_path;
+            part.name = doc.name;
+            part.ir_version = doc.ir_version;
+            part.weights = doc.weights;
+            part.weights_note = doc.weights_note;
+            share_with_bodies(part);
+        }
+}
+
 }  // namespace
 
 namespace {
@@ -472,12 +539,14 @@ IrDocument read_ir_memory(std::string_view xml_text, std::shared_ptr<WeightsBlob
     IrDocument doc = read_text(xml_text, std::move(display_name));
     doc.weights = std::move(weights);
     if (!doc.weights) doc.weights_note = "no weights were given";
+    share_with_bodies(doc);
     return doc;
 }
 
 IrDocument read_ir_xml_only(const std::string& xml_path) {
     IrDocument doc = read_xml(xml_path);
     doc.weights_note = "weights not read (--no-weights)";
+    share_with_bodies(doc);
     return doc;
 }
 
@@ -485,12 +554,13 @@ IrDocument read_ir_file(const std::string& xml_path, const std::string& bin_path
     IrDocument doc = read_xml(xml_path);
     if (!bin_path.empty()) {
         doc.weights = map_weights_file(bin_path);
-        return doc;
+    } else {
+        const std::string guess = default_bin_path(xml_path);
+        // A path that exists but cannot be mapped (a directory, no permission) is an error, not "absent".
+        if (file_exists(guess)) doc.weights = map_weights_file(guess);
+        else doc.weights_note = str("the weights file '", guess, "' does not exist");
     }
-    const std::string guess = default_bin_path(xml_path);
-    // A path that exists but cannot be mapped (a directory, no permission) is an error, not "absent".
-    if (file_exists(guess)) doc.weights = map_weights_file(guess);
-    else doc.weights_note = str("the weights file '", guess, "' does not exist");
+    share_with_bodies(doc);
     return doc;
 }
 

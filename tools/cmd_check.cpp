@@ -25,8 +25,8 @@ const char* kCheckHelp =
     "      --json           print exactly one JSON document instead (for several models, an array\n"
     "                       of these documents, in the order given):\n"
     "                       {\"file\", \"ir_version\", \"valid\", \"errors\": [{\"code\", \"severity\", \"line\",\n"
-    "                        \"layer_id\", \"layer_name\", \"layer_type\", \"port\", \"message\", \"declared\",\n"
-    "                        \"inferred\"}], \"summary\": {\"errors\", \"warnings\"}}\n"
+    "                        \"layer_id\", \"layer_name\", \"layer_type\", \"port\", \"body_path\", \"message\",\n"
+    "                        \"declared\", \"inferred\"}], \"summary\": {\"errors\", \"warnings\"}}\n"
     "                       (warnings are in the same list, with \"severity\": \"warning\")\n"
     "      --shape NAME=[d0,d1,...]\n"
     "                       check as if Parameter NAME (layer or tensor name) had these dims;\n"
@@ -51,6 +51,7 @@ Json report_json(const CheckReport& report) {
                           {"layer_name", value_or_null(w.has_layer(), w.layer_name)},
                           {"layer_type", value_or_null(w.has_layer(), w.layer_type)},
                           {"port", value_or_null(w.port >= 0, w.port)},
+                          {"body_path", value_or_null(!w.body_path.empty(), w.body_path)},
                           {"message", d.message},
                           {"declared", value_or_null(!d.declared.empty(), d.declared)},
                           {"inferred", value_or_null(!d.inferred.empty(), d.inferred)}});

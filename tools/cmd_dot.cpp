@@ -1,6 +1,6 @@
 // irlite dot: the model as a Graphviz DOT graph. A node per layer (name, Type-opsetN), edges
 // labelled with element type and dims, Const nodes small, layers with findings from `irlite check`
-// drawn red with the findings as tooltip.
+// drawn red with the findings as tooltip; sub-graph bodies as (nested) clusters.
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -21,6 +21,7 @@ const char* kDotHelp =
     "layer labelled with its name and Type-opsetN, edges labelled with the element type and dims\n"
     "flowing along them (inferred, or declared where inference is impossible), Const layers small.\n"
     "Layers (and edges) with findings from 'irlite check' are red; hover them to read the findings.\n"
+    "The bodies of TensorIterator, Loop and If are drawn as clusters beside their layer.\n"
     "Render with e.g. 'dot -Tsvg model.dot -o model.svg'.\n"
     "\n"
     "  -w, --weights FILE   the weights (.bin); default: MODEL.xml with the extension .bin\n"
@@ -58,6 +59,54 @@ int find_port(const std::vector<IrPort>& ports, const IrId& id) {
     return -1;
 }
 
+// A body (TensorIterator, Loop, If) as a cluster: its layers and edges with their declared ports,
+// layers with findings (matched by body path and layer id) red, nested bodies as nested clusters,
+// and a dotted line from the layer that owns it. `id` names its DOT nodes (B<id>_<layer index>).
+void draw_body(const IrBody& body, const std::string& id, const std::string& path, const std::string& owner,
+               const CheckReport& report, std::string& out) {
+    const IrDocument& doc = *body.document;
+    out += "  subgraph cluster_" + id + " {\n    label=" + dot_quoted(path) +
+           ";\n    style=\"dashed,rounded\";\n    color=\"#888888\";\n    fontsize=9;\n";
+    std::unordered_map<uint64_t, size_t> layer_of_id;
+    for (size_t i = 0; i < doc.layers.size(); ++i) {
+        const IrLayer& l = doc.layers[i];
+        if (l.id) layer_of_id.emplace(*l.id, i);
+        std::string findings;
+        for (const Diagnostic& d : report.findings)
+            if (d.where.body_path == path && d.where.layer_id && d.where.layer_id == l.id)
+                findings += str(findings.empty() ? "" : "\n", to_string(d.severity), " [", d.code, "]: ", d.message);
+        const std::string type = canonical_op_type(l.type);
+        std::string attrs = "label=" + dot_quoted(str(l.name, "\n", l.type, "-", l.version.empty() ? std::string_view("?") : l.version));
+        if (type == "const") attrs += ", fontsize=7, height=0.2, width=0.3, fillcolor=\"#eeeeee\"";
+        else if (type == "parameter") attrs += ", shape=invhouse, style=filled, fillcolor=\"#dbeafe\"";
+        else if (type == "result") attrs += ", shape=house, style=filled, fillcolor=\"#dcfce7\"";
+        attrs += findings.empty() ? ", tooltip=" + dot_quoted(str(l.type, " id=", l.id_text, " (line ", l.line, ")"))
+                                  : ", color=red, fontcolor=red, penwidth=2, tooltip=" + dot_quoted(findings);
+        out += "    B" + id + "_" + std::to_string(i) + " [" + attrs + "];\n";
+    }
+    for (const IrEdge& e : doc.edges) {
+        if (!e.from_layer || !e.to_layer) continue;
+        const auto src = layer_of_id.find(*e.from_layer), dst = layer_of_id.find(*e.to_layer);
+        if (src == layer_of_id.end() || dst == layer_of_id.end()) continue;
+        const IrLayer& from = doc.layers[src->second];
+        const int pos = find_port(from.outputs, e.from_port);
+        const std::string label = pos < 0 ? "?" : port_label(from.outputs[static_cast<size_t>(pos)].precision,
+                                                             from.outputs[static_cast<size_t>(pos)].dims);
+        out += "    B" + id + "_" + std::to_string(src->second) + " -> B" + id + "_" + std::to_string(dst->second) +
+               " [label=" + dot_quoted(label) + "];\n";
+    }
+    for (size_t i = 0; i < doc.layers.size(); ++i)
+        for (size_t b = 0; b < doc.layers[i].bodies.size(); ++b) {
+            const IrBody& inner = doc.layers[i].bodies[b];
+            draw_body(inner, id + "_" + std::to_string(i) + "_" + std::to_string(b),
+                      str(path, " > layer '", doc.layers[i].name, "' > ", inner.name), "B" + id + "_" + std::to_string(i),
+                      report, out);
+        }
+    out += "  }\n";
+    if (!doc.layers.empty())
+        out += "  " + owner + " -> B" + id + "_0 [style=dotted, arrowhead=none, lhead=cluster_" + id + "];\n";
+}
+
 std::string to_dot(const CheckReport& report) {
     const IrDocument& doc = *report.document;
     // Findings per layer, and per (layer, input port id) for the edge that enters that port.
@@ -84,7 +133,7 @@ std::string to_dot(const CheckReport& report) {
         if (doc.layers[li].id) layer_of_id.emplace(*doc.layers[li].id, static_cast<int>(li));
 
     std::string out = "digraph " + dot_quoted(doc.name.empty() ? std::string("model") : doc.name) + " {\n";
-    out += "  graph [rankdir=TB, fontname=\"Helvetica\", tooltip=" + dot_quoted(report.file) + "];\n";
+    out += "  graph [rankdir=TB, compound=true, fontname=\"Helvetica\", tooltip=" + dot_quoted(report.file) + "];\n";
     out += "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", fontname=\"Helvetica\", fontsize=10];\n";
     out += "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#555555\"];\n";
     for (size_t i = 0; i < doc.layers.size(); ++i) {
@@ -128,6 +177,12 @@ std::string to_dot(const CheckReport& report) {
         if (pf != port_findings.end()) attrs += ", color=red, fontcolor=red, penwidth=2, tooltip=" + dot_quoted(pf->second);
         out += "  L" + std::to_string(src->second) + " -> L" + std::to_string(dst->second) + " [" + attrs + "];\n";
     }
+    for (size_t i = 0; i < doc.layers.size(); ++i)
+        for (size_t b = 0; b < doc.layers[i].bodies.size(); ++b) {
+            const IrBody& body = doc.layers[i].bodies[b];
+            draw_body(body, std::to_string(i) + "_" + std::to_string(b), str("layer '", doc.layers[i].name, "' > ", body.name),
+                      "L" + std::to_string(i), report, out);
+        }
     return out + "}\n";
 }
 

@@ -37,7 +37,7 @@ const char* kInfoHelp =
     "                       {\"file\", \"name\", \"ir_version\", \"layers\", \"edges\", \"const_bytes\",\n"
     "                        \"inputs\": [{\"name\", \"names\", \"element_type\", \"shape\"}], \"outputs\": [...],\n"
     "                        \"ops\": [{\"type\", \"count\", \"opsets\", \"runs\"}], \"cannot_run\": [{\"type\", \"opset\"}],\n"
-    "                        \"fused\": [{\"type\", \"count\"}],\n"
+    "                        \"fused\": [{\"type\", \"count\"}], \"bodies\": [{\"path\", \"layers\", \"edges\"}],\n"
     "                        \"precision\": null | {\"inference\", \"layers\": {TYPE: count},\n"
     "                                      \"conversions\", \"kept_declared\"},\n"
     "                        \"check\": {\"errors\", \"warnings\"}}  (a shape is a list, -1 = dynamic;\n"
@@ -72,8 +72,13 @@ struct ModelInfo {
     PrecisionInfo precision;
     std::vector<std::pair<std::string, int>> fused;  // fused node type, count (graph fusion)
     int nodes_before = 0, nodes_after = 0;           // executed nodes without / with fusion
-    std::vector<OpUse> ops;  // by type name
+    std::vector<OpUse> ops;  // by type name, body layers included
     uint64_t const_bytes = 0;
+    struct Body {
+        std::string path;  // "layer 'ti' > body"
+        size_t layers = 0, edges = 0;
+    };
+    std::vector<Body> bodies;  // sub-graphs (TensorIterator, Loop, If), outermost first
 };
 
 // What compiling makes of the graph (nothing when it has errors): the inference precision pass,
@@ -139,7 +144,17 @@ ModelInfo collect(const CheckReport& report) {
         }
     }
     std::map<std::string, OpUse> ops;
-    for (const IrLayer& l : doc.layers) {
+    // The file's layers and those of every body, nested ones included (a work list, no recursion).
+    std::vector<std::pair<const IrDocument*, std::string>> parts = {{&doc, ""}};
+    for (size_t i = 0; i < parts.size(); ++i)
+        for (const IrLayer& l : parts[i].first->layers)
+            for (const IrBody& body : l.bodies) {
+                const std::string path = str(parts[i].second, parts[i].second.empty() ? "" : " > ", "layer '", l.name, "' > ", body.name);
+                parts.emplace_back(body.document.get(), path);
+                info.bodies.push_back({path, body.document->layers.size(), body.document->edges.size()});
+            }
+    for (const auto& part : parts)
+    for (const IrLayer& l : part.first->layers) {
         OpUse& use = ops[canonical_op_type(l.type)];
         if (use.type.empty()) use.type = l.type;
         ++use.count;
@@ -211,6 +226,11 @@ void print_text(const CheckReport& report, const ModelInfo& info) {
                   << (use.cannot_run.empty() ? "" : "  (irlite cannot run it)") << "\n";
         if (!use.cannot_run.empty()) cannot += (cannot.empty() ? "" : ", ") + use.type + " (" + cannot_run_text(use) + ")";
     }
+    if (!info.bodies.empty()) {
+        std::cout << "bodies (" << info.bodies.size() << "; their layers are counted in the ops above):\n";
+        for (const ModelInfo::Body& b : info.bodies)
+            std::cout << "  " << pad(b.path, 40) << b.layers << " layers, " << b.edges << " edges\n";
+    }
     std::cout << "irlite cannot run: " << (cannot.empty() ? "nothing, every op is supported" : cannot) << "\n";
     const PrecisionInfo& p = info.precision;
     if (p.has_half) {
@@ -265,6 +285,8 @@ std::string to_json(const CheckReport& report, const ModelInfo& info) {
             cannot_run.push_back({{"type", use.type}, {"opset", value_or_null(o > 0, str("opset", o))}});
     }
     for (const auto& [type, count] : info.fused) fused.push_back({{"type", type}, {"count", count}});
+    Json bodies = Json::array();
+    for (const ModelInfo::Body& b : info.bodies) bodies.push_back({{"path", b.path}, {"layers", b.layers}, {"edges", b.edges}});
     Json document = {{"file", report.file},
                      {"name", doc.name},
                      {"ir_version", doc.ir_version},
@@ -276,6 +298,7 @@ std::string to_json(const CheckReport& report, const ModelInfo& info) {
                      {"ops", std::move(ops)},
                      {"cannot_run", std::move(cannot_run)},
                      {"fused", std::move(fused)},
+                     {"bodies", std::move(bodies)},
                      {"precision", precision_json(info.precision)},
                      {"check", {{"errors", report.errors}, {"warnings", report.warnings}}}};
     return dump_json(document);

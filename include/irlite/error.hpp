@@ -48,6 +48,10 @@ struct IRLITE_API Location {
     int port = -1;                     // port index (input or output position); -1 = none
     bool port_is_output = false;
     std::string port_role;             // e.g. "step", "indices"
+    // Inside a sub-graph body (TensorIterator, Loop, If): the path of layers and bodies that holds
+    // the layer, outermost first: "layer 'ti' > body" (nested: "layer 'loop' > body > layer 'if' >
+    // then_body"). Empty at the top level.
+    std::string body_path;
 
     bool has_layer() const { return layer_id.has_value(); }
     // "Slice layer id=42 'name' (opset8), input 3 'step'" (no file/line part).
@@ -66,6 +70,9 @@ public:
     // Fill in location fields that are still unset (outer layers add context as an error
     // travels up: the kernel knows the port, the executor the layer, the reader the file).
     Error& add_context(const Location& outer);
+    // Prefixes the location's body path with `outer` (an error met inside a body, travelling up
+    // through the layer that holds the body): "layer 'ti' > body".
+    Error& add_body_path(const std::string& outer);
 
 private:
     void refresh();
