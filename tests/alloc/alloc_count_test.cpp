@@ -117,7 +117,9 @@ TEST(ZeroAllocation, F16Models) {
     }
     // A real Open Model Zoo FP16 file, with PReLU (its f32 slopes on f16 data converted once).
     const fs::path landmarks = shared / ".." / "wild-ir" / "omz_landmarks_regression_retail_0009_fp16_v10" / "model.xml";
-    if (fs::exists(landmarks)) EXPECT_EQ(allocations_per_run(landmarks.string()), 0);
+    if (fs::exists(landmarks)) {
+        EXPECT_EQ(allocations_per_run(landmarks.string()), 0);
+    }
 }
 
 // The recurrent ops (kernels/detail/recurrent.hpp): packed weights, projections, gates and states
