@@ -123,6 +123,7 @@ Tensor Tensor::clone() const {
 
 double Tensor::value_as_double(int64_t i) const {
     if (is_packed(type_)) return packed_value(data_, type_, i);
+    if (type_ == ElementType::boolean) return static_cast<const uint8_t*>(data_)[i] != 0 ? 1.0 : 0.0;  // see value_as_int64
     return dispatch_type(type_, [&](auto tag) -> double {
         using T = decltype(tag);
         const T v = static_cast<const T*>(data_)[i];
@@ -135,21 +136,29 @@ double Tensor::value_as_double(int64_t i) const {
 int64_t Tensor::value_as_int64(int64_t i) const {
     if (type_ == ElementType::u1 || type_ == ElementType::u4 || type_ == ElementType::i4)
         return packed_element(data_, type_, i);
-    if (is_packed(type_)) {  // the 4- and 8-bit floats: truncated, NaN 0, saturated
-        const double v = packed_value(data_, type_, i);
+    // Floats are truncated, NaN gives 0, values beyond int64 saturate (a plain cast is undefined).
+    const auto float_to_int64 = [](double v) -> int64_t {
         if (std::isnan(v)) return 0;
         return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : static_cast<int64_t>(v);
-    }
+    };
+    if (is_packed(type_)) return float_to_int64(packed_value(data_, type_, i));  // the 4- and 8-bit floats
+    // A boolean is read as its byte: any nonzero byte is true (a .bin may hold bytes other than 0
+    // and 1, and loading such a byte as a C++ bool is undefined).
+    if (type_ == ElementType::boolean) return static_cast<const uint8_t*>(data_)[i] != 0;
     return dispatch_type(type_, [&](auto tag) -> int64_t {
         using T = decltype(tag);
-        const T v = static_cast<const T*>(data_)[i];
-        if constexpr (std::is_same_v<T, float16>) return static_cast<int64_t>(f16_to_f32(v.bits));
-        else if constexpr (std::is_same_v<T, bfloat16>) return static_cast<int64_t>(bf16_to_f32(v.bits));
-        else if constexpr (std::is_floating_point_v<T>) return static_cast<int64_t>(v);
-        // u64 values above INT64_MAX saturate: index readers treat them as "very large".
-        else if constexpr (std::is_same_v<T, uint64_t>)
-            return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
-        else return static_cast<int64_t>(v);
+        if constexpr (std::is_same_v<T, bool>) {
+            return static_cast<const uint8_t*>(data_)[i] != 0;  // (handled above)
+        } else {
+            const T v = static_cast<const T*>(data_)[i];
+            if constexpr (std::is_same_v<T, float16>) return float_to_int64(f16_to_f32(v.bits));
+            else if constexpr (std::is_same_v<T, bfloat16>) return float_to_int64(bf16_to_f32(v.bits));
+            else if constexpr (std::is_floating_point_v<T>) return float_to_int64(static_cast<double>(v));
+            // u64 values above INT64_MAX saturate: index readers treat them as "very large".
+            else if constexpr (std::is_same_v<T, uint64_t>)
+                return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
+            else return static_cast<int64_t>(v);
+        }
     });
 }
 
