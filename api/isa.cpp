@@ -65,10 +65,8 @@ CpuInfo cpu_info() {
     info.active_isa = cpu::isa_name(cpu::active_isa());
     // sgemm.hpp: gemm_isa_for.
     info.families = {
-        {"GEMM: MatMul with constant weights, convolutions of 64+ output pixels", nn::gemm_isa_name(nn::gemm_default_isa())},
-        {"GEMM: convolutions with an indexed B (implicit im2col) or < 64 output pixels, MatMul of two "
-         "run-time operands with < 64 columns",
-         nn::gemm_isa_name(nn::gemm_isa_for(0, true))},
+        {"GEMM: convolutions, MatMul with constant weights or of 64+ columns", nn::gemm_isa_name(nn::gemm_default_isa())},
+        {"GEMM: MatMul of two run-time operands with < 64 columns", nn::gemm_isa_name(nn::gemm_isa_for(0, false))},
     };
     return info;
 }

@@ -190,7 +190,7 @@ TEST(Sgemm, EdgeSizes) {
     const int64_t sizes[] = {0, 1, 2, 3, 5, 6, 7, 11, 12, 13, 15, 16, 17, 31, 32, 33};
     for (GemmIsa isa : supported_isas()) {
         for (int64_t m : sizes) {
-            for (int64_t n : {int64_t{1}, int64_t{15}, int64_t{16}, int64_t{17}, int64_t{33}}) {
+            for (int64_t n : {int64_t{1}, int64_t{15}, int64_t{16}, int64_t{17}, int64_t{33}, int64_t{48}}) {
                 for (int64_t k : {int64_t{0}, int64_t{1}, int64_t{9}}) {
                     Problem p = make_problem(rng, m, n, k, false, false);
                     set_epilogue(p, rng, static_cast<int>((m + n) % 3), GemmActivation::Clamp);
@@ -380,13 +380,15 @@ TEST(Sgemm, ForcedPortableIsa) {
     reset_gemm_isa_for_testing();
     EXPECT_EQ(static_cast<int>(gemm_default_isa()),
               std::min(static_cast<int>(gemm_detected_isa()), static_cast<int>(cpu::active_isa())));
-    // A convolution's indexed B, or fewer than 64 columns, run at most on the AVX2 kernels
-    // (sgemm.hpp: gemm_isa_for); 64 columns and more take the default level.
+    // A GEMM of two run-time operands with fewer than 64 columns runs at most on the AVX2 kernels
+    // (sgemm.hpp: gemm_isa_for); a prepacked A (convolutions) or 64 columns and more take the
+    // default level.
     const GemmIsa at_most_avx2 = std::min(gemm_default_isa(), GemmIsa::Avx2);
-    EXPECT_EQ(gemm_isa_for(1024, true), at_most_avx2);
     EXPECT_EQ(gemm_isa_for(16, false), at_most_avx2);
     EXPECT_EQ(gemm_isa_for(63, false), at_most_avx2);
     EXPECT_EQ(gemm_isa_for(64, false), gemm_default_isa());
+    EXPECT_EQ(gemm_isa_for(16, true), gemm_default_isa());
+    EXPECT_EQ(gemm_isa_for(1024, true), gemm_default_isa());
 }
 
 // IRLITE_ISA's cap (cpu_isa.hpp) applies to the GEMM as to every dispatched kernel.
@@ -426,8 +428,10 @@ TEST(Sgemm, PackedBServesEveryBatch) {
 // grid, with remainders in M, N (partial column groups and panels) and K (several K blocks).
 TEST(Sgemm, IndexedBMatchesPlainBitForBit) {
     std::mt19937 rng(23);
-    const int64_t shapes[][3] = {{16, 1024, 147}, {1, 8, 1},    {5, 13, 9},    {6, 16, 27},  {7, 40, 300},
-                                 {13, 75, 144},   {16, 256, 144}, {31, 24, 600}, {32, 64, 288}, {4, 200, 33}};
+    // n = 16 and 48 end on a half-width edge read in place (AVX-512), 260 and 600 span K blocks.
+    const int64_t shapes[][3] = {{16, 1024, 147}, {1, 8, 1},     {5, 13, 9},     {6, 16, 27},   {7, 40, 300},
+                                 {13, 75, 144},   {16, 256, 144}, {31, 24, 600},  {32, 64, 288}, {4, 200, 33},
+                                 {12, 48, 20},    {25, 16, 100},  {3, 48, 17},    {14, 80, 260}};
     for (GemmIsa isa : supported_isas()) {
         for (const auto& s : shapes) {
             const int64_t m = s[0], n = s[1], k = s[2], groups = (n + 7) / 8;

@@ -48,9 +48,9 @@ struct KernelEpi {
 // one accumulator), so which kernel computes an element never changes its value.
 using KernelFn = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t bps, float* c,
                           int64_t ldc, const KernelEpi& e);
-// A full nr = 16 panel of an indexed B (AVX2): its two 8-column runs at b0 and b1, row p of both
-// shifted by roff[p].
-using IndexedKernelFn = void (*)(int64_t kc, const float* a, const int64_t* roff, const float* b0, const float* b1,
+// A panel of an indexed B read in place: its 8-column runs at groups[0], groups[1], ... (nr / 8 of
+// them, or half as many for a half-width kernel), row p of each shifted by roff[p].
+using IndexedKernelFn = void (*)(int64_t kc, const float* a, const int64_t* roff, const float* const* groups,
                                  float* c, int64_t ldc, const KernelEpi& e);
 
 // Scalar activation with the same NaN rule as the vector max/min below (NaN stays NaN).
@@ -175,8 +175,10 @@ static_assert(kAvx2Nr == 2 * kGemmColumnGroup, "an AVX2 B panel is two column gr
 // The 6 x 16 kernel on an indexed B (sgemm.hpp): row p of the two 8-column runs starts at
 // b0 + roff[p] and b1 + roff[p]. One more load per k (the offset) than the plain kernel.
 template <int ROWS>
-IRLITE_TARGET_AVX2 void kernel_avx2_indexed(int64_t kc, const float* a, const int64_t* roff, const float* b0,
-                                            const float* b1, float* c, int64_t ldc, const KernelEpi& e) {
+IRLITE_TARGET_AVX2 void kernel_avx2_indexed(int64_t kc, const float* a, const int64_t* roff, const float* const* groups,
+                                            float* c, int64_t ldc, const KernelEpi& e) {
+    const float* b0 = groups[0];
+    const float* b1 = groups[1];
     __m256 acc[ROWS][2];
 #pragma GCC unroll 16
     for (int r = 0; r < ROWS; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
@@ -262,10 +264,29 @@ IRLITE_TARGET_AVX512 inline __m512 avx512_finish(__m512 v, const float* cptr, co
     return v;
 }
 
-template <int ROWS, int P>
+// Writes ROWS x V vectors of sums to c (row stride ldc) through the epilogue.
+template <int ROWS, int V>
+IRLITE_TARGET_AVX512 inline void avx512_store(const __m512 (&acc)[ROWS][V], float* c, int64_t ldc,
+                                              const KernelEpi& e) {
+#pragma GCC unroll 12
+    for (int r = 0; r < ROWS; ++r) {
+        float* cr = c + r * ldc;
+        const float rb = e.row_bias ? e.row_bias[r] : 0.0f;
+        const bool has_rb = e.row_bias != nullptr;
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v)
+            _mm512_storeu_ps(cr + 16 * v, avx512_finish(acc[r][v], cr + 16 * v,
+                                                        e.col_bias ? e.col_bias + 16 * v : nullptr, rb, has_rb, e));
+    }
+}
+
+// ROWS x 16V: V vectors of 16 columns per row, vector v at b + (v / 2) * bps + (v % 2) * 16 (V = 2:
+// one full panel; V = 1: the half-width kernel, 16 columns, for an edge of at most 16 columns,
+// e.g. the 16 pixels of a 4 x 4 plane, which a full panel would compute half of in vain; V = 4
+// or 8: the wide kernels, 2 or 4 adjacent panels).
+template <int ROWS, int V>
 IRLITE_TARGET_AVX512 void kernel_avx512(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t bps,
                                         float* c, int64_t ldc, const KernelEpi& e) {
-    constexpr int V = 2 * P;  // vectors per row
     __m512 acc[ROWS][V];
 #pragma GCC unroll 16
     for (int r = 0; r < ROWS; ++r)
@@ -285,16 +306,42 @@ IRLITE_TARGET_AVX512 void kernel_avx512(int64_t kc, const float* a, const float*
         a += kAvx512Mr;
         b += ldb;
     }
-#pragma GCC unroll 12
-    for (int r = 0; r < ROWS; ++r) {
-        float* cr = c + r * ldc;
-        const float rb = e.row_bias ? e.row_bias[r] : 0.0f;
-        const bool has_rb = e.row_bias != nullptr;
-#pragma GCC unroll 8
+    avx512_store<ROWS, V>(acc, c, ldc, e);
+}
+
+// The ROWS x 16V kernel on an indexed B (sgemm.hpp) read where it lies: vector v of row p joins
+// the 8-column runs at groups[2v] + roff[p] and groups[2v + 1] + roff[p]. Gathering the runs
+// into packed panels first (a copy per run, per row, per tile) cost more than the multiply-adds
+// on the small planes of real models.
+template <int ROWS, int V>
+IRLITE_TARGET_AVX512 void kernel_avx512_indexed(int64_t kc, const float* a, const int64_t* roff,
+                                                const float* const* groups, float* c, int64_t ldc,
+                                                const KernelEpi& e) {
+    const float* g[2 * V];
+#pragma GCC unroll 4
+    for (int v = 0; v < 2 * V; ++v) g[v] = groups[v];
+    __m512 acc[ROWS][V];
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 2
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
+#pragma GCC unroll 2
+    for (int64_t p = 0; p < kc; ++p) {
+        const int64_t o = roff[p];
+        __m512 bv[V];
+#pragma GCC unroll 2
         for (int v = 0; v < V; ++v)
-            _mm512_storeu_ps(cr + 16 * v, avx512_finish(acc[r][v], cr + 16 * v,
-                                                        e.col_bias ? e.col_bias + 16 * v : nullptr, rb, has_rb, e));
+            bv[v] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(g[2 * v] + o)),
+                                       _mm256_loadu_ps(g[2 * v + 1] + o), 1);
+#pragma GCC unroll 12
+        for (int r = 0; r < ROWS; ++r) {
+            const __m512 av = _mm512_set1_ps(a[r]);
+#pragma GCC unroll 2
+            for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+        }
+        a += kAvx512Mr;
     }
+    avx512_store<ROWS, V>(acc, c, ldc, e);
 }
 #endif  // IRLITE_SGEMM_X86
 
@@ -309,6 +356,9 @@ struct IsaParams {
     KernelFn wide[4];
     int wide_panels[4];
     IndexedKernelFn indexed[kMaxMr];  // kernels reading an indexed B in place (nullptr: gather it)
+    // Half-width kernels (nr / 2 columns) for a right edge of at most nr / 2 columns (nullptr: none)
+    KernelFn half[kMaxMr];
+    IndexedKernelFn indexed_half[kMaxMr];
 };
 
 const IsaParams kPortable = {kPortMr,
@@ -317,6 +367,8 @@ const IsaParams kPortable = {kPortMr,
                              64,
                              1024,
                              {kernel_portable<1>, kernel_portable<2>, kernel_portable<3>, kernel_portable<4>},
+                             {},
+                             {},
                              {},
                              {},
                              {}};
@@ -331,18 +383,30 @@ const IsaParams kAvx2 = {kAvx2Mr,
                          {kernel_avx2<1, 4>, kernel_avx2<2, 2>, nullptr, nullptr},
                          {4, 2, 1, 1},
                          {kernel_avx2_indexed<1>, kernel_avx2_indexed<2>, kernel_avx2_indexed<3>,
-                          kernel_avx2_indexed<4>, kernel_avx2_indexed<5>, kernel_avx2_indexed<6>}};
+                          kernel_avx2_indexed<4>, kernel_avx2_indexed<5>, kernel_avx2_indexed<6>},
+                         {},
+                         {}};
 const IsaParams kAvx512 = {kAvx512Mr,
                            kAvx512Nr,
                            256,
                            144,
                            1024,
+                           {kernel_avx512<1, 2>, kernel_avx512<2, 2>, kernel_avx512<3, 2>, kernel_avx512<4, 2>,
+                            kernel_avx512<5, 2>, kernel_avx512<6, 2>, kernel_avx512<7, 2>, kernel_avx512<8, 2>,
+                            kernel_avx512<9, 2>, kernel_avx512<10, 2>, kernel_avx512<11, 2>, kernel_avx512<12, 2>},
+                           {kernel_avx512<1, 8>, kernel_avx512<2, 4>, kernel_avx512<3, 4>, kernel_avx512<4, 4>},
+                           {4, 2, 2, 2},
+                           {kernel_avx512_indexed<1, 2>, kernel_avx512_indexed<2, 2>, kernel_avx512_indexed<3, 2>,
+                            kernel_avx512_indexed<4, 2>, kernel_avx512_indexed<5, 2>, kernel_avx512_indexed<6, 2>,
+                            kernel_avx512_indexed<7, 2>, kernel_avx512_indexed<8, 2>, kernel_avx512_indexed<9, 2>,
+                            kernel_avx512_indexed<10, 2>, kernel_avx512_indexed<11, 2>, kernel_avx512_indexed<12, 2>},
                            {kernel_avx512<1, 1>, kernel_avx512<2, 1>, kernel_avx512<3, 1>, kernel_avx512<4, 1>,
                             kernel_avx512<5, 1>, kernel_avx512<6, 1>, kernel_avx512<7, 1>, kernel_avx512<8, 1>,
                             kernel_avx512<9, 1>, kernel_avx512<10, 1>, kernel_avx512<11, 1>, kernel_avx512<12, 1>},
-                           {kernel_avx512<1, 4>, kernel_avx512<2, 2>, kernel_avx512<3, 2>, kernel_avx512<4, 2>},
-                           {4, 2, 2, 2},
-                           {}};
+                           {kernel_avx512_indexed<1, 1>, kernel_avx512_indexed<2, 1>, kernel_avx512_indexed<3, 1>,
+                            kernel_avx512_indexed<4, 1>, kernel_avx512_indexed<5, 1>, kernel_avx512_indexed<6, 1>,
+                            kernel_avx512_indexed<7, 1>, kernel_avx512_indexed<8, 1>, kernel_avx512_indexed<9, 1>,
+                            kernel_avx512_indexed<10, 1>, kernel_avx512_indexed<11, 1>, kernel_avx512_indexed<12, 1>}};
 #endif
 
 const IsaParams& params(GemmIsa isa) {
@@ -496,10 +560,10 @@ GemmIsa gemm_default_isa() {
     return std::min(level, gemm_detected_isa());
 }
 
-GemmIsa gemm_isa_for(int64_t columns, bool indexed_b) {
+GemmIsa gemm_isa_for(int64_t columns, bool a_prepacked) {
     constexpr int64_t kAvx512MinColumns = 2 * kAvx512Nr;
     const GemmIsa isa = gemm_default_isa();
-    return indexed_b || columns < kAvx512MinColumns ? std::min(isa, GemmIsa::Avx2) : isa;
+    return !a_prepacked && columns < kAvx512MinColumns ? std::min(isa, GemmIsa::Avx2) : isa;
 }
 
 void set_gemm_isa_for_testing(GemmIsa isa) {
@@ -769,7 +833,7 @@ void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, 
     const bool b_indexed = b.is_indexed();
     const bool b_in_place =
         !b_indexed && !b.packed && !b.trans && (rows <= 2 * mr || l.kc <= 48 || b.ld % 1024 != 0);
-    // An indexed B is read in place by kernels that can (AVX2), otherwise gathered block by block.
+    // An indexed B is read in place by kernels that can (AVX2, AVX-512), otherwise gathered block by block.
     const bool b_indexed_direct = b_indexed && ip.indexed[0] != nullptr;
     assert(!b_indexed || j0 % kGemmColumnGroup == 0);
 
@@ -880,7 +944,14 @@ void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, 
         // into b_buf when B is read in place (b_buf is unused then), where packing put it otherwise.
         const int64_t full = cols / nr * nr;
         const float* edge_bp = nullptr;
-        if (full < cols) {
+        // An edge of at most nr / 2 columns runs the half-width kernels where the ISA has them (a
+        // 4 x 4 plane's 16 pixels on AVX-512); one of exactly nr / 2 writes C directly, and a B
+        // read in place (indexed: whole column groups, j0 and nr / 2 being multiples) is read so
+        // there too, not copied into a zero-padded panel first.
+        const bool edge_half = full < cols && cols - full <= nr / 2 && ip.half[0] != nullptr;
+        const bool edge_half_in_place = edge_half && cols - full == nr / 2 && (b_indexed_direct || b_in_place);
+        const bool edge_indexed_half = edge_half_in_place && b_indexed_direct;
+        if (full < cols && !edge_half_in_place) {
             const int w = static_cast<int>(cols - full);
             if (b_indexed_direct) {
                 pack_b_indexed(b, j0 + full, w, p0, kcb, nr, b_buf);
@@ -891,8 +962,10 @@ void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, 
             } else {
                 edge_bp = bblk + full * kcb;
             }
-            if (ke.last && col_bias)
-                for (int j = 0; j < nr; ++j) tmp_bias[j] = j < w ? ep.bias[j0 + full + j] : 0.0f;
+        }
+        if (full < cols && ke.last && col_bias) {
+            const int64_t w = cols - full;
+            for (int j = 0; j < nr; ++j) tmp_bias[j] = j < w ? ep.bias[j0 + full + j] : 0.0f;
         }
         // Micro-tile (ir, jr): rows [ir, ir + mr) of the tile, B panel at column jr.
         const auto micro = [&](int64_t ir, int64_t jr) __attribute__((always_inline)) {
@@ -903,10 +976,13 @@ void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, 
             ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
             ke.col_bias = nullptr;
             if (ke.last && col_bias) ke.col_bias = w == nr ? ep.bias + j0 + jr : tmp_bias;
-            if (w == nr && b_indexed_direct) {
-                // nr = 16: the panel is two column groups, each one run of 8 floats per row.
-                const int64_t* grp = b.col_off + (j0 + jr) / kGemmColumnGroup;
-                ip.indexed[h - 1](kcb, ap, b.row_off + p0, b.data + grp[0], b.data + grp[1], cp, ldc, ke);
+            if ((w == nr && b_indexed_direct) || edge_indexed_half) {
+                // The panel's column groups, each one run of 8 floats per row.
+                constexpr int64_t G = kGemmColumnGroup;
+                const int64_t* grp = b.col_off + (j0 + jr) / G;
+                const float* groups[kMaxNr / G];
+                for (int gi = 0; gi < w / G; ++gi) groups[gi] = b.data + grp[gi];
+                (w == nr ? ip.indexed : ip.indexed_half)[h - 1](kcb, ap, b.row_off + p0, groups, cp, ldc, ke);
                 return;
             }
             const KernelFn fn = ip.kernels[h - 1];
@@ -915,13 +991,19 @@ void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, 
                 else fn(kcb, ap, bblk + jr * kcb, nr, 0, cp, ldc, ke);
                 return;
             }
+            if (edge_half && w == nr / 2) {  // the half-width kernel, straight into C
+                if (b_in_place) ip.half[h - 1](kcb, ap, bblk + jr, b.ld, 0, cp, ldc, ke);
+                else ip.half[h - 1](kcb, ap, edge_bp, nr, 0, cp, ldc, ke);
+                return;
+            }
+            const KernelFn edge_fn = edge_half ? ip.half[h - 1] : fn;
             // Right edge: through a full-width buffer.
             if (ke.accumulate)
                 for (int r = 0; r < h; ++r) {
                     std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
                     std::fill(tmp_c + r * nr + w, tmp_c + (r + 1) * nr, 0.0f);
                 }
-            fn(kcb, ap, edge_bp, nr, 0, tmp_c, nr, ke);
+            edge_fn(kcb, ap, edge_bp, nr, 0, tmp_c, nr, ke);
             for (int r = 0; r < h; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
         };
 

@@ -3,9 +3,9 @@
 //   C[M,N] = act(A[M,K] * B[K,N] + bias)          all matrices row-major (A or B may be stored transposed)
 //
 // Design (Goto / BLIS): operands are repacked into panels. A into MR-row panels, B into NR-column
-// panels, both cut into K blocks of `kc`; a register-blocked micro-kernel (AVX-512: 12x32, AVX2+FMA:
-// 6x16, or 4x24 over 1.5 panels when M is a multiple of 4 but not of 6; portable: 4x8) multiplies
-// one A panel by one B panel of one K block. The operand that is
+// panels, both cut into K blocks of `kc`; a register-blocked micro-kernel (AVX-512: 12x32, or 12x16
+// for a right edge of at most 16 columns; AVX2+FMA: 6x16, or 4x24 over 1.5 panels when M is a
+// multiple of 4 but not of 6; portable: 4x8) multiplies one A panel by one B panel of one K block. The operand that is
 // constant (the weights) is packed once, ahead of time, with pack_a / pack_b; the other is packed on
 // each call into the scratch memory the caller passes to run_gemm_tile (a per-call B stored k x n is
 // read in place instead when packing would not pay for itself: short tiles, short K blocks). Nothing
@@ -36,20 +36,17 @@ enum class GemmIsa : uint8_t { Portable, Avx2, Avx512 };
 GemmIsa gemm_detected_isa();
 // The one plan_gemm / gemm_layout use by default: the detected one unless forced for testing.
 GemmIsa gemm_default_isa();
-// The level of a GEMM whose A is prepacked or packed per call (a convolution's: weights x pixels;
-// MatMul's of two run-time operands) over `columns` columns, whose B is indexed (the implicit
-// im2col) or not: the default one, but at most AVX2 where the AVX2 kernels do what the AVX-512
-// ones lack (a kernel family's own choice, made at compile time from the CPU and the layer's
-// shape, cpu_isa.hpp). The AVX2 micro-kernels load an indexed B where it lies, where the AVX-512
-// ones gather it into packed panels first; and fewer than 64 columns fill the AVX-512 kernels'
-// 32-column panels badly (a 4x4 output plane is half of one), where they make one or two of the
-// AVX2 kernels' 16- and 24-column ones. On an AMD EPYC (Zen 5, full-width AVX-512) the AVX-512
-// kernels ran ResNet-18's stem and 3x3 layers of an indexed B 1.6 to 2 times slower, SqueezeNet's
-// 4x4 layers (its 512 -> 1000 classifier, 3x3 and 1x1) 1.3 to 1.5 times slower, and the
-// Transformer's attention MatMuls about 2 times slower; they were faster on 1x1 convolutions of
-// 64 pixels and more, on LeNet-5's 10x10 im2col, and on MatMul's linear layers (a prepacked B:
-// 1.8 times faster for the Transformer's), which keep the default level (README: Performance).
-GemmIsa gemm_isa_for(int64_t columns, bool indexed_b);
+// The level of a GEMM over `columns` columns whose A is prepacked (a convolution's weights) or
+// packed per call (MatMul of two run-time operands): the default one, except that a GEMM of two
+// run-time operands with fewer than 64 columns runs at most the AVX2 kernels (a kernel family's
+// own choice, made at compile time from the CPU and the layer's shape, cpu_isa.hpp). Their 4-row
+// panels (M a multiple of 4 but not of 6, kernel_avx2_4rows) fit the small per-head products of
+// attention, 16 x 16 x 16 in the Transformer, which the AVX-512 kernels' 12-row panels split into
+// 12 + 4 rows: 1.4 times slower there on an AMD EPYC (Zen 5, full-width AVX-512). Convolutions
+// take the AVX-512 kernels at every shape: they read an indexed B (the implicit im2col) where it
+// lies and have half-width (16-column) kernels for a 4 x 4 plane, which ran ResNet-18 0.73 and
+// SqueezeNet 0.73 of the time on the AVX2 kernels (README: Performance).
+GemmIsa gemm_isa_for(int64_t columns, bool a_prepacked);
 // Tests: make gemm_default_isa() return `isa` (it must be supported: Portable always is). Not
 // thread-safe with concurrent planning; meant for test fixtures. reset_* undoes it.
 void set_gemm_isa_for_testing(GemmIsa isa);
@@ -87,8 +84,9 @@ void pack_b(const GemmLayout& layout, const float* b, int64_t ldb, bool trans, i
 //   data[row_off[p] + col_off[j / kGemmColumnGroup] + j % kGemmColumnGroup]
 // i.e. runs of 8 contiguous columns whose starts come from col_off, shifted per row by row_off.
 // A convolution's im2col matrix is such a B over the (zero-padded) data, so the GEMM reads it where
-// it is instead of having it written out first. The AVX2 kernels load it directly; the other
-// instruction sets gather it into their usual packed panels (same sums in the same order).
+// it is instead of having it written out first. The AVX2 and AVX-512 kernels load it directly (an
+// AVX-512 vector joins two runs); the portable ones gather it into their usual packed panels (same
+// sums in the same order).
 inline constexpr int64_t kGemmColumnGroup = 8;
 
 struct GemmOperand {

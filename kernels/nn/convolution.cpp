@@ -1509,7 +1509,7 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
         // depend on tiling), or a batch-1 model's 1x1 convolutions would run on one thread.
         plan.tiled_image = true;
         plan.full = plan.tail = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, nn::gemm_workers(ctx.threads()),
-                                              nn::gemm_isa_for(p.out_spatial(), false));
+                                              nn::gemm_isa_for(p.out_spatial(), true));
         if (plan.im2col_in_pieces())
             plan.prologue_channels = prologue_channels(p.kernel_size() * p.out_spatial() +
                                                        plan.small_plane.rows * plan.small_plane.width);
