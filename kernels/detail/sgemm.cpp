@@ -23,6 +23,11 @@ namespace {
 
 constexpr int kMaxMr = 12;
 constexpr int kMaxNr = 32;
+// B rows ahead that one-row kernels prefetch (a GEMV: a MatMul of batch 1 streams its prepacked
+// weights once, through several panels at once, and nothing else hides the latency of L3 or
+// memory; 16 rows is 1-2 KiB ahead per panel). MobileNetV2's 1280 -> 1000 classifier on an AMD
+// EPYC (Zen 5): 0.095 -> 0.081 ms on AVX-512, 0.077 on AVX2; 8 or 24 rows ahead were slower.
+constexpr int64_t kGemvPrefetchRows = 16;
 // K block x tile width (floats of B) up to which run_gemm_tile walks a tile's micro-tiles row panel
 // by row panel (16 KiB: half of L1, so the B block stays there), when C's rows are at least
 // kRowsOuterMinLdc floats (a 4 KiB page) apart.
@@ -158,6 +163,11 @@ IRLITE_TARGET_AVX2 void kernel_avx2(int64_t kc, const float* a, const float* b, 
         __m256 bv[V];
 #pragma GCC unroll 8
         for (int v = 0; v < V; ++v) bv[v] = _mm256_loadu_ps(b + (v / 2) * bps + (v % 2) * 8);
+        if constexpr (ROWS == 1) {  // one 64-byte line per panel and row
+#pragma GCC unroll 4
+            for (int v = 0; v < V; v += 2)
+                _mm_prefetch(reinterpret_cast<const char*>(b + (v / 2) * bps + kGemvPrefetchRows * ldb), _MM_HINT_T0);
+        }
 #pragma GCC unroll 12
         for (int r = 0; r < ROWS; ++r) {
             const __m256 av = _mm256_broadcast_ss(a + r);
@@ -297,6 +307,12 @@ IRLITE_TARGET_AVX512 void kernel_avx512(int64_t kc, const float* a, const float*
         __m512 bv[V];
 #pragma GCC unroll 8
         for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(b + (v / 2) * bps + (v % 2) * 16);
+        if constexpr (ROWS == 1) {
+#pragma GCC unroll 8
+            for (int v = 0; v < V; ++v)
+                _mm_prefetch(reinterpret_cast<const char*>(b + (v / 2) * bps + (v % 2) * 16 + kGemvPrefetchRows * ldb),
+                             _MM_HINT_T0);
+        }
 #pragma GCC unroll 12
         for (int r = 0; r < ROWS; ++r) {
             const __m512 av = _mm512_set1_ps(a[r]);
