@@ -23,11 +23,14 @@ namespace {
 
 constexpr int kMaxMr = 12;
 constexpr int kMaxNr = 32;
-// B rows ahead that one-row kernels prefetch (a GEMV: a MatMul of batch 1 streams its prepacked
-// weights once, through several panels at once, and nothing else hides the latency of L3 or
-// memory; 16 rows is 1-2 KiB ahead per panel). MobileNetV2's 1280 -> 1000 classifier on an AMD
-// EPYC (Zen 5): 0.095 -> 0.081 ms on AVX-512, 0.077 on AVX2; 8 or 24 rows ahead were slower.
-constexpr int64_t kGemvPrefetchRows = 16;
+// B rows ahead that the kernels of tiles of at most 4 rows prefetch. Such a tile (a MatMul of batch
+// 1, a classifier, a transposed convolution of a few pixels) streams its prepacked weights once,
+// through several panels at once, and its few multiply-adds per weight do not hide the latency of
+// L3 or memory; 16 rows is 1-2 KiB ahead per panel. On an AMD EPYC (Zen 5), one thread:
+// MobileNetV2's 1280 -> 1000 classifier 0.095 -> 0.081 ms, ResNet-18's 2x2 layers 5-8 % faster;
+// 8 or 24 rows ahead were slower.
+constexpr int64_t kStreamPrefetchRows = 16;
+constexpr int kStreamPrefetchMaxRows = 4;
 // K block x tile width (floats of B) up to which run_gemm_tile walks a tile's micro-tiles row panel
 // by row panel (16 KiB: half of L1, so the B block stays there), when C's rows are at least
 // kRowsOuterMinLdc floats (a 4 KiB page) apart.
@@ -163,10 +166,10 @@ IRLITE_TARGET_AVX2 void kernel_avx2(int64_t kc, const float* a, const float* b, 
         __m256 bv[V];
 #pragma GCC unroll 8
         for (int v = 0; v < V; ++v) bv[v] = _mm256_loadu_ps(b + (v / 2) * bps + (v % 2) * 8);
-        if constexpr (ROWS == 1) {  // one 64-byte line per panel and row
+        if constexpr (ROWS <= kStreamPrefetchMaxRows) {  // one 64-byte line per panel and row
 #pragma GCC unroll 4
             for (int v = 0; v < V; v += 2)
-                _mm_prefetch(reinterpret_cast<const char*>(b + (v / 2) * bps + kGemvPrefetchRows * ldb), _MM_HINT_T0);
+                _mm_prefetch(reinterpret_cast<const char*>(b + (v / 2) * bps + kStreamPrefetchRows * ldb), _MM_HINT_T0);
         }
 #pragma GCC unroll 12
         for (int r = 0; r < ROWS; ++r) {
@@ -307,10 +310,10 @@ IRLITE_TARGET_AVX512 void kernel_avx512(int64_t kc, const float* a, const float*
         __m512 bv[V];
 #pragma GCC unroll 8
         for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(b + (v / 2) * bps + (v % 2) * 16);
-        if constexpr (ROWS == 1) {
+        if constexpr (ROWS <= kStreamPrefetchMaxRows) {
 #pragma GCC unroll 8
             for (int v = 0; v < V; ++v)
-                _mm_prefetch(reinterpret_cast<const char*>(b + (v / 2) * bps + (v % 2) * 16 + kGemvPrefetchRows * ldb),
+                _mm_prefetch(reinterpret_cast<const char*>(b + (v / 2) * bps + (v % 2) * 16 + kStreamPrefetchRows * ldb),
                              _MM_HINT_T0);
         }
 #pragma GCC unroll 12
