@@ -577,5 +577,26 @@ TEST(Sgemm, PackARangesMatchWholePack) {
     }
 }
 
+
+// The AVX2 and AVX-512 kernels run the same algorithm (sgemm_microkernels.inl): every element is
+// one fused multiply-add chain, k ascending, in K blocks of the same kc, so their results are the
+// same bits whatever the panel widths, half-width edges, wide or 4-row kernels involved.
+TEST(Sgemm, Avx2AndAvx512AreBitIdentical) {
+    if (!gemm_isa_supported(GemmIsa::Avx512)) GTEST_SKIP() << "this CPU has no AVX-512: nothing to compare";
+    std::mt19937 rng(31);
+    const int64_t shapes[][3] = {{1, 1000, 1280}, {4, 128, 1152}, {16, 16, 16}, {16, 1024, 147}, {64, 256, 144},
+                                 {1000, 16, 512}, {30, 50, 300},  {7, 33, 9},   {128, 48, 600}};
+    for (const auto& s : shapes) {
+        Problem p = make_problem(rng, s[0], s[1], s[2], s[0] % 2 == 1, s[1] % 3 == 0);
+        set_epilogue(p, rng, static_cast<int>((s[0] + s[1]) % 3), static_cast<GemmActivation>(s[2] % 3));
+        for (Mode mode : kModes) {
+            const std::vector<float> avx2 = run(p, mode, GemmIsa::Avx2);
+            const std::vector<float> avx512 = run(p, mode, GemmIsa::Avx512, 2);
+            EXPECT_EQ(std::memcmp(avx2.data(), avx512.data(), sizeof(float) * avx2.size()), 0)
+                << describe(p, mode, GemmIsa::Avx512) << ": differs from AVX2";
+        }
+    }
+}
+
 }  // namespace
 }  // namespace irlite::nn

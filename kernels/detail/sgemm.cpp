@@ -1,440 +1,42 @@
-// Single-precision GEMM: packing, tiling and the micro-kernels (portable, AVX2+FMA, AVX-512F) with
-// run-time dispatch. See sgemm.hpp for the contract. The ISA-specific kernels are compiled with
-// function target attributes, so this file builds with or without -march flags and picks the kernel
-// at run time (plan_gemm records the choice in the plan's layout).
+// Single-precision GEMM: the driver. Instruction-set selection, packing, tiling and each tile's
+// walk over micro-tiles; the micro-kernels are in one file per instruction set (sgemm_kernels.hpp).
+// See sgemm.hpp for the contract. The kernels carry target attributes, so this builds with or
+// without -march flags and picks the kernels at run time (plan_gemm records the choice in the
+// plan's layout).
 #include "kernels/detail/sgemm.hpp"
 
 #include "kernels/detail/cpu_isa.hpp"
+#include "kernels/detail/sgemm_kernels.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <cstring>
 
-// Kernels carry cpu_isa.hpp's target attributes (IRLITE_TARGET_AVX2/AVX512), the same levels as
-// every other dispatched kernel.
-#define IRLITE_SGEMM_X86 IRLITE_ISA_X86
-#if IRLITE_SGEMM_X86
-#include <immintrin.h>
-#endif
-
 namespace irlite::nn {
 namespace {
 
-constexpr int kMaxMr = 12;
-constexpr int kMaxNr = 32;
-// B rows ahead that the kernels of tiles of at most 4 rows prefetch. Such a tile (a MatMul of batch
-// 1, a classifier, a transposed convolution of a few pixels) streams its prepacked weights once,
-// through several panels at once, and its few multiply-adds per weight do not hide the latency of
-// L3 or memory; 16 rows is 1-2 KiB ahead per panel. On an AMD EPYC (Zen 5), one thread:
-// MobileNetV2's 1280 -> 1000 classifier 0.095 -> 0.081 ms, ResNet-18's 2x2 layers 5-8 % faster;
-// 8 or 24 rows ahead were slower.
-constexpr int64_t kStreamPrefetchRows = 16;
-constexpr int kStreamPrefetchMaxRows = 4;
+using sgemm::activate;
+using sgemm::IsaParams;
+using sgemm::KernelEpi;
+using sgemm::KernelFn;
+using sgemm::kMaxMr;
+using sgemm::kMaxNr;
+using sgemm::kRows4Mr;
+
 // K block x tile width (floats of B) up to which run_gemm_tile walks a tile's micro-tiles row panel
 // by row panel (16 KiB: half of L1, so the B block stays there), when C's rows are at least
 // kRowsOuterMinLdc floats (a 4 KiB page) apart.
 constexpr int64_t kRowsOuterMaxFloats = 4096;
 constexpr int64_t kRowsOuterMinLdc = 1024;
 
-// What a micro-kernel does after the K loop of one block. The kernel computes
-//   S = sum over the block of A panel (rows) x B panel (nr columns, all of them)
-// then C = (accumulate ? C + S : S), and when `last`, C = act(C + bias).
-struct KernelEpi {
-    bool accumulate = false;
-    bool last = false;
-    const float* row_bias = nullptr;  // bias of the micro-tile's first row, or nullptr
-    const float* col_bias = nullptr;  // nr floats for the micro-tile's columns, or nullptr
-    GemmActivation act = GemmActivation::None;
-    float lo = 0, hi = 0;
-};
-
-// kc >= 1; a: packed A panel (mr floats per k, `rows` of them used); b: nr floats per k, row stride
-// ldb (nr for a packed panel, the matrix's row stride when B is read in place). "Wide" kernels for
-// short tiles take P adjacent B panels at once, `bps` floats apart (ignored when P == 1), and write
-// `rows` x P*nr of c (row stride ldc). Every kernel sums each element in the same order (k ascending,
-// one accumulator), so which kernel computes an element never changes its value.
-using KernelFn = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t bps, float* c,
-                          int64_t ldc, const KernelEpi& e);
-// A panel of an indexed B read in place: its 8-column runs at groups[0], groups[1], ... (nr / 8 of
-// them, or half as many for a half-width kernel), row p of each shifted by roff[p].
-using IndexedKernelFn = void (*)(int64_t kc, const float* a, const int64_t* roff, const float* const* groups,
-                                 float* c, int64_t ldc, const KernelEpi& e);
-
-// Scalar activation with the same NaN rule as the vector max/min below (NaN stays NaN).
-inline float activate(float x, GemmActivation act, float lo, float hi) {
-    switch (act) {
-        case GemmActivation::None: return x;
-        case GemmActivation::Relu: return 0.0f > x ? 0.0f : x;
-        case GemmActivation::Clamp: x = lo > x ? lo : x; return hi < x ? hi : x;
-    }
-    return x;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Portable micro-kernel: 4 x 8 on 4-float vectors (SSE2 on any x86-64, NEON on Arm, else scalar).
-constexpr int kPortMr = 4, kPortNr = 8;
-
-// GCC/clang vector extension: 4 floats, lowered to SSE, NEON or scalar code as the target allows.
-typedef float V4 __attribute__((vector_size(16)));
-
-inline V4 load4(const float* p) {
-    V4 v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
-template <int ROWS>
-void kernel_portable(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t /*bps*/, float* c, int64_t ldc,
-                     const KernelEpi& e) {
-    V4 acc[ROWS][2];
-    for (int r = 0; r < ROWS; ++r) acc[r][0] = acc[r][1] = V4{0, 0, 0, 0};
-    for (int64_t p = 0; p < kc; ++p) {
-        const V4 b0 = load4(b), b1 = load4(b + 4);
-        for (int r = 0; r < ROWS; ++r) {
-            const float av = a[r];
-            acc[r][0] += av * b0;
-            acc[r][1] += av * b1;
-        }
-        a += kPortMr;
-        b += ldb;
-    }
-    for (int r = 0; r < ROWS; ++r) {
-        float* cr = c + r * ldc;
-        float sum[kPortNr];
-        std::memcpy(sum, acc[r], sizeof sum);
-        for (int j = 0; j < kPortNr; ++j) {
-            float v = sum[j];
-            if (e.accumulate) v = cr[j] + v;
-            if (e.last) {
-                if (e.row_bias) v = v + e.row_bias[r];
-                if (e.col_bias) v = v + e.col_bias[j];
-                v = activate(v, e.act, e.lo, e.hi);
-            }
-            cr[j] = v;
-        }
-    }
-}
-
-#if IRLITE_SGEMM_X86
-// ---------------------------------------------------------------------------------------------
-// AVX2 + FMA micro-kernel: 6 x 16 (12 accumulators, 2 B loads and 6 broadcasts per k).
-constexpr int kAvx2Mr = 6, kAvx2Nr = 16;
-
-IRLITE_TARGET_AVX2 inline __m256 avx2_finish(__m256 v, const float* cptr, const float* col_bias, float row_bias,
-                                             bool has_row_bias, const KernelEpi& e) {
-    if (e.accumulate) v = _mm256_add_ps(_mm256_loadu_ps(cptr), v);
-    if (e.last) {
-        if (has_row_bias) v = _mm256_add_ps(v, _mm256_set1_ps(row_bias));
-        if (col_bias) v = _mm256_add_ps(v, _mm256_loadu_ps(col_bias));
-        if (e.act == GemmActivation::Relu) {
-            v = _mm256_max_ps(_mm256_setzero_ps(), v);  // max(0, NaN) = NaN: the second operand wins
-        } else if (e.act == GemmActivation::Clamp) {
-            v = _mm256_max_ps(_mm256_set1_ps(e.lo), v);
-            v = _mm256_min_ps(_mm256_set1_ps(e.hi), v);
-        }
-    }
-    return v;
-}
-
-// Writes ROWS x V vectors of sums to c (row stride ldc) through the epilogue.
-template <int ROWS, int V>
-IRLITE_TARGET_AVX2 inline void avx2_store(const __m256 (&acc)[ROWS][V], float* c, int64_t ldc, const KernelEpi& e) {
-#pragma GCC unroll 12
-    for (int r = 0; r < ROWS; ++r) {
-        float* cr = c + r * ldc;
-        const float rb = e.row_bias ? e.row_bias[r] : 0.0f;
-        const bool has_rb = e.row_bias != nullptr;
-#pragma GCC unroll 8
-        for (int v = 0; v < V; ++v)
-            _mm256_storeu_ps(cr + 8 * v, avx2_finish(acc[r][v], cr + 8 * v, e.col_bias ? e.col_bias + 8 * v : nullptr,
-                                                     rb, has_rb, e));
-    }
-}
-
-template <int ROWS, int P>
-IRLITE_TARGET_AVX2 void kernel_avx2(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t bps, float* c,
-                                    int64_t ldc, const KernelEpi& e) {
-    constexpr int V = 2 * P;  // vectors per row
-    __m256 acc[ROWS][V];
-#pragma GCC unroll 16
-    for (int r = 0; r < ROWS; ++r)
-#pragma GCC unroll 8
-        for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
-#pragma GCC unroll 4
-    for (int64_t p = 0; p < kc; ++p) {
-        __m256 bv[V];
-#pragma GCC unroll 8
-        for (int v = 0; v < V; ++v) bv[v] = _mm256_loadu_ps(b + (v / 2) * bps + (v % 2) * 8);
-        if constexpr (ROWS <= kStreamPrefetchMaxRows) {  // one 64-byte line per panel and row
-#pragma GCC unroll 4
-            for (int v = 0; v < V; v += 2)
-                _mm_prefetch(reinterpret_cast<const char*>(b + (v / 2) * bps + kStreamPrefetchRows * ldb), _MM_HINT_T0);
-        }
-#pragma GCC unroll 12
-        for (int r = 0; r < ROWS; ++r) {
-            const __m256 av = _mm256_broadcast_ss(a + r);
-#pragma GCC unroll 8
-            for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
-        }
-        a += kAvx2Mr;
-        b += ldb;
-    }
-    avx2_store<ROWS, V>(acc, c, ldc, e);
-}
-
-static_assert(kAvx2Nr == 2 * kGemmColumnGroup, "an AVX2 B panel is two column groups");
-
-// The 6 x 16 kernel on an indexed B (sgemm.hpp): row p of the two 8-column runs starts at
-// b0 + roff[p] and b1 + roff[p]. One more load per k (the offset) than the plain kernel.
-template <int ROWS>
-IRLITE_TARGET_AVX2 void kernel_avx2_indexed(int64_t kc, const float* a, const int64_t* roff, const float* const* groups,
-                                            float* c, int64_t ldc, const KernelEpi& e) {
-    const float* b0 = groups[0];
-    const float* b1 = groups[1];
-    __m256 acc[ROWS][2];
-#pragma GCC unroll 16
-    for (int r = 0; r < ROWS; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-#pragma GCC unroll 4
-    for (int64_t p = 0; p < kc; ++p) {
-        const int64_t o = roff[p];
-        const __m256 bv0 = _mm256_loadu_ps(b0 + o), bv1 = _mm256_loadu_ps(b1 + o);
-#pragma GCC unroll 12
-        for (int r = 0; r < ROWS; ++r) {
-            const __m256 av = _mm256_broadcast_ss(a + r);
-            acc[r][0] = _mm256_fmadd_ps(av, bv0, acc[r][0]);
-            acc[r][1] = _mm256_fmadd_ps(av, bv1, acc[r][1]);
-        }
-        a += kAvx2Mr;
-    }
-    avx2_store<ROWS, 2>(acc, c, ldc, e);
-}
-
-// 4 x 8V kernels on A panels of 4 rows (V <= 3: 4 x 24 holds 12 accumulators, as many as 6 x 16).
-// Tiles whose rows are a multiple of 4 but not of 6 (16 output channels, a 4 x 4 or 2 x 2 plane
-// as the M of a transposed convolution) then split into 4-row micro-tiles with no remainder,
-// where 6-row panels would leave a 4- or 2-row one that runs at half speed or less.
-// B is V runs of 8 columns: run v's row p at b[v] + p * ldb, or b[v] + roff[p] when roff (an
-// indexed B). Same sums in the same order as every other kernel.
-constexpr int kAvx2Mr4 = 4;
-
-template <int V, bool INDEXED>
-IRLITE_TARGET_AVX2 void kernel_avx2_4rows(int64_t kc, const float* a, const float* const* b, int64_t ldb,
-                                          const int64_t* roff, float* c, int64_t ldc, const KernelEpi& e) {
-    __m256 acc[kAvx2Mr4][V];
-#pragma GCC unroll 4
-    for (int r = 0; r < kAvx2Mr4; ++r)
-#pragma GCC unroll 3
-        for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
-    const float* bp[V];
-#pragma GCC unroll 3
-    for (int v = 0; v < V; ++v) bp[v] = b[v];
-    int64_t o = 0;
-#pragma GCC unroll 4
-    for (int64_t p = 0; p < kc; ++p) {
-        if constexpr (INDEXED) o = roff[p];
-        __m256 bv[V];
-#pragma GCC unroll 3
-        for (int v = 0; v < V; ++v) bv[v] = _mm256_loadu_ps(bp[v] + o);
-#pragma GCC unroll 4
-        for (int r = 0; r < kAvx2Mr4; ++r) {
-            const __m256 av = _mm256_broadcast_ss(a + r);
-#pragma GCC unroll 3
-            for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
-        }
-        a += kAvx2Mr4;
-        if constexpr (!INDEXED) o += ldb;
-    }
-    avx2_store<kAvx2Mr4, V>(acc, c, ldc, e);
-}
-
-using Rows4Fn = void (*)(int64_t kc, const float* a, const float* const* b, int64_t ldb, const int64_t* roff, float* c,
-                         int64_t ldc, const KernelEpi& e);
-// [indexed][V - 1]
-const Rows4Fn kRows4[2][3] = {{kernel_avx2_4rows<1, false>, kernel_avx2_4rows<2, false>, kernel_avx2_4rows<3, false>},
-                              {kernel_avx2_4rows<1, true>, kernel_avx2_4rows<2, true>, kernel_avx2_4rows<3, true>}};
-
-// ---------------------------------------------------------------------------------------------
-// AVX-512F micro-kernel: 12 x 32 (24 accumulators, 2 B loads and 12 broadcasts per k).
-constexpr int kAvx512Mr = 12, kAvx512Nr = 32;
-// Full masks: GCC 12 flags the unmasked _mm512_max_ps/_mm512_min_ps (their _mm512_undefined_ps
-// placeholder) as "maybe uninitialized"; the masked forms with every lane set compile to the same vmaxps.
-constexpr __mmask16 kAll16 = 0xFFFF;
-
-IRLITE_TARGET_AVX512 inline __m512 avx512_finish(__m512 v, const float* cptr, const float* col_bias,
-                                                 float row_bias, bool has_row_bias, const KernelEpi& e) {
-    if (e.accumulate) v = _mm512_add_ps(_mm512_loadu_ps(cptr), v);
-    if (e.last) {
-        if (has_row_bias) v = _mm512_add_ps(v, _mm512_set1_ps(row_bias));
-        if (col_bias) v = _mm512_add_ps(v, _mm512_loadu_ps(col_bias));
-        if (e.act == GemmActivation::Relu) {
-            v = _mm512_mask_max_ps(v, kAll16, _mm512_setzero_ps(), v);
-        } else if (e.act == GemmActivation::Clamp) {
-            v = _mm512_mask_max_ps(v, kAll16, _mm512_set1_ps(e.lo), v);
-            v = _mm512_mask_min_ps(v, kAll16, _mm512_set1_ps(e.hi), v);
-        }
-    }
-    return v;
-}
-
-// Writes ROWS x V vectors of sums to c (row stride ldc) through the epilogue.
-template <int ROWS, int V>
-IRLITE_TARGET_AVX512 inline void avx512_store(const __m512 (&acc)[ROWS][V], float* c, int64_t ldc,
-                                              const KernelEpi& e) {
-#pragma GCC unroll 12
-    for (int r = 0; r < ROWS; ++r) {
-        float* cr = c + r * ldc;
-        const float rb = e.row_bias ? e.row_bias[r] : 0.0f;
-        const bool has_rb = e.row_bias != nullptr;
-#pragma GCC unroll 8
-        for (int v = 0; v < V; ++v)
-            _mm512_storeu_ps(cr + 16 * v, avx512_finish(acc[r][v], cr + 16 * v,
-                                                        e.col_bias ? e.col_bias + 16 * v : nullptr, rb, has_rb, e));
-    }
-}
-
-// ROWS x 16V: V vectors of 16 columns per row, vector v at b + (v / 2) * bps + (v % 2) * 16 (V = 2:
-// one full panel; V = 1: the half-width kernel, 16 columns, for an edge of at most 16 columns,
-// e.g. the 16 pixels of a 4 x 4 plane, which a full panel would compute half of in vain; V = 4
-// or 8: the wide kernels, 2 or 4 adjacent panels).
-template <int ROWS, int V>
-IRLITE_TARGET_AVX512 void kernel_avx512(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t bps,
-                                        float* c, int64_t ldc, const KernelEpi& e) {
-    __m512 acc[ROWS][V];
-#pragma GCC unroll 16
-    for (int r = 0; r < ROWS; ++r)
-#pragma GCC unroll 8
-        for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
-#pragma GCC unroll 2
-    for (int64_t p = 0; p < kc; ++p) {
-        __m512 bv[V];
-#pragma GCC unroll 8
-        for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(b + (v / 2) * bps + (v % 2) * 16);
-        if constexpr (ROWS <= kStreamPrefetchMaxRows) {
-#pragma GCC unroll 8
-            for (int v = 0; v < V; ++v)
-                _mm_prefetch(reinterpret_cast<const char*>(b + (v / 2) * bps + (v % 2) * 16 + kStreamPrefetchRows * ldb),
-                             _MM_HINT_T0);
-        }
-#pragma GCC unroll 12
-        for (int r = 0; r < ROWS; ++r) {
-            const __m512 av = _mm512_set1_ps(a[r]);
-#pragma GCC unroll 8
-            for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
-        }
-        a += kAvx512Mr;
-        b += ldb;
-    }
-    avx512_store<ROWS, V>(acc, c, ldc, e);
-}
-
-// The ROWS x 16V kernel on an indexed B (sgemm.hpp) read where it lies: vector v of row p joins
-// the 8-column runs at groups[2v] + roff[p] and groups[2v + 1] + roff[p]. Gathering the runs
-// into packed panels first (a copy per run, per row, per tile) cost more than the multiply-adds
-// on the small planes of real models.
-template <int ROWS, int V>
-IRLITE_TARGET_AVX512 void kernel_avx512_indexed(int64_t kc, const float* a, const int64_t* roff,
-                                                const float* const* groups, float* c, int64_t ldc,
-                                                const KernelEpi& e) {
-    const float* g[2 * V];
-#pragma GCC unroll 4
-    for (int v = 0; v < 2 * V; ++v) g[v] = groups[v];
-    __m512 acc[ROWS][V];
-#pragma GCC unroll 16
-    for (int r = 0; r < ROWS; ++r)
-#pragma GCC unroll 2
-        for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
-#pragma GCC unroll 2
-    for (int64_t p = 0; p < kc; ++p) {
-        const int64_t o = roff[p];
-        __m512 bv[V];
-#pragma GCC unroll 2
-        for (int v = 0; v < V; ++v)
-            bv[v] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(g[2 * v] + o)),
-                                       _mm256_loadu_ps(g[2 * v + 1] + o), 1);
-#pragma GCC unroll 12
-        for (int r = 0; r < ROWS; ++r) {
-            const __m512 av = _mm512_set1_ps(a[r]);
-#pragma GCC unroll 2
-            for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
-        }
-        a += kAvx512Mr;
-    }
-    avx512_store<ROWS, V>(acc, c, ldc, e);
-}
-#endif  // IRLITE_SGEMM_X86
-
-// ---------------------------------------------------------------------------------------------
-// Per-ISA parameters: register block, K block, tile extents, kernels by row count, and the wide
-// kernels for tiles of at most 4 rows (nullptr: none) with the number of panels they take.
-struct IsaParams {
-    int mr, nr;
-    int64_t kc_max;  // K block
-    int64_t mc, nc;  // default tile extents (A block mc x kc in L2, B block kc x nc in L2/L3)
-    KernelFn kernels[kMaxMr];
-    KernelFn wide[4];
-    int wide_panels[4];
-    IndexedKernelFn indexed[kMaxMr];  // kernels reading an indexed B in place (nullptr: gather it)
-    // Half-width kernels (nr / 2 columns) for a right edge of at most nr / 2 columns (nullptr: none)
-    KernelFn half[kMaxMr];
-    IndexedKernelFn indexed_half[kMaxMr];
-};
-
-const IsaParams kPortable = {kPortMr,
-                             kPortNr,
-                             256,
-                             64,
-                             1024,
-                             {kernel_portable<1>, kernel_portable<2>, kernel_portable<3>, kernel_portable<4>},
-                             {},
-                             {},
-                             {},
-                             {},
-                             {}};
-#if IRLITE_SGEMM_X86
-const IsaParams kAvx2 = {kAvx2Mr,
-                         kAvx2Nr,
-                         256,
-                         144,
-                         1024,
-                         {kernel_avx2<1, 1>, kernel_avx2<2, 1>, kernel_avx2<3, 1>, kernel_avx2<4, 1>,
-                          kernel_avx2<5, 1>, kernel_avx2<6, 1>},
-                         {kernel_avx2<1, 4>, kernel_avx2<2, 2>, nullptr, nullptr},
-                         {4, 2, 1, 1},
-                         {kernel_avx2_indexed<1>, kernel_avx2_indexed<2>, kernel_avx2_indexed<3>,
-                          kernel_avx2_indexed<4>, kernel_avx2_indexed<5>, kernel_avx2_indexed<6>},
-                         {},
-                         {}};
-const IsaParams kAvx512 = {kAvx512Mr,
-                           kAvx512Nr,
-                           256,
-                           144,
-                           1024,
-                           {kernel_avx512<1, 2>, kernel_avx512<2, 2>, kernel_avx512<3, 2>, kernel_avx512<4, 2>,
-                            kernel_avx512<5, 2>, kernel_avx512<6, 2>, kernel_avx512<7, 2>, kernel_avx512<8, 2>,
-                            kernel_avx512<9, 2>, kernel_avx512<10, 2>, kernel_avx512<11, 2>, kernel_avx512<12, 2>},
-                           {kernel_avx512<1, 8>, kernel_avx512<2, 4>, kernel_avx512<3, 4>, kernel_avx512<4, 4>},
-                           {4, 2, 2, 2},
-                           {kernel_avx512_indexed<1, 2>, kernel_avx512_indexed<2, 2>, kernel_avx512_indexed<3, 2>,
-                            kernel_avx512_indexed<4, 2>, kernel_avx512_indexed<5, 2>, kernel_avx512_indexed<6, 2>,
-                            kernel_avx512_indexed<7, 2>, kernel_avx512_indexed<8, 2>, kernel_avx512_indexed<9, 2>,
-                            kernel_avx512_indexed<10, 2>, kernel_avx512_indexed<11, 2>, kernel_avx512_indexed<12, 2>},
-                           {kernel_avx512<1, 1>, kernel_avx512<2, 1>, kernel_avx512<3, 1>, kernel_avx512<4, 1>,
-                            kernel_avx512<5, 1>, kernel_avx512<6, 1>, kernel_avx512<7, 1>, kernel_avx512<8, 1>,
-                            kernel_avx512<9, 1>, kernel_avx512<10, 1>, kernel_avx512<11, 1>, kernel_avx512<12, 1>},
-                           {kernel_avx512_indexed<1, 1>, kernel_avx512_indexed<2, 1>, kernel_avx512_indexed<3, 1>,
-                            kernel_avx512_indexed<4, 1>, kernel_avx512_indexed<5, 1>, kernel_avx512_indexed<6, 1>,
-                            kernel_avx512_indexed<7, 1>, kernel_avx512_indexed<8, 1>, kernel_avx512_indexed<9, 1>,
-                            kernel_avx512_indexed<10, 1>, kernel_avx512_indexed<11, 1>, kernel_avx512_indexed<12, 1>}};
-#endif
-
 const IsaParams& params(GemmIsa isa) {
-#if IRLITE_SGEMM_X86
-    if (isa == GemmIsa::Avx512) return kAvx512;
-    if (isa == GemmIsa::Avx2) return kAvx2;
+#if IRLITE_ISA_X86
+    if (isa == GemmIsa::Avx512) return sgemm::avx512_params();
+    if (isa == GemmIsa::Avx2) return sgemm::avx2_params();
 #endif
     (void)isa;
-    return kPortable;
+    return sgemm::portable_params();
 }
 
 // -1: not forced; otherwise the forced GemmIsa.
@@ -580,7 +182,7 @@ GemmIsa gemm_default_isa() {
 }
 
 GemmIsa gemm_isa_for(int64_t columns, bool a_prepacked) {
-    constexpr int64_t kAvx512MinColumns = 2 * kAvx512Nr;
+    constexpr int64_t kAvx512MinColumns = 64;  // two AVX-512 B panels
     const GemmIsa isa = gemm_default_isa();
     return !a_prepacked && columns < kAvx512MinColumns ? std::min(isa, GemmIsa::Avx2) : isa;
 }
@@ -765,11 +367,8 @@ GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_pre
     plan.b_prepacked = b_prepacked;
     const IsaParams& ip = params(plan.layout.isa);
     plan.a_mr = ip.mr;
-#if IRLITE_SGEMM_X86
-    if (plan.layout.isa == GemmIsa::Avx2 && a_prepacked && plan.m % kAvx2Mr4 == 0 && plan.m % ip.mr != 0 &&
-        plan.m <= 64)
-        plan.a_mr = kAvx2Mr4;
-#endif
+    if (ip.rows4[0][0] && a_prepacked && plan.m % kRows4Mr == 0 && plan.m % ip.mr != 0 && plan.m <= 64)
+        plan.a_mr = kRows4Mr;
     const int64_t mr = plan.a_mr, nr = ip.nr;
     int64_t mc = std::min(ip.mc, round_up(std::max<int64_t>(plan.m, 1), mr));
     int64_t nc = std::min(ip.nc, round_up(std::max<int64_t>(plan.n, 1), nr));
@@ -856,15 +455,11 @@ void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, 
     const bool b_indexed_direct = b_indexed && ip.indexed[0] != nullptr;
     assert(!b_indexed || j0 % kGemmColumnGroup == 0);
 
-#if IRLITE_SGEMM_X86
-    // A packed here with rows a multiple of 4 but not of 6: 4-row panels and micro-tiles (see
-    // kernel_avx2_4rows). Up to a few panels: on taller tiles the 6-row remainder is a small share.
-    // A prepacked in 4-row panels (plan.a_mr) always runs them.
-    const bool rows4 = l.isa == GemmIsa::Avx2 && (a.packed ? plan.a_mr == kAvx2Mr4
-                                                           : rows % kAvx2Mr4 == 0 && rows % mr != 0 && rows <= 64);
-#else
-    constexpr bool rows4 = false;
-#endif
+    // A packed here with rows a multiple of 4 but not of mr (6, AVX2): 4-row panels and micro-tiles
+    // where the level has them (IsaParams::rows4). Up to a few panels: on taller tiles the 6-row
+    // remainder is a small share. A prepacked in 4-row panels (plan.a_mr) always runs them.
+    const bool rows4 = ip.rows4[0][0] != nullptr && (a.packed ? plan.a_mr == kRows4Mr
+                                                               : rows % kRows4Mr == 0 && rows % mr != 0 && rows <= 64);
 
     // Tiles of at most 4 rows (one micro-tile tall) use the wide kernels when the ISA has them.
     const KernelFn wide_fn = rows <= std::min(4, mr) && !b_indexed && !rows4 ? ip.wide[rows - 1] : nullptr;
@@ -904,7 +499,6 @@ void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, 
         }
         ke.accumulate = p0 > 0;
         ke.last = p0 + kcb >= plan.k;
-#if IRLITE_SGEMM_X86
         if (rows4) {
             constexpr int64_t G = kGemmColumnGroup;
             // Whole panels in runs of up to 3 column groups (4 x 24), B read where it is.
@@ -921,9 +515,9 @@ void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, 
                 v = groups - gi == 4 ? 2 : std::min<int64_t>(3, groups - gi);
                 const float* bp[3] = {group(gi), v > 1 ? group(gi + 1) : nullptr, v > 2 ? group(gi + 2) : nullptr};
                 ke.col_bias = ke.last && col_bias ? ep.bias + j0 + gi * G : nullptr;
-                for (int64_t ir = 0; ir < rows; ir += kAvx2Mr4) {
+                for (int64_t ir = 0; ir < rows; ir += kRows4Mr) {
                     ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
-                    kRows4[roff ? 1 : 0][v - 1](kcb, ablk + ir * kcb, bp, ldb, roff, c + ir * ldc + gi * G,
+                    ip.rows4[roff ? 1 : 0][v - 1](kcb, ablk + ir * kcb, bp, ldb, roff, c + ir * ldc + gi * G,
                                                 ldc, ke);
                 }
             }
@@ -943,21 +537,20 @@ void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, 
                     for (int j = 0; j < nr; ++j) tmp_bias[j] = j < w ? ep.bias[j0 + full + j] : 0.0f;
                     ke.col_bias = tmp_bias;
                 }
-                for (int64_t ir = 0; ir < rows; ir += kAvx2Mr4) {
+                for (int64_t ir = 0; ir < rows; ir += kRows4Mr) {
                     float* cp = c + ir * ldc + full;
                     ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
                     if (ke.accumulate)
-                        for (int r = 0; r < kAvx2Mr4; ++r) {
+                        for (int r = 0; r < kRows4Mr; ++r) {
                             std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
                             std::fill(tmp_c + r * nr + w, tmp_c + (r + 1) * nr, 0.0f);
                         }
-                    kRows4[0][1](kcb, ablk + ir * kcb, bp, nr, nullptr, tmp_c, nr, ke);
-                    for (int r = 0; r < kAvx2Mr4; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
+                    ip.rows4[0][1](kcb, ablk + ir * kcb, bp, nr, nullptr, tmp_c, nr, ke);
+                    for (int r = 0; r < kRows4Mr; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
                 }
             }
             continue;
         }
-#endif
 
         // The last, partial panel (the kernels read nr columns): zero-padded once per K block,
         // into b_buf when B is read in place (b_buf is unused then), where packing put it otherwise.
