@@ -385,4 +385,46 @@ std::shared_ptr<const ExecutionPlan> make_execution_plan(std::shared_ptr<const G
     return PlanBuilder(std::move(graph), file, threads, keep_values).build();
 }
 
+void bind_values(const ExecutionPlan& ep, std::byte* arena, const std::vector<Tensor>& bound, std::vector<Tensor>& values) {
+    const Graph& g = *ep.graph;
+    values.assign(ep.values.size(), Tensor());
+    for (size_t v = 0; v < ep.values.size(); ++v) {
+        const ValueSlot& slot = ep.values[v];
+        switch (slot.kind) {
+            case ValueSlot::Kind::Constant:
+                values[v] = g.nodes[static_cast<size_t>(slot.node)].constants[static_cast<size_t>(slot.output)];
+                break;
+            case ValueSlot::Kind::Arena: values[v] = Tensor::wrap(slot.type, slot.shape, arena + slot.byte_offset); break;
+            case ValueSlot::Kind::View: values[v] = Tensor::wrap(slot.type, slot.shape, nullptr); break;
+            case ValueSlot::Kind::Input:
+            case ValueSlot::Kind::Dynamic: break;
+        }
+    }
+    std::vector<char> view_bound(ep.values.size(), 0);
+    std::vector<int> chain;
+    for (size_t v = 0; v < ep.values.size(); ++v) {
+        const ValueSlot& slot = ep.values[v];
+        if (slot.kind != ValueSlot::Kind::View || ep.values[static_cast<size_t>(slot.root)].kind == ValueSlot::Kind::Input)
+            continue;
+        for (int u = static_cast<int>(v);
+             ep.values[static_cast<size_t>(u)].kind == ValueSlot::Kind::View && !view_bound[static_cast<size_t>(u)];
+             u = ep.values[static_cast<size_t>(u)].base)
+            chain.push_back(u);
+        for (; !chain.empty(); chain.pop_back()) {
+            const auto u = static_cast<size_t>(chain.back());
+            const Tensor& base = *value_tensor(ep, bound, values, ep.values[u].base);
+            if (base.valid()) values[u].view_into(base, ep.values[u].byte_offset);
+            view_bound[u] = 1;
+        }
+    }
+}
+
+std::vector<std::vector<const Tensor*>> step_input_tensors(const ExecutionPlan& ep, const std::vector<Tensor>& bound,
+                                                           const std::vector<Tensor>& values) {
+    std::vector<std::vector<const Tensor*>> ins(ep.steps.size());
+    for (size_t s = 0; s < ep.steps.size(); ++s)
+        for (int v : ep.steps[s].inputs) ins[s].push_back(value_tensor(ep, bound, values, v));
+    return ins;
+}
+
 }  // namespace irlite

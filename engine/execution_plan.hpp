@@ -76,4 +76,25 @@ struct ExecutionPlan {
 std::shared_ptr<const ExecutionPlan> make_execution_plan(std::shared_ptr<const Graph> graph, const std::string& file,
                                                          int threads = 0, bool keep_values = false);
 
+// The memory of a plan's runs, as an infer request (or a sub-graph's body runner) holds it:
+// `bound`, per model input, the tensor bound to it; `values`, per value of the plan, its tensor.
+// Value v's tensor: an Input's is the bound one, every other value's is values[v].
+inline const Tensor* value_tensor(const ExecutionPlan& ep, const std::vector<Tensor>& bound,
+                                  const std::vector<Tensor>& values, int v) {
+    const ValueSlot& slot = ep.values[static_cast<size_t>(v)];
+    if (slot.kind == ValueSlot::Kind::Input) return &bound[static_cast<size_t>(slot.input_index)];
+    return &values[static_cast<size_t>(v)];
+}
+
+// Makes `values` (one tensor per value of the plan) point at their memory for good: Constants at
+// the graph's tensors, Arena values into `arena` (ep.arena_bytes, 64-byte aligned), Views into
+// their bases, each chain of views from its root down (a view's base may come later in value
+// order: an input of a Concat whose producer writes into the Concat's output). Views of inputs
+// are left to be aimed at every run (ep.input_views); Input and Dynamic values stay empty.
+void bind_values(const ExecutionPlan& ep, std::byte* arena, const std::vector<Tensor>& bound, std::vector<Tensor>& values);
+
+// Per step, its inputs' tensors (value_tensor of each), for a KernelContext.
+std::vector<std::vector<const Tensor*>> step_input_tensors(const ExecutionPlan& ep, const std::vector<Tensor>& bound,
+                                                           const std::vector<Tensor>& values);
+
 }  // namespace irlite

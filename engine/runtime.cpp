@@ -342,62 +342,17 @@ struct InferRequest::State {
         }
     }
 
-    const Tensor* value_ptr(int v) const {
-        const ValueSlot& slot = plan->values[static_cast<size_t>(v)];
-        if (slot.kind == ValueSlot::Kind::Input) return &bound[static_cast<size_t>(slot.input_index)];
-        return &values[static_cast<size_t>(v)];
-    }
+    const Tensor* value_ptr(int v) const { return value_tensor(*plan, bound, values, v); }
 
     // Makes the tensors of `p`: arena values and views of them point into this request's arena.
     void bind_plan(std::shared_ptr<const ExecutionPlan> p) {
         plan = std::move(p);
         const ExecutionPlan& ep = *plan;
-        const Graph& g = *ep.graph;
         arena.reset(ep.arena_bytes);
         scratch_stride = (ep.scratch_bytes + 63) / 64 * 64;
         scratch.reset(scratch_stride * static_cast<size_t>(threads));
-        values.assign(ep.values.size(), Tensor());
-        for (size_t v = 0; v < ep.values.size(); ++v) {
-            const ValueSlot& slot = ep.values[v];
-            switch (slot.kind) {
-                case ValueSlot::Kind::Constant:
-                    values[v] = g.nodes[static_cast<size_t>(slot.node)].constants[static_cast<size_t>(slot.output)];
-                    break;
-                case ValueSlot::Kind::Arena:
-                    values[v] = Tensor::wrap(slot.type, slot.shape, arena.bytes_at(slot.byte_offset));
-                    break;
-                case ValueSlot::Kind::View:
-                    values[v] = Tensor::wrap(slot.type, slot.shape, nullptr);
-                    break;
-                case ValueSlot::Kind::Input:
-                case ValueSlot::Kind::Dynamic:
-                    break;
-            }
-        }
-        // Views of inputs are re-aimed at every run (rebind_input_views); the others point into the
-        // arena or the weights for good. A view's base may come later in value order (an input of a
-        // Concat whose producer writes into the Concat's output): each chain of views is bound
-        // from its root down.
-        std::vector<char> view_bound(ep.values.size(), 0);
-        std::vector<int> chain;
-        for (size_t v = 0; v < ep.values.size(); ++v) {
-            const ValueSlot& slot = ep.values[v];
-            if (slot.kind != ValueSlot::Kind::View || ep.values[static_cast<size_t>(slot.root)].kind == ValueSlot::Kind::Input)
-                continue;
-            for (int u = static_cast<int>(v);
-                 ep.values[static_cast<size_t>(u)].kind == ValueSlot::Kind::View && !view_bound[static_cast<size_t>(u)];
-                 u = ep.values[static_cast<size_t>(u)].base)
-                chain.push_back(u);
-            for (; !chain.empty(); chain.pop_back()) {
-                const auto u = static_cast<size_t>(chain.back());
-                const Tensor& base = *value_ptr(ep.values[u].base);
-                if (base.valid()) values[u].view_into(base, ep.values[u].byte_offset);
-                view_bound[u] = 1;
-            }
-        }
-        step_inputs.assign(ep.steps.size(), {});
-        for (size_t s = 0; s < ep.steps.size(); ++s)
-            for (int v : ep.steps[s].inputs) step_inputs[s].push_back(value_ptr(v));
+        bind_values(ep, arena.bytes_at(0), bound, values);
+        step_inputs = step_input_tensors(ep, bound, values);
         outputs.assign(ep.output_values.size(), nullptr);
         for (size_t o = 0; o < ep.output_values.size(); ++o) outputs[o] = value_ptr(ep.output_values[o]);
         size_t widest = 0;

@@ -427,11 +427,7 @@ struct BodyRunner::State {
         if (!p) throw std::bad_alloc();
         return p;
     }
-    const Tensor* value_ptr(int v) const {
-        const ValueSlot& slot = plan->values[static_cast<size_t>(v)];
-        if (slot.kind == ValueSlot::Kind::Input) return &bound[static_cast<size_t>(slot.input_index)];
-        return &values[static_cast<size_t>(v)];
-    }
+    const Tensor* value_ptr(int v) const { return value_tensor(*plan, bound, values, v); }
 };
 
 BodyRunner::BodyRunner(const SubgraphBody& body, std::shared_ptr<const BuiltBody> built, ThreadPool* pool)
@@ -450,36 +446,8 @@ BodyRunner::BodyRunner(const SubgraphBody& body, std::shared_ptr<const BuiltBody
         const ValueSlot& slot = ep.values[static_cast<size_t>(ep.input_values[p])];
         s.bound[p] = Tensor::uninitialized(slot.type, slot.shape);
     }
-    s.values.assign(ep.values.size(), Tensor());
-    for (size_t v = 0; v < ep.values.size(); ++v) {
-        const ValueSlot& slot = ep.values[v];
-        if (slot.kind == ValueSlot::Kind::Constant)
-            s.values[v] = g.nodes[static_cast<size_t>(slot.node)].constants[static_cast<size_t>(slot.output)];
-        else if (slot.kind == ValueSlot::Kind::Arena)
-            s.values[v] = Tensor::wrap(slot.type, slot.shape, static_cast<std::byte*>(s.arena) + slot.byte_offset);
-        else if (slot.kind == ValueSlot::Kind::View)
-            s.values[v] = Tensor::wrap(slot.type, slot.shape, nullptr);
-    }
-    std::vector<char> view_bound(ep.values.size(), 0);
-    std::vector<int> chain;
-    for (size_t v = 0; v < ep.values.size(); ++v) {
-        const ValueSlot& slot = ep.values[v];
-        if (slot.kind != ValueSlot::Kind::View || ep.values[static_cast<size_t>(slot.root)].kind == ValueSlot::Kind::Input)
-            continue;
-        for (int u = static_cast<int>(v);
-             ep.values[static_cast<size_t>(u)].kind == ValueSlot::Kind::View && !view_bound[static_cast<size_t>(u)];
-             u = ep.values[static_cast<size_t>(u)].base)
-            chain.push_back(u);
-        for (; !chain.empty(); chain.pop_back()) {
-            const auto u = static_cast<size_t>(chain.back());
-            const Tensor& base = *s.value_ptr(ep.values[u].base);
-            if (base.valid()) s.values[u].view_into(base, ep.values[u].byte_offset);
-            view_bound[u] = 1;
-        }
-    }
-    s.step_inputs.assign(ep.steps.size(), {});
-    for (size_t i = 0; i < ep.steps.size(); ++i)
-        for (int v : ep.steps[i].inputs) s.step_inputs[i].push_back(s.value_ptr(v));
+    bind_values(ep, static_cast<std::byte*>(s.arena), s.bound, s.values);
+    s.step_inputs = step_input_tensors(ep, s.bound, s.values);
 }
 
 BodyRunner::~BodyRunner() = default;
