@@ -159,16 +159,10 @@ inline RuleInput unknown(ElementType type, PartialShape shape) { return {type, s
 // do not take (they are allocation-free there: ZeroAllocation.*), such as f16 data computed in
 // f16 (--precision f16), per-run index inputs and generic N-d layouts.
 inline bool allocates_in_compute_for_now(std::string_view type) {
-    static const char* const kTypes[] = {
-        "AvgPool", "BatchNormInference", "Broadcast", "Convolution", "ConvolutionBackpropData",
-        "DetectionOutput", "Gather", "GroupConvolution",
-        // nn::ComputeIn/ComputeOut's f16/bf16 conversion buffers (f16 computed in f16):
-        "GRUCell", "LSTMCell", "RNNCell",
-        "GroupConvolutionBackpropData", "Interpolate",
-        "LogSoftmax", "MatMul", "MaxPool", "MVN", "NonMaxSuppression", "NormalizeL2", "Pad",
-        "PriorBox", "PriorBoxClustered", "ReduceL1", "ReduceL2", "ReduceMax", "ReduceMean", "ReduceMin",
-        "ReduceProd", "ReduceSum", "ScaledDotProductAttention", "Select", "SoftMax", "Softmax",
-        "StridedSlice", "Tile"};
+    static const char* const kTypes[] = {"Broadcast", "Convolution", "ConvolutionBackpropData", "DetectionOutput", "Gather",
+                                         "GroupConvolution", "GroupConvolutionBackpropData", "Interpolate",
+                                         "NonMaxSuppression", "Pad", "PriorBox", "PriorBoxClustered",
+                                         "ScaledDotProductAttention", "Select", "StridedSlice", "Tile"};
     return std::find(std::begin(kTypes), std::end(kTypes), type) != std::end(kTypes);
 }
 

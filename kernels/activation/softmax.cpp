@@ -63,10 +63,13 @@ void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t n, bool lo
     });
 }
 
+// One [n x inner] block, softmax down each column; `columns` holds 2 * inner of T (the column
+// maxima and sums), so that nothing is allocated.
 template <class T>
-void softmax_block(const T* x, T* y, int64_t n, int64_t inner, bool log) {
+void softmax_block(const T* x, T* y, int64_t n, int64_t inner, bool log, T* columns) {
     using Block = Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     using Vector = Eigen::Array<T, Eigen::Dynamic, 1>;
+    using Row = Eigen::Array<T, 1, Eigen::Dynamic>;
     if (inner == 1) {
         const Eigen::Map<const Vector> in(x, n);
         Eigen::Map<Vector> out(y, n);
@@ -79,27 +82,51 @@ void softmax_block(const T* x, T* y, int64_t n, int64_t inner, bool log) {
     }
     const Eigen::Map<const Block> in(x, n, inner);
     Eigen::Map<Block> out(y, n, inner);
-    const Eigen::Array<T, 1, Eigen::Dynamic> max = in.colwise().maxCoeff();
+    Eigen::Map<Row> max(columns, inner), sum(columns + inner, inner);
+    max = in.colwise().maxCoeff();
     out = (in.rowwise() - max).exp();
-    const Eigen::Array<T, 1, Eigen::Dynamic> sum = out.colwise().sum();
-    if (log) out = (in.rowwise() - max).rowwise() - sum.log();
-    else out.rowwise() /= sum;
+    sum = out.colwise().sum();
+    if (log) {
+        sum = sum.log();
+        out = (in.rowwise() - max).rowwise() - sum;
+    } else {
+        out.rowwise() /= sum;
+    }
+}
+
+// The blocks along the axis, planned once, and the scratch: the input and output converted to
+// f32 (f16, bf16: nn::conversion_bytes), then a block's column maxima and sums.
+struct SoftmaxPlan : OpPlan {
+    int64_t outer = 1, n = 1, inner = 1;
+    size_t input_bytes = 0, output_bytes = 0;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const Shape shape = ctx.shape(0).to_shape();
+    const auto axis = static_cast<size_t>(softmax_axis(ctx.attrs<SoftmaxAttrs>(), static_cast<int64_t>(shape.size())));
+    auto plan = std::make_unique<SoftmaxPlan>();
+    for (size_t i = 0; i < axis; ++i) plan->outer *= shape[i];
+    for (size_t i = axis + 1; i < shape.size(); ++i) plan->inner *= shape[i];
+    plan->n = shape[axis];
+    const int64_t count = checked_num_elements(shape);
+    plan->input_bytes = plan->output_bytes = nn::conversion_bytes(ctx.type(0), count);
+    const size_t columns_bytes = plan->inner > 1 ? (static_cast<size_t>(plan->inner) * 2 * sizeof(double) + 63) / 64 * 64 : 0;
+    plan->scratch_bytes = plan->input_bytes + plan->output_bytes + columns_bytes;
+    plan->method = plan->inner == 1 ? "rows" : "columns";
+    return plan;
 }
 
 void compute(KernelContext& ctx) {
     const auto& a = ctx.attrs<SoftmaxAttrs>();
+    const SoftmaxPlan& plan = ctx.plan<SoftmaxPlan>();
     const Tensor& data = ctx.input(0);
-    const Shape& shape = data.shape();
-    const size_t axis = static_cast<size_t>(softmax_axis(a, static_cast<int64_t>(shape.size())));
-    int64_t outer = 1, inner = 1;
-    for (size_t i = 0; i < axis; ++i) outer *= shape[i];
-    for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
-    const int64_t n = shape[axis];
+    const int64_t outer = plan.outer, n = plan.n, inner = plan.inner;
     if (data.num_elements() == 0) return;
+    auto* scratch = static_cast<std::byte*>(ctx.scratch());
     nn::dispatch_float(data.type(), [&](auto tag) {
         using T = decltype(tag);
-        const nn::ComputeIn<T> x(data);
-        nn::ComputeOut<T> y(ctx.output(0));
+        const nn::ComputeIn<T> x(data, {scratch, plan.input_bytes});
+        nn::ComputeOut<T> y(ctx.output(0), {scratch + plan.input_bytes, plan.output_bytes});
         if constexpr (std::is_same_v<T, float>) {
             if (inner == 1) {
                 softmax_rows_f32(x.data(), y.data(), outer, n, a.log);
@@ -107,7 +134,9 @@ void compute(KernelContext& ctx) {
                 return;
             }
         }
-        for (int64_t o = 0; o < outer; ++o) softmax_block(x.data() + o * n * inner, y.data() + o * n * inner, n, inner, a.log);
+        T* columns = reinterpret_cast<T*>(scratch + plan.input_bytes + plan.output_bytes);
+        for (int64_t o = 0; o < outer; ++o)
+            softmax_block(x.data() + o * n * inner, y.data() + o * n * inner, n, inner, a.log, columns);
         y.commit();
     });
 }
@@ -131,6 +160,7 @@ OpDef make_softmax_def(const char* type, int version, int first, int last, bool 
         return std::unique_ptr<OpAttrs>(std::move(a));
     };
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

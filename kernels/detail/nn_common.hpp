@@ -67,18 +67,51 @@ void load_as(const Tensor& src, C* dst);
 template <class C>
 void store_as(const C* src, Tensor& dst);
 
-// A tensor seen as an array of compute type C: a view when its type is C, a converted copy otherwise.
+// Bytes of scratch that ComputeIn / ComputeOut need for `count` elements of `type` converted to
+// its compute type (dispatch_compute's: f16 and bf16 to float, narrower integers to 64 bits),
+// rounded up to 64; 0 when the type is its own compute type (f32, f64, i64, u64). Prepare adds
+// this to the plan's scratch_bytes so that compute converts without allocating.
+inline size_t conversion_bytes(ElementType type, int64_t count) {
+    switch (type) {
+        case ElementType::f32:
+        case ElementType::f64:
+        case ElementType::i64:
+        case ElementType::u64: return 0;
+        default: break;
+    }
+    const size_t each = type == ElementType::f16 || type == ElementType::bf16 ? 4 : 8;
+    return (static_cast<size_t>(std::max<int64_t>(count, 0)) * each + 63) / 64 * 64;
+}
+
+// Part of a kernel's scratch memory (KernelContext::scratch()), e.g. conversion_bytes of it.
+struct ScratchSpace {
+    void* data = nullptr;
+    size_t bytes = 0;
+    // `n` elements of C from here, or nullptr when they do not fit.
+    template <class C>
+    C* take(int64_t n) const {
+        return data && static_cast<size_t>(std::max<int64_t>(n, 0)) * sizeof(C) <= bytes ? static_cast<C*>(data) : nullptr;
+    }
+};
+
+// A tensor seen as an array of compute type C: a view when its type is C, a converted copy otherwise,
+// in `space` (conversion_bytes(t.type(), t.num_elements()) of the kernel's scratch) or, when none
+// is given or it is too small, in memory of its own (outside the op contract: an allocation per run).
 template <class C>
 class ComputeIn {
 public:
-    explicit ComputeIn(const Tensor& t) {
+    explicit ComputeIn(const Tensor& t, ScratchSpace space = {}) {
         if (t.type() == element_type_of<C>()) {
             ptr_ = t.data<C>();
-        } else {
-            copy_.resize(static_cast<size_t>(t.num_elements()));
-            load_as<C>(t, copy_.data());
-            ptr_ = copy_.data();
+            return;
         }
+        C* dst = space.take<C>(t.num_elements());
+        if (!dst) {
+            copy_.resize(static_cast<size_t>(t.num_elements()));
+            dst = copy_.data();
+        }
+        load_as<C>(t, dst);
+        ptr_ = dst;
     }
     const C* data() const { return ptr_; }
 
@@ -88,27 +121,35 @@ private:
 };
 
 // An output tensor written as an array of C: the tensor itself when its type is C, otherwise a
-// scratch buffer that commit() converts into the tensor. Kernels must call commit() when done.
+// buffer (`space`, as for ComputeIn, or memory of its own) that commit() converts into the tensor.
+// Kernels must call commit() when done.
 template <class C>
 class ComputeOut {
 public:
-    explicit ComputeOut(Tensor& t) : tensor_(t) {
+    explicit ComputeOut(Tensor& t, ScratchSpace space = {}) : tensor_(t) {
         if (t.type() == element_type_of<C>()) {
             ptr_ = t.data<C>();
-        } else {
-            scratch_.assign(static_cast<size_t>(t.num_elements()), C{});
-            ptr_ = scratch_.data();
+            return;
         }
+        converted_ = true;
+        C* dst = space.take<C>(t.num_elements());
+        if (!dst) {
+            scratch_.resize(static_cast<size_t>(t.num_elements()));
+            dst = scratch_.data();
+        }
+        std::fill(dst, dst + t.num_elements(), C{});
+        ptr_ = dst;
     }
     C* data() { return ptr_; }
     void commit() {
-        if (!scratch_.empty()) store_as<C>(scratch_.data(), tensor_);
+        if (converted_) store_as<C>(ptr_, tensor_);
     }
 
 private:
     Tensor& tensor_;
     std::vector<C> scratch_;
     C* ptr_ = nullptr;
+    bool converted_ = false;
 };
 
 // Sum and product that wrap instead of overflowing for integers (signed overflow is UB).

@@ -227,6 +227,11 @@ struct RecurrentPlan : OpPlan {
     Product proj, rec, rec_h;  // rec_h: GRU without linear_before_reset, (r (.) H) Rh^T
     int64_t rec_cols = 0;
     size_t off_xp = 0, off_hp = 0, off_hh = 0, off_rh = 0, off_hs = 0, off_cs = 0, off_len = 0;
+    // Inputs (by port) and outputs converted to the compute type (f16/bf16 as f32): offset, bytes.
+    std::vector<std::pair<size_t, size_t>> in_conv, out_conv;
+    nn::ScratchSpace space(const KernelContext& ctx, const std::pair<size_t, size_t>& at) const {
+        return {static_cast<std::byte*>(ctx.scratch()) + at.first, at.second};
+    }
 };
 
 void plan_product(Product& p, int64_t m, int64_t n, int64_t k, const Tensor* constant, int64_t row_offset,
@@ -294,6 +299,22 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, const RecurrentOp& op) 
     p->off_hs = take(p->n * p->h, elem);
     if (op.cell == Cell::Lstm) p->off_cs = take(p->n * p->h, elem);
     p->off_len = take(p->n, sizeof(int64_t));
+    for (size_t port = 0; port < ctx.num_inputs(); ++port) {
+        const size_t bytes = ctx.shape(port).is_static()
+                                 ? nn::conversion_bytes(ctx.type(port), checked_num_elements(ctx.shape(port).to_shape()))
+                                 : 0;
+        p->in_conv.emplace_back(at, bytes);
+        at += bytes;
+    }
+    // Outputs: Y [N, D, T, H] (sequences), then Ho and Co, [N, D, H] or a cell's [N, H].
+    const int64_t state = p->n * p->d * p->h;
+    if (op.sequence) p->out_conv.emplace_back(0, nn::conversion_bytes(ctx.type(op.x), state * p->t));
+    p->out_conv.emplace_back(0, nn::conversion_bytes(ctx.type(op.x), state));
+    if (op.cell == Cell::Lstm) p->out_conv.emplace_back(0, nn::conversion_bytes(ctx.type(op.x), state));
+    for (auto& o : p->out_conv) {
+        o.first = at;
+        at += o.second;
+    }
     p->scratch_bytes = at;
     return p;
 }
@@ -545,16 +566,21 @@ template <class C>
 void compute_as(KernelContext& ctx, const RecurrentPlan& p) {
     const RecurrentOp& op = p.op;
     // The ComputeIn/ComputeOut objects are views (no allocation) when the tensors are of type C.
-    nn::ComputeIn<C> x(ctx.input(op.x)), h0(ctx.input(op.h));
+    // Converted copies go to the scratch the plan set aside (prepare: in_conv, out_conv).
+    const auto in_space = [&](size_t port) {
+        return port < p.in_conv.size() ? p.space(ctx, p.in_conv[port]) : nn::ScratchSpace{};
+    };
+    nn::ComputeIn<C> x(ctx.input(op.x), in_space(op.x)), h0(ctx.input(op.h), in_space(op.h));
     std::optional<nn::ComputeIn<C>> c0, w, r, b, peep;
-    if (op.c != kNoPort) c0.emplace(ctx.input(op.c));
-    if (p.proj.packed.empty() && p.i > 0) w.emplace(ctx.input(op.w));
-    if (p.rec.packed.empty()) r.emplace(ctx.input(op.r));
-    if (p.has_b) b.emplace(ctx.input(op.b));
-    if (p.has_p) peep.emplace(ctx.input(op.p));
+    if (op.c != kNoPort) c0.emplace(ctx.input(op.c), in_space(op.c));
+    if (p.proj.packed.empty() && p.i > 0) w.emplace(ctx.input(op.w), in_space(op.w));
+    if (p.rec.packed.empty()) r.emplace(ctx.input(op.r), in_space(op.r));
+    if (p.has_b) b.emplace(ctx.input(op.b), in_space(op.b));
+    if (p.has_p) peep.emplace(ctx.input(op.p), in_space(op.p));
     std::optional<nn::ComputeOut<C>> outs[3];
     const size_t num_outputs = std::min<size_t>(ctx.num_outputs(), 3);
-    for (size_t o = 0; o < num_outputs; ++o) outs[o].emplace(ctx.output(o));
+    for (size_t o = 0; o < num_outputs; ++o)
+        outs[o].emplace(ctx.output(o), o < p.out_conv.size() ? p.space(ctx, p.out_conv[o]) : nn::ScratchSpace{});
     Operands<C> io;
     io.x = x.data();
     io.h0 = h0.data();

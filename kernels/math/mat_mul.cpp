@@ -146,7 +146,25 @@ struct MatMulOpPlan : OpPlan {
     // epilogue_in_kernel (the GEMM's columns are that axis), else over the whole output.
     nn::FusedEpilogue epilogue;
     bool epilogue_in_kernel = false;
+    // Scratch: the GEMM's (each thread's region), then A, B and C converted to the compute type
+    // (f16/bf16 as f32, narrower integers as 64 bits: nn::conversion_bytes), which the calling
+    // thread's region holds for every thread to read (A, B) and write (C).
+    size_t gemm_bytes = 0, a_bytes = 0, b_bytes = 0, c_bytes = 0;
+    nn::ScratchSpace space(const KernelContext& ctx, size_t offset, size_t bytes) const {
+        return {static_cast<std::byte*>(ctx.scratch()) + gemm_bytes + offset, bytes};
+    }
 };
+
+// Adds the conversions' bytes to a prepared plan's scratch.
+std::unique_ptr<OpPlan> with_conversions(const InferContext& ctx, std::unique_ptr<MatMulOpPlan> plan) {
+    const auto count = [](const PartialShape& s) { return checked_num_elements(s.to_shape()); };
+    plan->gemm_bytes = (plan->scratch_bytes + 63) / 64 * 64;
+    plan->a_bytes = nn::conversion_bytes(ctx.type(0), count(ctx.shape(0)));
+    plan->b_bytes = plan->packed_b.empty() ? nn::conversion_bytes(ctx.type(1), count(ctx.shape(1))) : 0;
+    plan->c_bytes = nn::conversion_bytes(ctx.type(0), checked_num_elements(plan->dims.out_shape));
+    plan->scratch_bytes = plan->gemm_bytes + plan->a_bytes + plan->b_bytes + plan->c_bytes;
+    return plan;
+}
 
 // Fixed blocks (never a function of the thread count): rows of a tall product, or columns of a
 // short one (batch-1 linear layers), so that threads share the work with identical results.
@@ -212,7 +230,7 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     plan->stride_a = batch_strides(p.batch_a);
     plan->stride_b = batch_strides(p.batch_b);
     plan->method = "gemm";
-    if (!computes_in_f32(ctx.type(0))) return plan;
+    if (!computes_in_f32(ctx.type(0))) return with_conversions(ctx, std::move(plan));
     plan->sgemm = true;
     plan->method = "sgemm";
     if (ctx.type(0) == ElementType::f32) {
@@ -234,11 +252,11 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
         nn::pack_b(plan->tall.layout, b.data(), p.trans_b ? p.k : p.n, p.trans_b, p.n, plan->packed_b.data());
         plan->scratch_bytes = nn::scratch_bytes(plan->tall);
         plan->method = "sgemm-packed";
-        return plan;
+        return with_conversions(ctx, std::move(plan));
     }
     plan->per_batch = nn::plan_gemm(p.m, p.n, p.k, false, false, 1, nn::gemm_isa_for(p.n, false));
     plan->scratch_bytes = nn::scratch_bytes(plan->per_batch);
-    return plan;
+    return with_conversions(ctx, std::move(plan));
 }
 
 void run_sgemm(const MatMulOpPlan& plan, const float* a, const float* b, float* c, const float* res,
@@ -291,8 +309,8 @@ void compute(KernelContext& ctx) {
     if (ctx.output(0).num_elements() == 0) return;
     nn::dispatch_compute(ctx.input(0).type(), [&](auto tag) {
         using C = decltype(tag);
-        const nn::ComputeIn<C> a(ctx.input(0));
-        nn::ComputeOut<C> c(ctx.output(0));
+        const nn::ComputeIn<C> a(ctx.input(0), p.space(ctx, 0, p.a_bytes));
+        nn::ComputeOut<C> c(ctx.output(0), p.space(ctx, p.a_bytes + p.b_bytes, p.c_bytes));
         if constexpr (std::is_same_v<C, float>) {
             if (p.sgemm) {
                 // A fused residual is the last input (f32, the output's shape).
@@ -300,7 +318,7 @@ void compute(KernelContext& ctx) {
                 if (!p.packed_b.empty()) {
                     run_sgemm(p, a.data(), nullptr, c.data(), res, ctx);  // B is packed in the plan
                 } else {
-                    const nn::ComputeIn<C> b(ctx.input(1));
+                    const nn::ComputeIn<C> b(ctx.input(1), p.space(ctx, p.a_bytes, p.b_bytes));
                     run_sgemm(p, a.data(), b.data(), c.data(), res, ctx);
                 }
                 if (p.epilogue.active && !p.epilogue_in_kernel) {
@@ -314,7 +332,7 @@ void compute(KernelContext& ctx) {
                 return;
             }
         }
-        const nn::ComputeIn<C> b(ctx.input(1));
+        const nn::ComputeIn<C> b(ctx.input(1), p.space(ctx, p.a_bytes, p.b_bytes));
         run<C>(p, a.data(), b.data(), c.data(), ctx.pool());
         c.commit();
     });

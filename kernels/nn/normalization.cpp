@@ -78,14 +78,38 @@ void batch_norm(const Shape& shape, double epsilon, const T* x, const T* gamma, 
     }
 }
 
+// Scratch for every operand converted to the compute type (f16/bf16 data computed in f32): the
+// inputs in port order, then the output (the data's type and shape), each nn::conversion_bytes
+// long (0 when f32/f64).
+struct ConversionPlan : OpPlan {
+    std::vector<size_t> offsets, bytes;
+    // The space of operand i (inputs, then the output) in this run's scratch.
+    nn::ScratchSpace space(const KernelContext& ctx, size_t i) const {
+        return {static_cast<std::byte*>(ctx.scratch()) + offsets[i], bytes[i]};
+    }
+};
+
+std::unique_ptr<OpPlan> prepare_conversions(const InferContext& ctx, size_t num_inputs, size_t data_port) {
+    auto plan = std::make_unique<ConversionPlan>();
+    for (size_t i = 0; i <= num_inputs; ++i) {
+        const size_t port = i < num_inputs ? i : data_port;  // the output: the data's type and shape
+        plan->offsets.push_back(plan->scratch_bytes);
+        plan->bytes.push_back(nn::conversion_bytes(ctx.type(port), checked_num_elements(ctx.shape(port).to_shape())));
+        plan->scratch_bytes += plan->bytes.back();
+    }
+    return plan;
+}
+
 void compute_batch_norm(KernelContext& ctx, BatchNormPorts ports) {
     const Tensor& data = ctx.input(ports.data);
     const double epsilon = ctx.attrs<BatchNormAttrs>().epsilon;
+    const auto& plan = ctx.plan<ConversionPlan>();
     nn::dispatch_float(data.type(), [&](auto tag) {
         using T = decltype(tag);
-        const nn::ComputeIn<T> x(data), gamma(ctx.input(ports.gamma)), beta(ctx.input(ports.beta)),
-            mean(ctx.input(ports.mean)), variance(ctx.input(ports.variance));
-        nn::ComputeOut<T> y(ctx.output(0));
+        const auto in = [&](int port) { return nn::ComputeIn<T>(ctx.input(static_cast<size_t>(port)), plan.space(ctx, static_cast<size_t>(port))); };
+        const nn::ComputeIn<T> x = in(ports.data), gamma = in(ports.gamma), beta = in(ports.beta), mean = in(ports.mean),
+                               variance = in(ports.variance);
+        nn::ComputeOut<T> y(ctx.output(0), plan.space(ctx, 5));
         batch_norm(data.shape(), epsilon, x.data(), gamma.data(), beta.data(), mean.data(), variance.data(), y.data());
         y.commit();
     });
@@ -106,6 +130,7 @@ OpDef make_batch_norm_def(int version, int first, int last, BatchNormPorts ports
     d.min_inputs = 5;
     d.parse_attrs = parse_batch_norm;
     d.infer = [ports](const InferContext& ctx) { return infer_batch_norm(ctx, ports); };
+    d.prepare = [ports](const InferContext& ctx) { return prepare_conversions(ctx, 5, static_cast<size_t>(ports.data)); };
     d.compute = [ports](KernelContext& ctx) { compute_batch_norm(ctx, ports); };
     return d;
 }
@@ -114,7 +139,7 @@ OpDef make_batch_norm_def(int version, int first, int last, BatchNormPorts ports
 
 // acc[g] += term(x, g) over every element x of group g.
 template <class T, class F>
-void accumulate(const nn::ReducePlan& plan, const T* x, std::vector<double>& acc, F&& term) {
+void accumulate(const nn::ReducePlan& plan, const T* x, double* acc, F&& term) {
     plan.for_each_run([&](int64_t in, int64_t group, int64_t len, bool reduced) {
         const T* src = x + in;
         if (reduced) {
@@ -130,8 +155,7 @@ void accumulate(const nn::ReducePlan& plan, const T* x, std::vector<double>& acc
 
 // y = (x - shift[g]) * scale[g] for every element x of group g.
 template <class T>
-void apply(const nn::ReducePlan& plan, const T* x, T* y, const std::vector<double>& shift,
-           const std::vector<double>& scale) {
+void apply(const nn::ReducePlan& plan, const T* x, T* y, const double* shift, const double* scale) {
     plan.for_each_run([&](int64_t in, int64_t group, int64_t len, bool reduced) {
         for (int64_t i = 0; i < len; ++i) {
             const size_t g = static_cast<size_t>(reduced ? group : group + i);
@@ -211,15 +235,44 @@ std::vector<OutputInfo> infer_mvn(const InferContext& ctx, bool v6) {
     return {{ctx.type(0), data}};
 }
 
+// MVN and NormalizeL2 planned once: the groups, and in scratch the data and the output converted
+// to the compute type (f16/bf16 as f32, nn::conversion_bytes) then three doubles per group.
+struct GroupStatsPlan : OpPlan {
+    GroupStatsPlan(const Shape& shape, const std::vector<int64_t>& axes) : rows(shape, axes) {}
+    nn::ReducePlan rows;
+    size_t input_bytes = 0, output_bytes = 0;
+    nn::ScratchSpace input(const KernelContext& ctx) const { return {ctx.scratch(), input_bytes}; }
+    nn::ScratchSpace output(const KernelContext& ctx) const {
+        return {static_cast<std::byte*>(ctx.scratch()) + input_bytes, output_bytes};
+    }
+    double* stats(const KernelContext& ctx) const {
+        return reinterpret_cast<double*>(static_cast<std::byte*>(ctx.scratch()) + input_bytes + output_bytes);
+    }
+};
+
+std::unique_ptr<OpPlan> prepare_group_stats(const InferContext& ctx, const std::vector<int64_t>& axes) {
+    const Shape shape = ctx.shape(0).to_shape();
+    auto plan = std::make_unique<GroupStatsPlan>(shape, axes);
+    plan->input_bytes = plan->output_bytes = nn::conversion_bytes(ctx.type(0), checked_num_elements(shape));
+    plan->scratch_bytes = plan->input_bytes + plan->output_bytes +
+                          static_cast<size_t>(std::max<int64_t>(plan->rows.group_count(), 1)) * 3 * sizeof(double);
+    return plan;
+}
+
+// stats: 3 * groups doubles of scratch.
 template <class T>
-void mvn(const MvnAttrs& a, const nn::ReducePlan& plan, const T* x, T* y) {
+void mvn(const MvnAttrs& a, const nn::ReducePlan& plan, const T* x, T* y, double* stats) {
     const size_t groups = static_cast<size_t>(plan.group_count());
     const double count = static_cast<double>(plan.reduce_count());
-    std::vector<double> mean(groups, 0.0), scale(groups, 1.0);
+    double* mean = stats;
+    double* scale = stats + groups;
+    double* var = stats + 2 * groups;
+    std::fill(mean, mean + groups, 0.0);
+    std::fill(scale, scale + groups, 1.0);
     accumulate(plan, x, mean, [](double v, int64_t) { return v; });
-    for (double& m : mean) m /= count;
+    for (size_t g = 0; g < groups; ++g) mean[g] /= count;
     if (a.normalize_variance) {
-        std::vector<double> var(groups, 0.0);
+        std::fill(var, var + groups, 0.0);
         accumulate(plan, x, var, [&](double v, int64_t g) {
             const double d = v - mean[static_cast<size_t>(g)];
             return d * d;
@@ -232,20 +285,23 @@ void mvn(const MvnAttrs& a, const nn::ReducePlan& plan, const T* x, T* y) {
     apply(plan, x, y, mean, scale);
 }
 
-void compute_mvn(KernelContext& ctx, bool v6) {
+void compute_mvn(KernelContext& ctx) {
     const auto& a = ctx.attrs<MvnAttrs>();
     const Tensor& data = ctx.input(0);
-    const int64_t rank = static_cast<int64_t>(data.rank());
-    const std::vector<int64_t> axes = v6 ? nn::read_axes(ctx, 1, ctx.input(1), rank) : mvn1_axes(a, rank);
-    const nn::ReducePlan plan(data.shape(), axes);
+    const GroupStatsPlan& plan = ctx.plan<GroupStatsPlan>();
     if (data.num_elements() == 0) return;
     nn::dispatch_float(data.type(), [&](auto tag) {
         using T = decltype(tag);
-        const nn::ComputeIn<T> x(data);
-        nn::ComputeOut<T> y(ctx.output(0));
-        mvn(a, plan, x.data(), y.data());
+        const nn::ComputeIn<T> x(data, plan.input(ctx));
+        nn::ComputeOut<T> y(ctx.output(0), plan.output(ctx));
+        mvn(a, plan.rows, x.data(), y.data(), plan.stats(ctx));
         y.commit();
     });
+}
+
+std::unique_ptr<OpPlan> prepare_mvn(const InferContext& ctx, bool v6) {
+    const int64_t rank = static_cast<int64_t>(ctx.shape(0).rank());
+    return prepare_group_stats(ctx, v6 ? nn::read_axes(ctx, 1, *ctx.value(1), rank) : mvn1_axes(ctx.attrs<MvnAttrs>(), rank));
 }
 
 // ---- NormalizeL2 -----------------------------------------------------------------------------
@@ -276,20 +332,29 @@ std::vector<OutputInfo> infer_normalize(const InferContext& ctx) {
 void compute_normalize(KernelContext& ctx) {
     const auto& a = ctx.attrs<NormalizeAttrs>();
     const Tensor& data = ctx.input(0);
-    const nn::ReducePlan plan(data.shape(), nn::read_axes(ctx, 1, ctx.input(1), static_cast<int64_t>(data.rank())));
+    const GroupStatsPlan& op = ctx.plan<GroupStatsPlan>();
+    const nn::ReducePlan& plan = op.rows;
     if (data.num_elements() == 0) return;
     nn::dispatch_float(data.type(), [&](auto tag) {
         using T = decltype(tag);
-        const nn::ComputeIn<T> x(data);
-        nn::ComputeOut<T> y(ctx.output(0));
+        const nn::ComputeIn<T> x(data, op.input(ctx));
+        nn::ComputeOut<T> y(ctx.output(0), op.output(ctx));
         const size_t groups = static_cast<size_t>(plan.group_count());
-        std::vector<double> squares(groups, 0.0), scale(groups), zero(groups, 0.0);
+        double* squares = op.stats(ctx);
+        double* scale = squares + groups;
+        double* zero = squares + 2 * groups;
+        std::fill(squares, squares + groups, 0.0);
+        std::fill(zero, zero + groups, 0.0);
         accumulate(plan, x.data(), squares, [](double v, int64_t) { return v * v; });
         for (size_t g = 0; g < groups; ++g)
             scale[g] = 1.0 / std::sqrt(a.eps_add ? squares[g] + a.eps : std::max(squares[g], a.eps));
         apply(plan, x.data(), y.data(), zero, scale);
         y.commit();
     });
+}
+
+std::unique_ptr<OpPlan> prepare_normalize(const InferContext& ctx) {
+    return prepare_group_stats(ctx, nn::read_axes(ctx, 1, *ctx.value(1), static_cast<int64_t>(ctx.shape(0).rank())));
 }
 
 OpDef make_def(const char* type, int version, int first, int last, std::vector<std::string> roles) {
@@ -313,7 +378,8 @@ OpDef make_mvn_1_op() {
     OpDef d = make_def("MVN", 1, 2, 5, {"data"});
     d.parse_attrs = parse_mvn1;
     d.infer = [](const InferContext& ctx) { return infer_mvn(ctx, false); };
-    d.compute = [](KernelContext& ctx) { compute_mvn(ctx, false); };
+    d.prepare = [](const InferContext& ctx) { return prepare_mvn(ctx, false); };
+    d.compute = compute_mvn;
     return d;
 }
 
@@ -321,7 +387,8 @@ OpDef make_mvn_6_op() {
     OpDef d = make_def("MVN", 6, 6, kLatestOpset, {"data", "axes"});
     d.parse_attrs = parse_mvn6;
     d.infer = [](const InferContext& ctx) { return infer_mvn(ctx, true); };
-    d.compute = [](KernelContext& ctx) { compute_mvn(ctx, true); };
+    d.prepare = [](const InferContext& ctx) { return prepare_mvn(ctx, true); };
+    d.compute = compute_mvn;
     return d;
 }
 
@@ -329,6 +396,7 @@ OpDef make_normalize_l2_op() {
     OpDef d = make_def("NormalizeL2", 1, 1, kLatestOpset, {"data", "axes"});
     d.parse_attrs = parse_normalize;
     d.infer = infer_normalize;
+    d.prepare = prepare_normalize;
     d.compute = compute_normalize;
     return d;
 }

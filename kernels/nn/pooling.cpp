@@ -785,6 +785,9 @@ struct PoolPlan : OpPlan {
     Pool2d fast;  // [N, C, H, W] data
     SeparableMax separable;      // MaxPool f32 without indices
     ChannelsLastMax channels_last;  // the same on small planes
+    // After the methods' scratch: the data and the output converted to the compute type (f16/bf16
+    // as f32, integers as 64 bits: nn::conversion_bytes), in the calling thread's region.
+    size_t conversion_offset = 0, input_bytes = 0, output_bytes = 0;
 };
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
@@ -820,6 +823,12 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
         plan->separable.offset = at;
         plan->scratch_bytes = at + plan->separable.floats() * sizeof(float);
     }
+    plan->conversion_offset = (plan->scratch_bytes + 63) / 64 * 64;
+    plan->input_bytes = nn::conversion_bytes(ctx.type(0), checked_num_elements(data));
+    int64_t planes = 1;  // batch x channels: the dims before the window's
+    for (size_t i = 0; i + axes.size() < data.size(); ++i) planes *= data[i];
+    plan->output_bytes = nn::conversion_bytes(ctx.type(0), planes * p.out_size);
+    plan->scratch_bytes = plan->conversion_offset + plan->input_bytes + plan->output_bytes;
     plan->method = plan->channels_last.enabled ? "window-2d-channels-last"
                    : plan->separable.enabled   ? "window-2d-separable"
                    : plan->fast.enabled        ? "window-2d"
@@ -836,8 +845,9 @@ void compute(KernelContext& ctx) {
     Tensor* indices = a.with_indices && ctx.output_needed(1) ? &ctx.output(1) : nullptr;
     nn::dispatch_compute(data.type(), [&](auto tag) {
         using C = decltype(tag);
-        const nn::ComputeIn<C> x(data);
-        nn::ComputeOut<C> y(ctx.output(0));
+        auto* conversions = static_cast<std::byte*>(ctx.scratch()) + plan.conversion_offset;
+        const nn::ComputeIn<C> x(data, {conversions, plan.input_bytes});
+        nn::ComputeOut<C> y(ctx.output(0), {conversions + plan.input_bytes, plan.output_bytes});
         pool<C>(a, plan.plane, plan.fast, plan.separable, plan.channels_last, data.shape(), x.data(), y.data(), indices,
                 ctx);
         y.commit();

@@ -114,6 +114,9 @@ C finish(Acc<C> acc, int64_t count) {
 struct ReduceOpPlan : OpPlan {
     explicit ReduceOpPlan(const Shape& shape, const std::vector<int64_t>& axes) : rows(shape, axes) {}
     nn::ReducePlan rows;
+    // Scratch: the accumulators, then the input and the output converted to the compute type
+    // (nn::conversion_bytes: f16/bf16 as float, narrower integers as 64 bits), when they need it.
+    size_t accumulator_bytes = 0, input_bytes = 0, output_bytes = 0;
 };
 
 template <ReduceKind K, class C>
@@ -169,7 +172,12 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     const std::vector<int64_t> axes = nn::read_axes(ctx, 1, *ctx.value(1), static_cast<int64_t>(shape.size()));
     auto plan = std::make_unique<ReduceOpPlan>(shape, axes);
     // Accumulators are 8 bytes (double or a 64-bit integer) or narrower.
-    plan->scratch_bytes = static_cast<size_t>(plan->rows.group_count()) * 8;
+    plan->accumulator_bytes = (static_cast<size_t>(plan->rows.group_count()) * 8 + 63) / 64 * 64;
+    if (ctx.type(0) != ElementType::boolean) {
+        plan->input_bytes = nn::conversion_bytes(ctx.type(0), checked_num_elements(shape));
+        plan->output_bytes = nn::conversion_bytes(ctx.type(0), plan->rows.group_count());
+    }
+    plan->scratch_bytes = plan->accumulator_bytes + plan->input_bytes + plan->output_bytes;
     plan->method = "reduce";
     return plan;
 }
@@ -198,15 +206,17 @@ void reduce_logical(const nn::ReducePlan& plan, const bool* x, bool* y, void* sc
 template <ReduceKind K>
 void compute(KernelContext& ctx) {
     const Tensor& data = ctx.input(0);
-    const nn::ReducePlan& plan = ctx.plan<ReduceOpPlan>().rows;
+    const ReduceOpPlan& op = ctx.plan<ReduceOpPlan>();
+    const nn::ReducePlan& plan = op.rows;
     if constexpr (is_logical(K)) {
         reduce_logical<K>(plan, data.data<bool>(), ctx.output(0).data<bool>(), ctx.scratch());
         return;
     }
     nn::dispatch_compute(data.type(), [&](auto tag) {
         using C = decltype(tag);
-        const nn::ComputeIn<C> x(data);
-        nn::ComputeOut<C> y(ctx.output(0));
+        auto* scratch = static_cast<std::byte*>(ctx.scratch());
+        const nn::ComputeIn<C> x(data, {scratch + op.accumulator_bytes, op.input_bytes});
+        nn::ComputeOut<C> y(ctx.output(0), {scratch + op.accumulator_bytes + op.input_bytes, op.output_bytes});
         if (plan.trailing()) reduce_trailing<K, C>(plan, x.data(), y.data(), ctx.pool());
         else reduce<K, C>(plan, x.data(), y.data(), ctx.scratch());
         y.commit();
