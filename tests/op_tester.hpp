@@ -159,10 +159,9 @@ inline RuleInput unknown(ElementType type, PartialShape shape) { return {type, s
 // do not take (they are allocation-free there: ZeroAllocation.*), such as f16 data computed in
 // f16 (--precision f16), per-run index inputs and generic N-d layouts.
 inline bool allocates_in_compute_for_now(std::string_view type) {
-    static const char* const kTypes[] = {"Broadcast", "Convolution", "ConvolutionBackpropData", "DetectionOutput", "Gather",
-                                         "GroupConvolution", "GroupConvolutionBackpropData", "Interpolate",
-                                         "NonMaxSuppression", "Pad", "PriorBox", "PriorBoxClustered",
-                                         "ScaledDotProductAttention", "Select", "StridedSlice", "Tile"};
+    static const char* const kTypes[] = {"Convolution", "ConvolutionBackpropData", "DetectionOutput", "GroupConvolution",
+                                         "GroupConvolutionBackpropData", "Interpolate", "NonMaxSuppression", "PriorBox",
+                                         "PriorBoxClustered", "ScaledDotProductAttention"};
     return std::find(std::begin(kTypes), std::end(kTypes), type) != std::end(kTypes);
 }
 

@@ -19,15 +19,15 @@ void require_index_type(const InferContext& ctx, size_t port, IndexTypes allowed
                           str(role, " must be an integer tensor (", list, "), got ", to_string(t)));
 }
 
-std::vector<int64_t> read_index_values(const Tensor& t) {
+void read_index_values(const Tensor& t, int64_t* out) {
     IRLITE_CHECK(is_integral(t.type()), ErrorKind::Type, "index-type", "index values must be integers, got a ",
                  to_string(t.type()), " tensor");
-    std::vector<int64_t> out(static_cast<size_t>(t.num_elements()));
+    const auto n = static_cast<size_t>(t.num_elements());
     dispatch_type(t.type(), [&](auto tag) {
         using T = decltype(tag);
         if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
             const T* p = t.data<T>();
-            for (size_t i = 0; i < out.size(); ++i) {
+            for (size_t i = 0; i < n; ++i) {
                 if constexpr (std::is_same_v<T, uint64_t>) {
                     constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
                     out[i] = p[i] > kMax ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(p[i]);
@@ -37,6 +37,11 @@ std::vector<int64_t> read_index_values(const Tensor& t) {
             }
         }
     });
+}
+
+std::vector<int64_t> read_index_values(const Tensor& t) {
+    std::vector<int64_t> out(static_cast<size_t>(t.num_elements()));
+    read_index_values(t, out.data());
     return out;
 }
 

@@ -31,6 +31,8 @@ void require_index_type(const InferContext& ctx, size_t port, IndexTypes allowed
 // other index is range-checked). Throws Error(kind Type, code "index-type") for float and boolean
 // tensors; shape rules reject those earlier, at the port, with require_index_type.
 std::vector<int64_t> read_index_values(const Tensor& t);
+// The same into out[0 .. t.num_elements()) (a kernel's scratch: no allocation).
+void read_index_values(const Tensor& t, int64_t* out);
 
 // The values of input `port` (which must be known), read with read_index_values.
 std::vector<int64_t> read_index_values(const InferContext& ctx, size_t port);

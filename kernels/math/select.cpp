@@ -2,6 +2,7 @@
 // Inputs: 0 'cond' (boolean), 1 'then', 2 'else' (same element type, any). Attribute
 // auto_broadcast: numpy (default) or none (all shapes equal). Types: every type; the copy works on
 // bytes, dispatched on the element size.
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/detail/broadcast.hpp"
@@ -40,17 +41,36 @@ std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out) {
     return strides;
 }
 
+// The walk planned once: each operand's element strides along the output's dims (0 where it is
+// broadcast); the odometer's index lives in scratch.
+struct SelectPlan : OpPlan {
+    Shape shape;
+    std::vector<int64_t> sc, st, se;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    auto plan = std::make_unique<SelectPlan>();
+    plan->shape = infer(ctx)[0].shape.to_shape();
+    plan->sc = broadcast_strides(ctx.shape(0).to_shape(), plan->shape);
+    plan->st = broadcast_strides(ctx.shape(1).to_shape(), plan->shape);
+    plan->se = broadcast_strides(ctx.shape(2).to_shape(), plan->shape);
+    plan->scratch_bytes = plan->shape.size() * sizeof(int64_t);
+    plan->method = "strided";
+    return plan;
+}
+
 template <size_t kBytes>
-void select_elements(const KernelContext& ctx, Tensor& out) {
-    const Shape& shape = out.shape();
-    const std::vector<int64_t> sc = broadcast_strides(ctx.input(0).shape(), shape);
-    const std::vector<int64_t> st = broadcast_strides(ctx.input(1).shape(), shape);
-    const std::vector<int64_t> se = broadcast_strides(ctx.input(2).shape(), shape);
+void select_elements(const KernelContext& ctx, const SelectPlan& plan, Tensor& out) {
+    const Shape& shape = plan.shape;
+    const std::vector<int64_t>& sc = plan.sc;
+    const std::vector<int64_t>& st = plan.st;
+    const std::vector<int64_t>& se = plan.se;
     const auto* cond = ctx.input(0).data<uint8_t>();
     const std::byte* then_bytes = ctx.input(1).bytes();
     const std::byte* else_bytes = ctx.input(2).bytes();
     std::byte* dst = out.bytes();
-    std::vector<int64_t> index(shape.size(), 0);
+    auto* index = static_cast<int64_t*>(ctx.scratch());
+    std::fill(index, index + shape.size(), int64_t{0});
     int64_t oc = 0, ot = 0, oe = 0;
     for (int64_t n = 0; n < out.num_elements(); ++n) {
         const std::byte* src = cond[oc] ? then_bytes + ot * kBytes : else_bytes + oe * kBytes;
@@ -67,11 +87,12 @@ void select_elements(const KernelContext& ctx, Tensor& out) {
 void compute(KernelContext& ctx) {
     Tensor& out = ctx.output(0);
     if (out.num_elements() == 0) return;
+    const SelectPlan& plan = ctx.plan<SelectPlan>();
     switch (element_size(out.type())) {
-        case 1: return select_elements<1>(ctx, out);
-        case 2: return select_elements<2>(ctx, out);
-        case 4: return select_elements<4>(ctx, out);
-        default: return select_elements<8>(ctx, out);
+        case 1: return select_elements<1>(ctx, plan, out);
+        case 2: return select_elements<2>(ctx, plan, out);
+        case 4: return select_elements<4>(ctx, plan, out);
+        default: return select_elements<8>(ctx, plan, out);
     }
 }
 
@@ -89,6 +110,7 @@ OpDef make_select_op() {
         return a;
     };
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

@@ -11,8 +11,8 @@
 #include <algorithm>
 
 #include "engine/op.hpp"
+#include "engine/tensor_size.hpp"
 #include "kernels/detail/index_values.hpp"
-#include "kernels/detail/rule_context.hpp"
 #include "kernels/detail/strided_copy.hpp"
 
 namespace irlite {
@@ -103,17 +103,29 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{type, PartialShape(dims)}};
 }
 
+// The copy planned once: the output as a view of the data, stride 0 along every broadcast dim.
+struct BroadcastPlan : OpPlan {
+    detail::CopyPlan copy;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const Shape data = ctx.shape(0).to_shape();
+    const Shape out = infer(ctx)[0].shape.to_shape();
+    const std::vector<int64_t> src = data_dim_of_output(ctx, data.size(), out.size());
+    const std::vector<int64_t> strides = row_major_strides(data);
+    const size_t elem = element_size(ctx.type(0));
+    std::vector<int64_t> byte_strides(out.size(), 0);
+    for (size_t o = 0; o < out.size(); ++o)
+        if (src[o] >= 0 && data[static_cast<size_t>(src[o])] != 1)
+            byte_strides[o] = strides[static_cast<size_t>(src[o])] * static_cast<int64_t>(elem);
+    auto plan = std::make_unique<BroadcastPlan>();
+    plan->copy = detail::plan_view_copy(tensor_storage_bytes(ctx.type(0), data), 0, out, byte_strides, elem);
+    plan->method = "view-copy";
+    return plan;
+}
+
 void compute(KernelContext& ctx) {
-    const Tensor& data = ctx.input(0);
-    Tensor& out = ctx.output(0);
-    const std::vector<int64_t> src = data_dim_of_output(detail::rule_context(ctx), data.rank(), out.rank());
-    const std::vector<int64_t> strides = row_major_strides(data.shape());
-    const int64_t elem = static_cast<int64_t>(element_size(data.type()));
-    std::vector<int64_t> byte_strides(out.rank(), 0);
-    for (size_t o = 0; o < out.rank(); ++o)
-        if (src[o] >= 0 && data.shape()[static_cast<size_t>(src[o])] != 1)
-            byte_strides[o] = strides[static_cast<size_t>(src[o])] * elem;
-    detail::view_copy(data.data(), data.byte_size(), 0, out.data(), out.shape(), byte_strides, element_size(data.type()));
+    detail::run_copy(ctx.plan<BroadcastPlan>().copy, ctx.input(0).data(), ctx.output(0).data(), ctx.pool());
 }
 
 OpDef make_broadcast(int version, int first_opset, int last_opset) {
@@ -137,6 +149,7 @@ OpDef make_broadcast(int version, int first_opset, int last_opset) {
         return a;
     };
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

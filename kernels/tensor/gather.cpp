@@ -13,7 +13,6 @@
 
 #include "engine/op.hpp"
 #include "kernels/detail/index_values.hpp"
-#include "kernels/detail/rule_context.hpp"
 
 namespace irlite {
 namespace {
@@ -102,31 +101,47 @@ void copy_block(std::byte* dst, const std::byte* src, size_t bytes) {
     }
 }
 
+// The geometry planned once: [batch, pre, axis_dim, inner] data blocks, per_batch indices; the
+// normalized indices go to scratch.
+struct GatherPlan : OpPlan {
+    GatherGeometry g;
+    int64_t batch = 1, pre = 1, inner = 1, per_batch = 1, axis_dim = 0;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const Shape ds = ctx.shape(0).to_shape();
+    const Shape is = ctx.shape(1).to_shape();
+    auto plan = std::make_unique<GatherPlan>();
+    GatherPlan& p = *plan;
+    p.g = geometry(ctx, static_cast<int64_t>(ds.size()), static_cast<int64_t>(is.size()));
+    for (int64_t d = 0; d < p.g.batch_dims; ++d) p.batch *= ds[static_cast<size_t>(d)];
+    for (int64_t d = p.g.batch_dims; d < p.g.axis; ++d) p.pre *= ds[static_cast<size_t>(d)];
+    for (size_t d = static_cast<size_t>(p.g.axis) + 1; d < ds.size(); ++d) p.inner *= ds[d];
+    for (size_t d = static_cast<size_t>(p.g.batch_dims); d < is.size(); ++d) p.per_batch *= is[d];
+    p.axis_dim = ds[static_cast<size_t>(p.g.axis)];
+    plan->scratch_bytes = static_cast<size_t>(checked_num_elements(is)) * sizeof(int64_t);
+    plan->method = "blocks";
+    return plan;
+}
+
 void compute(KernelContext& ctx) {
     const Tensor& data = ctx.input(0);
     const Tensor& indices = ctx.input(1);
     Tensor& out = ctx.output(0);
-    const InferContext rule = detail::rule_context(ctx);
-    const GatherGeometry g = geometry(rule, static_cast<int64_t>(data.rank()), static_cast<int64_t>(indices.rank()));
-    const Shape& ds = data.shape();
-    int64_t batch = 1, pre = 1, inner = 1, per_batch = 1;
-    for (int64_t d = 0; d < g.batch_dims; ++d) batch *= ds[static_cast<size_t>(d)];
-    for (int64_t d = g.batch_dims; d < g.axis; ++d) pre *= ds[static_cast<size_t>(d)];
-    for (size_t d = static_cast<size_t>(g.axis) + 1; d < ds.size(); ++d) inner *= ds[d];
-    for (size_t d = static_cast<size_t>(g.batch_dims); d < indices.rank(); ++d) per_batch *= indices.shape()[d];
-    const int64_t axis_dim = ds[static_cast<size_t>(g.axis)];
-    const size_t block = static_cast<size_t>(inner) * element_size(data.type());
+    const GatherPlan& p = ctx.plan<GatherPlan>();
+    const int64_t axis_dim = p.axis_dim;
+    const size_t block = static_cast<size_t>(p.inner) * element_size(data.type());
     const bool zero_fill = ctx.attrs<GatherAttrs>().version >= 8;
 
     // Normalize and check every index once, not once per outer slice.
-    std::vector<int64_t> idx = detail::read_index_values(indices);
-    for (size_t k = 0; k < idx.size(); ++k) {
-        int64_t v = idx[k];
+    auto* idx = static_cast<int64_t*>(ctx.scratch());
+    detail::read_index_values(indices, idx);
+    for (int64_t k = 0; k < indices.num_elements(); ++k) {
+        const int64_t v = idx[k];
         if (v < -axis_dim || v >= axis_dim) {
             if (!zero_fill)
                 throw ctx.input_error(1, ErrorKind::Value, "index-out-of-range",
-                                      detail::index_out_of_range_message("indices", indices.shape(),
-                                                                         static_cast<int64_t>(k), v, g.axis, axis_dim));
+                                      detail::index_out_of_range_message("indices", indices.shape(), k, v, p.g.axis, axis_dim));
             idx[k] = -1;  // marks a zero slice
             continue;
         }
@@ -134,11 +149,11 @@ void compute(KernelContext& ctx) {
     }
     const std::byte* src = data.bytes();
     std::byte* dst = out.bytes();
-    for (int64_t b = 0; b < batch; ++b) {
-        const int64_t* batch_idx = idx.data() + b * per_batch;
-        for (int64_t p = 0; p < pre; ++p) {
-            const std::byte* slab = src + static_cast<size_t>((b * pre + p) * axis_dim) * block;
-            for (int64_t j = 0; j < per_batch; ++j, dst += block) {
+    for (int64_t b = 0; b < p.batch; ++b) {
+        const int64_t* batch_idx = idx + b * p.per_batch;
+        for (int64_t q = 0; q < p.pre; ++q) {
+            const std::byte* slab = src + static_cast<size_t>((b * p.pre + q) * axis_dim) * block;
+            for (int64_t j = 0; j < p.per_batch; ++j, dst += block) {
                 if (batch_idx[j] < 0) std::memset(dst, 0, block);
                 else copy_block(dst, slab + static_cast<size_t>(batch_idx[j]) * block, block);
             }
@@ -162,6 +177,7 @@ OpDef make_gather(int version, int first_opset, int last_opset) {
         return a;
     };
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

@@ -10,11 +10,11 @@
 //   edge (pads must be <= dim - 1); symmetric: mirrored with the edge repeated (pads <= dim).
 // Kernel: per-dim maps from output to data coordinates, then rows: the contiguous middle of each
 // row is one memcpy, the padded ends element copies of 1/2/4/8 bytes. Any element type.
+#include <algorithm>
 #include <cstring>
 
 #include "engine/op.hpp"
 #include "kernels/detail/index_values.hpp"
-#include "kernels/detail/rule_context.hpp"
 
 namespace irlite {
 namespace {
@@ -136,52 +136,70 @@ void copy_element(std::byte* dst, const std::byte* src, size_t elem) {
     }
 }
 
+// The walk planned once: for each output dim, the data coordinate of each output coordinate (-1:
+// pad_value), and the run of the last dim that reads consecutive data. The row counter lives in
+// scratch.
+struct PadPlan : OpPlan {
+    std::vector<std::vector<int64_t>> maps;
+    std::vector<int64_t> strides;
+    Shape out;
+    int64_t first = 0, count = 0, row_len = 0, rows = 0;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const Pads p = read_pads(ctx);
+    const PadMode mode = ctx.attrs<PadAttrs>().mode;
+    const Shape data = ctx.shape(0).to_shape();
+    auto plan = std::make_unique<PadPlan>();
+    plan->out = infer(ctx)[0].shape.to_shape();
+    plan->method = "rows";
+    const size_t rank = plan->out.size();
+    if (rank == 0 || checked_num_elements(plan->out) == 0) return plan;
+    plan->maps.resize(rank);
+    for (size_t d = 0; d < rank; ++d)
+        for (int64_t o = 0; o < plan->out[d]; ++o) plan->maps[d].push_back(source_index(o, p.begin[d], data[d], mode));
+    plan->strides = row_major_strides(data);
+    plan->row_len = plan->out[rank - 1];
+    for (int64_t o = 0; o < plan->row_len; ++o)
+        if (o - p.begin[rank - 1] >= 0 && o - p.begin[rank - 1] < data[rank - 1]) {
+            if (plan->count == 0) plan->first = o;
+            ++plan->count;
+        }
+    plan->rows = checked_num_elements(plan->out) / plan->row_len;
+    plan->scratch_bytes = (rank - 1) * sizeof(int64_t);
+    return plan;
+}
+
 void compute(KernelContext& ctx) {
     const Tensor& data = ctx.input(0);
     Tensor& out = ctx.output(0);
     if (out.num_elements() == 0) return;
-    const InferContext rule = detail::rule_context(ctx);
-    const Pads p = read_pads(rule);
-    const PadMode mode = ctx.attrs<PadAttrs>().mode;
+    const PadPlan& plan = ctx.plan<PadPlan>();
     const size_t rank = out.rank();
     const size_t elem = element_size(data.type());
-    std::vector<std::byte> pad_value(elem, std::byte{0});
+    std::byte pad_value[8] = {};
     if (ctx.num_inputs() > 3) {
         if (ctx.input(3).num_elements() != 1)
             throw ctx.input_error(3, ErrorKind::ShapeRule, "not-scalar",
                                   str("pad_value must hold one value, got shape ", to_string(ctx.input(3).shape())));
-        std::memcpy(pad_value.data(), ctx.input(3).data(), elem);
+        std::memcpy(pad_value, ctx.input(3).data(), std::min<size_t>(elem, sizeof pad_value));
     }
 
     if (rank == 0) {
         std::memcpy(out.data(), data.data(), elem);
         return;
     }
-    // maps[d][o]: data coordinate for output coordinate o of dim d, -1 for pad_value.
-    std::vector<std::vector<int64_t>> maps(rank);
-    for (size_t d = 0; d < rank; ++d)
-        for (int64_t o = 0; o < out.shape()[d]; ++o)
-            maps[d].push_back(source_index(o, p.begin[d], data.shape()[d], mode));
-    const std::vector<int64_t> strides = row_major_strides(data.shape());
-    const std::vector<int64_t>& last = maps[rank - 1];
-    const int64_t row_len = out.shape()[rank - 1];
-    // The run of the last dim that reads consecutive data elements: [first, first + count).
-    int64_t first = 0, count = 0;
-    for (int64_t o = 0; o < row_len; ++o)
-        if (o - p.begin[rank - 1] >= 0 && o - p.begin[rank - 1] < data.shape()[rank - 1]) {
-            if (count == 0) first = o;
-            ++count;
-        }
-
+    const std::vector<int64_t>& last = plan.maps[rank - 1];
+    const int64_t row_len = plan.row_len, first = plan.first, count = plan.count;
     const std::byte* src = data.bytes();
     std::byte* dst = out.bytes();
-    const int64_t rows = out.num_elements() / row_len;
-    std::vector<int64_t> counter(rank - 1, 0);
-    for (int64_t row = 0; row < rows; ++row, dst += row_len * static_cast<int64_t>(elem)) {
+    auto* counter = static_cast<int64_t*>(ctx.scratch());
+    std::fill(counter, counter + (rank - 1), int64_t{0});
+    for (int64_t row = 0; row < plan.rows; ++row, dst += row_len * static_cast<int64_t>(elem)) {
         int64_t base = 0;  // data offset of this row, in elements; -1 when the row is all pad_value
         for (size_t d = 0; d + 1 < rank && base >= 0; ++d) {
-            const int64_t i = maps[d][static_cast<size_t>(counter[d])];
-            base = i < 0 ? -1 : base + i * strides[d];
+            const int64_t i = plan.maps[d][static_cast<size_t>(counter[d])];
+            base = i < 0 ? -1 : base + i * plan.strides[d];
         }
         for (int64_t o = 0; o < row_len; ++o) {
             std::byte* to = dst + o * static_cast<int64_t>(elem);
@@ -192,10 +210,10 @@ void compute(KernelContext& ctx) {
                 continue;
             }
             const int64_t i = base < 0 ? -1 : last[static_cast<size_t>(o)];
-            copy_element(to, i < 0 ? pad_value.data() : src + (base + i) * static_cast<int64_t>(elem), elem);
+            copy_element(to, i < 0 ? pad_value : src + (base + i) * static_cast<int64_t>(elem), elem);
         }
         for (size_t d = rank - 1; d-- > 0;) {
-            if (++counter[d] < out.shape()[d]) break;
+            if (++counter[d] < plan.out[d]) break;
             counter[d] = 0;
         }
     }
@@ -219,6 +237,7 @@ OpDef make_pad(int version, int first_opset, int last_opset) {
         return a;
     };
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

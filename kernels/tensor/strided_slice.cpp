@@ -16,8 +16,8 @@
 #include <limits>
 
 #include "engine/op.hpp"
+#include "engine/tensor_size.hpp"
 #include "kernels/detail/index_values.hpp"
-#include "kernels/detail/rule_context.hpp"
 #include "kernels/detail/strided_copy.hpp"
 
 namespace irlite {
@@ -179,14 +179,18 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{type, PartialShape(dims)}};
 }
 
-void compute(KernelContext& ctx) {
-    const Tensor& data = ctx.input(0);
-    const InferContext rule = detail::rule_context(ctx);
-    const std::vector<int64_t> begin = detail::read_index_values(rule, 1);
-    const SlicePlan plan = make_plan(rule, PartialShape(data.shape()), begin, detail::read_index_values(rule, 2),
-                                     read_strides(rule, begin.size()));
-    const std::vector<int64_t> strides = row_major_strides(data.shape());
-    const int64_t elem = static_cast<int64_t>(element_size(data.type()));
+// The copy planned once: the slice as a byte-level view of the data.
+struct StridedSlicePlan : OpPlan {
+    detail::CopyPlan copy;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const Shape data = ctx.shape(0).to_shape();
+    const std::vector<int64_t> begin = detail::read_index_values(ctx, 1);
+    const SlicePlan plan = make_plan(ctx, PartialShape(data), begin, detail::read_index_values(ctx, 2),
+                                     read_strides(ctx, begin.size()));
+    const std::vector<int64_t> strides = row_major_strides(data);
+    const int64_t elem = static_cast<int64_t>(element_size(ctx.type(0)));
     int64_t offset = 0;
     for (const auto& [dim, index] : plan.shrunk) offset += index * strides[static_cast<size_t>(dim)] * elem;
     Shape view_shape;
@@ -202,8 +206,15 @@ void compute(KernelContext& ctx) {
         // A dim of one element never steps (its step may be huge).
         byte_strides.push_back(d.size == 1 ? 0 : d.step * stride);
     }
-    Tensor& out = ctx.output(0);
-    detail::view_copy(data.data(), data.byte_size(), offset, out.data(), view_shape, byte_strides, static_cast<size_t>(elem));
+    auto op = std::make_unique<StridedSlicePlan>();
+    op->copy = detail::plan_view_copy(tensor_storage_bytes(ctx.type(0), data), offset, view_shape, byte_strides,
+                                      static_cast<size_t>(elem));
+    op->method = "view-copy";
+    return op;
+}
+
+void compute(KernelContext& ctx) {
+    detail::run_copy(ctx.plan<StridedSlicePlan>().copy, ctx.input(0).data(), ctx.output(0).data(), ctx.pool());
 }
 
 }  // namespace
@@ -225,6 +236,7 @@ OpDef make_strided_slice_op() {
         return a;
     };
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

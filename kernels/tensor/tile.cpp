@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "engine/op.hpp"
+#include "engine/tensor_size.hpp"
 #include "kernels/detail/index_values.hpp"
-#include "kernels/detail/rule_context.hpp"
 #include "kernels/detail/strided_copy.hpp"
 
 namespace irlite {
@@ -55,24 +55,37 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{type, PartialShape(dims)}};
 }
 
-void compute(KernelContext& ctx) {
-    const Tensor& data = ctx.input(0);
-    Tensor& out = ctx.output(0);
-    const size_t rank = out.rank();
+// The copy planned once: a byte-level view of the data over (repeat, dim) pairs of the output,
+// the repeat read with stride 0.
+struct TilePlan : OpPlan {
+    detail::CopyPlan copy;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const Shape data = ctx.shape(0).to_shape();
+    const Shape out = infer(ctx)[0].shape.to_shape();
+    const size_t rank = out.size();
     // data's shape and strides, padded with 1s in front to the output rank.
     Shape in_shape(rank, 1);
-    std::copy(data.shape().begin(), data.shape().end(), in_shape.end() - static_cast<std::ptrdiff_t>(data.rank()));
+    std::copy(data.begin(), data.end(), in_shape.end() - static_cast<std::ptrdiff_t>(data.size()));
     const std::vector<int64_t> strides = row_major_strides(in_shape);
-    const int64_t elem = static_cast<int64_t>(element_size(data.type()));
+    const size_t elem = element_size(ctx.type(0));
     Shape view_shape;
     std::vector<int64_t> view_strides;
     for (size_t i = 0; i < rank; ++i) {
-        view_shape.push_back(in_shape[i] == 0 ? 0 : out.shape()[i] / in_shape[i]);  // the repeat
+        view_shape.push_back(in_shape[i] == 0 ? 0 : out[i] / in_shape[i]);  // the repeat
         view_strides.push_back(0);
         view_shape.push_back(in_shape[i]);
-        view_strides.push_back(strides[i] * elem);
+        view_strides.push_back(strides[i] * static_cast<int64_t>(elem));
     }
-    detail::view_copy(data.data(), data.byte_size(), 0, out.data(), view_shape, view_strides, element_size(data.type()));
+    auto plan = std::make_unique<TilePlan>();
+    plan->copy = detail::plan_view_copy(tensor_storage_bytes(ctx.type(0), data), 0, view_shape, view_strides, elem);
+    plan->method = "view-copy";
+    return plan;
+}
+
+void compute(KernelContext& ctx) {
+    detail::run_copy(ctx.plan<TilePlan>().copy, ctx.input(0).data(), ctx.output(0).data(), ctx.pool());
 }
 
 }  // namespace
@@ -85,6 +98,7 @@ OpDef make_tile_op() {
     d.min_inputs = 2;
     d.value_inputs = inputs(1);
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }
