@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "engine/op.hpp"
@@ -43,6 +44,26 @@ TEST(OpTable, DefinitionsAreComplete) {
             EXPECT_LT(d.value_inputs >> d.input_roles.size(), 1u) << "value_inputs names a port the op does not have";
         }
     }
+}
+
+// The op contract (issue 25): an op prepares once (validates, plans, sizes its scratch) and its
+// compute only computes. The ops below have no prepare yet; each one that gains it leaves the list,
+// and an op added without prepare fails here.
+TEST(OpTable, EveryOpPrepares) {
+    static const std::set<std::string> kWithoutPrepareForNow = {
+        // the graph's own ops: values bound by the executor, states, sub-graphs
+        "Assign", "Const", "If", "Loop", "Parameter", "ReadValue", "Result", "TensorIterator",
+        // kernels
+        "CTCGreedyDecoder", "CTCGreedyDecoderSeqLen", "Convert", "GroupNormalization", "HardSigmoid", "Interpolate",
+        "NonMaxSuppression", "NonZero", "PriorBox", "PriorBoxClustered", "Range", "RegionYolo", "Selu", "ShapeOf",
+        "Swish"};
+    std::set<std::string> missing;
+    for (const OpDef& d : builtin_ops().all())
+        if (!d.prepare) missing.insert(d.type);
+    for (const std::string& type : missing)
+        EXPECT_TRUE(kWithoutPrepareForNow.count(type)) << type << " has no prepare (engine/op.hpp: OpDef::prepare)";
+    for (const std::string& type : kWithoutPrepareForNow)
+        EXPECT_TRUE(missing.count(type)) << type << " prepares now: take it off kWithoutPrepareForNow";
 }
 
 TEST(OpTable, RejectsOverlappingDefinitions) {
