@@ -2,6 +2,7 @@
 // extension: SSE2 on any x86-64, NEON on Arm, scalar code elsewhere): 4 x 8 on A panels of 4 rows.
 // A product then a sum, not a fused multiply-add (the build's -ffp-contract=off keeps them apart).
 #include "kernels/detail/sgemm_kernels.hpp"
+#include "kernels/detail/simd.hpp"
 
 #include <cstring>
 
@@ -11,7 +12,7 @@ namespace irlite::nn::sgemm {
 namespace {
 
 struct Vec {
-    typedef float Reg __attribute__((vector_size(16)));
+    using Reg = simd::f32x4;
     static constexpr int kWidth = 4;
     static constexpr int kUnrollK = 1;
     static Reg zero() { return Reg{0, 0, 0, 0}; }

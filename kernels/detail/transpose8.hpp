@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/detail/simd.hpp"
+
 namespace irlite::detail {
 
-typedef float Float8 __attribute__((vector_size(32)));
+using Float8 = simd::f32x8;
 
 // r[i][j] <- r[j][i] for 8 vectors of 8 floats (unpack, 64-bit shuffle, 128-bit lane swap).
 inline void transpose8(Float8 (&r)[8]) {
@@ -60,8 +62,8 @@ inline void even_odd(const Float8& a, const Float8& b, Float8& even, Float8& odd
 template <class T>
 inline void split_even_odd(const T* src, int64_t n, T* even, T* odd) {
     constexpr int kV = 32 / sizeof(T);
-    typedef T Vec __attribute__((vector_size(32)));
-    typedef T Half __attribute__((vector_size(16)));
+    using Vec = simd::vec_t<T, 32>;
+    using Half = simd::vec_t<T, 16>;
     int64_t j = 0;
     for (; j + 2 * kV <= n; j += 2 * kV) {
         Vec a, b, e, o;

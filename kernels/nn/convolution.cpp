@@ -27,6 +27,7 @@
 #include "kernels/detail/sgemm.hpp"
 #include "kernels/detail/transpose8.hpp"
 #include "kernels/detail/winograd.hpp"
+#include "kernels/detail/simd.hpp"
 
 // The depthwise kernel below passes GCC/clang vector-extension values between functions of this
 // file only; without -mavx, compilers warn that such values would change the ABI of an exported
@@ -431,8 +432,8 @@ inline int64_t dw_tap_column(const DwLayout& l, int64_t shift) { return shift % 
 template <class T>
 inline void copy_short(T* dst, const T* src, int64_t n) {
     constexpr int64_t kChunk = 32 / sizeof(T);
-    typedef T Chunk __attribute__((vector_size(32)));
-    typedef T Half __attribute__((vector_size(16)));
+    using Chunk = simd::vec_t<T, 32>;
+    using Half = simd::vec_t<T, 16>;
     int64_t i = 0;
     for (; i + kChunk <= n; i += kChunk) {
         Chunk v;
@@ -454,8 +455,8 @@ inline void copy_short(T* dst, const T* src, int64_t n) {
 template <class T>
 inline void zero_short(T* dst, int64_t n) {
     constexpr int64_t kChunk = 32 / sizeof(T);
-    typedef T Chunk __attribute__((vector_size(32)));
-    typedef T Half __attribute__((vector_size(16)));
+    using Chunk = simd::vec_t<T, 32>;
+    using Half = simd::vec_t<T, 16>;
     const Chunk zero = {};
     const Half half = {};
     int64_t i = 0;
@@ -532,19 +533,19 @@ template <class T, int V>
 struct DwVec;
 template <>
 struct DwVec<float, 8> {
-    typedef float type __attribute__((vector_size(32)));
+    using type = simd::f32x8;
 };
 template <>
 struct DwVec<float, 4> {
-    typedef float type __attribute__((vector_size(16)));
+    using type = simd::f32x4;
 };
 template <>
 struct DwVec<double, 4> {
-    typedef double type __attribute__((vector_size(32)));
+    using type = simd::vec_t<double, 32>;
 };
 template <>
 struct DwVec<double, 2> {
-    typedef double type __attribute__((vector_size(16)));
+    using type = simd::vec_t<double, 16>;
 };
 
 // Elements p[0], p[s], ..., p[(V - 1) * s] as a vector, s = S when S > 0 (1 or 2: reads
@@ -1078,8 +1079,8 @@ using detail::transpose8;
 // Channels [c0, c0 + cn) of one image x ([C][H][W]) into y ([C][out pixels]); xp, out_cl: scratch.
 void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, int64_t cn, float* xp, float* out_cl,
                             float* y) {
-    typedef float V8 __attribute__((vector_size(32)));
-    typedef float V4 __attribute__((vector_size(16)));
+    using V8 = simd::f32x8;
+    using V4 = simd::f32x4;
     const ConvProblem& p = plan.problem;
     const DwLayout& l = plan.padded;
     const nn::AxisWindow& ah = p.axes[0];
@@ -1187,7 +1188,7 @@ void dw_channels_last_block(const ConvPlan& plan, const float* x, int64_t c0, in
         // Bias and ReLU / Clamp on the block's outputs while they are in L1, 8 channels a vector:
         // the operations of nn::apply_block in its order (the add only with a bias, max and min
         // with MaxNanOp / MinNanOp's rule: x <= c ? c : x, c <= x ? c : x), so the same results.
-        typedef int32_t V8i __attribute__((vector_size(32)));
+        using V8i = simd::i32x8;
         const auto pick = [](V8i m, V8 a, V8 b) {  // m ? a : b
             V8i ai, bi;
             std::memcpy(&ai, &a, sizeof ai);
@@ -1304,7 +1305,7 @@ private:
 // y[c * ldy + r] = a[r * lda + c] for r < rows, c < cols: one GEMM tile's block of C^T into the
 // output (transposed path). 8 x 8 blocks through registers, the edges one element at a time.
 void transpose_block(const float* a, int64_t lda, int64_t rows, int64_t cols, float* y, int64_t ldy) {
-    typedef float V8 __attribute__((vector_size(32)));
+    using V8 = simd::f32x8;
     int64_t r = 0;
     for (; r + 8 <= rows; r += 8) {
         int64_t c = 0;
@@ -1383,7 +1384,7 @@ void make_phases_rows(const ConvPlan& plan, const float* x, float* out, int64_t 
                     int64_t q = q0;
                     if (sw == 2) {
                         // 8 columns from 15 loaded elements (src[2q + first .. 2q + first + 14]).
-                        typedef float V8 __attribute__((vector_size(32)));
+                        using V8 = simd::f32x8;
                         for (; q + 8 <= q1; q += 8) {
                             V8 a, b;
                             std::memcpy(&a, src + 2 * q + first, sizeof a);
@@ -1625,7 +1626,7 @@ const T* column_block(const ConvPlan& plan, const T* xg, int64_t first, int64_t 
 // band_tiles per (xi, channel).
 void winograd_input_rows(const ConvPlan& plan, const float* xc, int64_t c, int64_t i0, int64_t i1,
                          int64_t band_tiles, float* rows, float* v) {
-    typedef float V8 __attribute__((vector_size(32)));
+    using V8 = simd::f32x8;
     const ConvProblem& p = plan.problem;
     const nn::AxisWindow& ah = p.axes[0];
     const nn::AxisWindow& aw = p.axes[1];
@@ -1675,7 +1676,7 @@ void winograd_input_rows(const ConvPlan& plan, const float* xc, int64_t c, int64
 // (band_tiles per (xi, channel)), 8 tiles (16 columns) at a time.
 void winograd_output_rows(const ConvPlan& plan, const float* m, int64_t o, int64_t i0, int64_t i1, int64_t band_tiles,
                           float* yo) {
-    typedef float V8 __attribute__((vector_size(32)));
+    using V8 = simd::f32x8;
     const ConvProblem& p = plan.problem;
     const int64_t out_h = p.axes[0].out, out_w = p.axes[1].out, tw = plan.wino_tiles_w;
     const size_t xi_stride = static_cast<size_t>(p.out_per_group * band_tiles);

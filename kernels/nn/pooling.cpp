@@ -21,6 +21,7 @@
 
 #include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/nn_common.hpp"
+#include "kernels/detail/simd.hpp"
 #include "kernels/detail/parallel.hpp"
 #include "kernels/detail/small_buffer.hpp"
 #include "kernels/detail/transpose8.hpp"
@@ -422,10 +423,10 @@ SeparableMax plan_separable_max(const PoolAttrs& a, const std::vector<nn::AxisWi
     return s;
 }
 
-typedef float PoolV8 __attribute__((vector_size(32)));
-typedef float PoolV4 __attribute__((vector_size(16)));
+using PoolV8 = simd::f32x8;
+using PoolV4 = simd::f32x4;
 
-typedef int32_t PoolMask8 __attribute__((vector_size(32)));
+using PoolMask8 = simd::i32x8;
 
 // row[left + c] = max over data rows [first, first + count) of column c, then the border. A lane of
 // `unordered` becomes nonzero when an element read is NaN.
