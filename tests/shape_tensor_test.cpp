@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -70,6 +72,24 @@ TEST(Tensor, WrapIsZeroCopy) {
     Tensor t = Tensor::wrap(ElementType::f32, {2, 2}, data);
     EXPECT_EQ(t.data<float>(), data);
     EXPECT_EQ(t.value_as_double(3), 4.0);
+}
+
+// Values read for rules and kernels (trip counts, conditions, axes): a boolean is its byte, any
+// nonzero byte true (a .bin may hold 255; loading it as a C++ bool is undefined), and a float
+// beyond int64 saturates (NaN: 0) instead of an undefined cast.
+TEST(Tensor, ValueReadsAreDefinedForEveryByte) {
+    uint8_t bytes[3] = {0, 1, 255};
+    const Tensor b = Tensor::wrap(ElementType::boolean, {3}, bytes);
+    EXPECT_EQ(b.value_as_int64(0), 0);
+    EXPECT_EQ(b.value_as_int64(1), 1);
+    EXPECT_EQ(b.value_as_int64(2), 1);
+    EXPECT_EQ(b.value_as_double(2), 1.0);
+    double values[4] = {1e30, -1e30, std::nan(""), -2.75};
+    const Tensor d = Tensor::wrap(ElementType::f64, {4}, values);
+    EXPECT_EQ(d.value_as_int64(0), INT64_MAX);
+    EXPECT_EQ(d.value_as_int64(1), INT64_MIN);
+    EXPECT_EQ(d.value_as_int64(2), 0);
+    EXPECT_EQ(d.value_as_int64(3), -2);
 }
 
 TEST(Tensor, EmptyTensorsHaveValidData) {
