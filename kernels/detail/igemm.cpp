@@ -1,0 +1,116 @@
+// The int8 GEMM's driver, weight packing and level choice (igemm.hpp).
+#include "kernels/detail/igemm.hpp"
+
+#include <algorithm>
+
+#if IRLITE_ISA_X86
+#include <cpuid.h>
+#endif
+
+namespace irlite::nn {
+namespace {
+
+struct VnniSupport {
+    bool avx512 = false;  // AVX512_VNNI: CPUID.(7, 0):ECX bit 11
+    bool avx = false;     // AVX-VNNI: CPUID.(7, 1):EAX bit 4
+};
+
+VnniSupport detect_vnni() {
+    VnniSupport s;
+#if IRLITE_ISA_X86
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) s.avx512 = (c >> 11) & 1;
+    if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) s.avx = (a >> 4) & 1;
+#endif
+    return s;
+}
+
+const VnniSupport& vnni() {
+    static const VnniSupport s = detect_vnni();
+    return s;
+}
+
+const int8::Kernels& kernels_of(Int8Level level) {
+    switch (level) {
+        case Int8Level::Avx512Vnni: return int8::avx512_kernels(true);
+        case Int8Level::Avx512: return int8::avx512_kernels(false);
+        case Int8Level::AvxVnni: return int8::avx2_kernels(true);
+        case Int8Level::Avx2: return int8::avx2_kernels(false);
+        case Int8Level::Portable: break;
+    }
+    return int8::portable_kernels();
+}
+
+}  // namespace
+
+bool int8_level_supported(Int8Level level) {
+    switch (level) {
+        case Int8Level::Portable: return true;
+        case Int8Level::Avx2: return cpu::isa_supported(cpu::Isa::Avx2);
+        // AVX-512 VNNI has the 256-bit vpdpbusd too (EVEX), but the VEX form the AvxVnni kernels
+        // use needs AVX-VNNI itself.
+        case Int8Level::AvxVnni: return cpu::isa_supported(cpu::Isa::Avx2) && vnni().avx;
+        case Int8Level::Avx512: return cpu::isa_supported(cpu::Isa::Avx512);
+        case Int8Level::Avx512Vnni: return cpu::isa_supported(cpu::Isa::Avx512) && vnni().avx512;
+    }
+    return false;
+}
+
+Int8Level int8_level_for(cpu::Isa isa) {
+    isa = cpu::isa_supported(isa) ? isa : cpu::detected_isa();
+    if (isa == cpu::Isa::Avx512) return vnni().avx512 ? Int8Level::Avx512Vnni : Int8Level::Avx512;
+    if (isa == cpu::Isa::Avx2) return vnni().avx ? Int8Level::AvxVnni : Int8Level::Avx2;
+    return Int8Level::Portable;
+}
+
+const char* int8_level_name(Int8Level level) {
+    switch (level) {
+        case Int8Level::Portable: return "portable";
+        case Int8Level::Avx2: return "avx2";
+        case Int8Level::AvxVnni: return "avxvnni";
+        case Int8Level::Avx512: return "avx512";
+        case Int8Level::Avx512Vnni: return "vnni512";
+    }
+    return "?";
+}
+
+Int8Weights pack_int8_weights(const int8_t* w, int64_t rows, int64_t depth, int64_t ld) {
+    Int8Weights p;
+    p.rows = rows;
+    p.depth = depth;
+    p.quads = (depth + 3) / 4;
+    const int64_t panels = (rows + kInt8Rows - 1) / kInt8Rows;
+    p.packed.assign(static_cast<size_t>(panels * p.quads * kInt8Rows * 4), 0);
+    p.row_sums.assign(static_cast<size_t>(rows), 0);
+    for (int64_t m = 0; m < rows; ++m) {
+        int8_t* panel = p.packed.data() + (m / kInt8Rows) * p.quads * kInt8Rows * 4;
+        const int64_t r = m % kInt8Rows;
+        int32_t sum = 0;
+        for (int64_t k = 0; k < depth; ++k) {
+            const int8_t v = w[m * ld + k];
+            panel[((k / 4) * kInt8Rows + r) * 4 + k % 4] = v;
+            sum += v;
+        }
+        p.row_sums[static_cast<size_t>(m)] = sum;
+    }
+    return p;
+}
+
+void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t ldb, int64_t m0, int64_t m1,
+               int64_t n0, int64_t n1, const float* alpha, const float* beta, float* c, int64_t ldc) {
+    const int8::Kernels& k = kernels_of(level);
+    const int64_t block = int64_t{int8::kMaxVectors} * k.lanes;
+    const int64_t panel_bytes = a.quads * kInt8Rows * 4;
+    for (int64_t n = n0; n < n1; n += block) {
+        const int cols = static_cast<int>(std::min(block, n1 - n));
+        const int vectors = (cols + k.lanes - 1) / k.lanes;
+        const int8::KernelFn kernel = k.by_vectors[vectors - 1];
+        for (int64_t m = m0; m < m1; m += kInt8Rows) {
+            const int rows = static_cast<int>(std::min<int64_t>(kInt8Rows, m1 - m));
+            kernel(a.packed.data() + (m / kInt8Rows) * panel_bytes, b + n * 4, ldb, a.quads, rows, cols, alpha + m,
+                   beta + m, c + m * ldc + n, ldc);
+        }
+    }
+}
+
+}  // namespace irlite::nn

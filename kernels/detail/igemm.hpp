@@ -1,0 +1,78 @@
+// The int8 GEMM of the low-precision layers (engine/low_precision.hpp): unsigned 8-bit activations
+// times signed 8-bit weights, accumulated exactly in int32, then turned into floats per row:
+//
+//   C[m][n] = float(sum_k A[m][k] * B[k][n]) * alpha[m] + beta[m]
+//
+// A (weights, s8) is packed once: panels of kInt8Rows rows, each k-quad of a row's four weights
+// together: [row panel][depth / 4][kInt8Rows][4] (zero-padded to whole panels and quads), with
+// each row's sum of weights (for the activation zero point's compensation).
+// B (activations, u8) is packed by the caller, one k-quad of a column together: [depth / 4][ldb][4];
+// ldb is a multiple of kInt8ColumnAlign and the columns past n1 may hold anything.
+//
+// Exactness: the products are summed in int32 without rounding or saturation at every level
+// (|A| <= 128, B <= 255, depth < 2^16), and the conversion to float is one fixed sequence
+// (convert, multiply by alpha, add beta: two roundings, no FMA) for every element, so results are
+// bit-identical for every level, thread count and tile split.
+//
+// Levels, chosen from the active ISA (IRLITE_ISA caps it) and the CPU's VNNI extensions:
+//   Avx512Vnni  vpdpbusd on 16 columns per register (AVX-512 VNNI: Ice Lake, Zen 4 on)
+//   Avx512      the same dot product emulated exactly: even and odd bytes widened to 16 bits, two
+//               vpmaddwd (vpmaddubsw would saturate its 16-bit pair sums)
+//   AvxVnni     vpdpbusd on 8 columns (AVX-VNNI: Alder Lake and later cores without AVX-512)
+//   Avx2        the emulated dot product on 8 columns
+//   Portable    scalar int32 arithmetic
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/detail/cpu_isa.hpp"
+
+namespace irlite::nn {
+
+enum class Int8Level : uint8_t { Portable, Avx2, AvxVnni, Avx512, Avx512Vnni };
+
+inline constexpr int kInt8Rows = 4;
+inline constexpr int64_t kInt8ColumnAlign = 16;
+// The largest depth the int32 accumulators hold without overflow: 255 * 128 * depth < 2^31.
+inline constexpr int64_t kInt8MaxDepth = int64_t{1} << 16;
+
+// The best level at or below `isa` that this CPU runs.
+Int8Level int8_level_for(cpu::Isa isa);
+bool int8_level_supported(Int8Level level);
+const char* int8_level_name(Int8Level level);  // "vnni512", "avx512", "avxvnni", "avx2", "portable"
+
+struct Int8Weights {
+    std::vector<int8_t> packed;
+    std::vector<int32_t> row_sums;  // per row: the sum of its weights
+    int64_t rows = 0, depth = 0, quads = 0;
+};
+
+// Packs row-major weights [rows][depth] (row stride ld).
+Int8Weights pack_int8_weights(const int8_t* w, int64_t rows, int64_t depth, int64_t ld);
+
+inline int64_t int8_padded_columns(int64_t columns) {
+    return (columns + kInt8ColumnAlign - 1) / kInt8ColumnAlign * kInt8ColumnAlign;
+}
+
+// C rows [m0, m1) and columns [n0, n1); m0 a multiple of kInt8Rows. c points at C[0][0].
+void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t ldb, int64_t m0, int64_t m1,
+               int64_t n0, int64_t n1, const float* alpha, const float* beta, float* c, int64_t ldc);
+
+namespace int8 {
+
+// One micro-kernel: rows (<= kInt8Rows) x cols (<= V * lanes) of C from one A panel and the B
+// columns at b; a vector holds `lanes` columns.
+using KernelFn = void (*)(const int8_t* a, const uint8_t* b, int64_t ldb, int64_t quads, int rows, int cols,
+                          const float* alpha, const float* beta, float* c, int64_t ldc);
+inline constexpr int kMaxVectors = 4;
+struct Kernels {
+    int lanes = 0;
+    KernelFn by_vectors[kMaxVectors] = {};  // [V - 1]: kernels of 1..kMaxVectors vectors
+};
+const Kernels& portable_kernels();
+const Kernels& avx2_kernels(bool vnni);
+const Kernels& avx512_kernels(bool vnni);
+
+}  // namespace int8
+}  // namespace irlite::nn

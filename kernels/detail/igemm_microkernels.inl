@@ -1,0 +1,50 @@
+// The int8 GEMM's micro-kernel, written once for every level (included by igemm_*.cpp after they
+// define IRLITE_INT8_TARGET and a `Vec` of int32 lanes with: kLanes, Reg, zero(), load_b(p) (the
+// u8 quads of kLanes columns), broadcast_a(p) (one row's s8 quad in every lane), dot(acc, b, a)
+// (acc + the four u8 x s8 products of each lane, exact), and to_float_store(c, acc, alpha, beta)
+// (c[j] = float(acc[j]) * alpha + beta).
+// See igemm.hpp for the layouts.
+
+template <int V>
+IRLITE_INT8_TARGET void int8_kernel(const int8_t* a, const uint8_t* b, int64_t ldb, int64_t quads, int rows, int cols,
+                                    const float* alpha, const float* beta, float* c, int64_t ldc) {
+    using Reg = typename Vec::Reg;
+    constexpr int R = kInt8Rows;
+    constexpr int L = Vec::kLanes;
+    Reg acc[R][V];
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) acc[r][v] = Vec::zero();
+    const int64_t b_step = ldb * 4;
+    for (int64_t q = 0; q < quads; ++q) {
+        Reg bv[V];
+        for (int v = 0; v < V; ++v) bv[v] = Vec::load_b(b + q * b_step + v * L * 4);
+        for (int r = 0; r < R; ++r) {
+            const Reg av = Vec::broadcast_a(a + (q * R + r) * 4);
+            for (int v = 0; v < V; ++v) acc[r][v] = Vec::dot(acc[r][v], bv[v], av);
+        }
+    }
+    for (int r = 0; r < rows; ++r) {
+        for (int v = 0; v < V; ++v) {
+            const int first = v * L;
+            if (first >= cols) break;
+            float* dst = c + r * ldc + first;
+            if (first + L <= cols) {
+                Vec::to_float_store(dst, acc[r][v], alpha[r], beta[r]);
+            } else {
+                float tmp[L];
+                Vec::to_float_store(tmp, acc[r][v], alpha[r], beta[r]);
+                for (int j = 0; j < cols - first; ++j) dst[j] = tmp[j];
+            }
+        }
+    }
+}
+
+inline int8::Kernels make_kernels() {
+    int8::Kernels k;
+    k.lanes = Vec::kLanes;
+    k.by_vectors[0] = int8_kernel<1>;
+    k.by_vectors[1] = int8_kernel<2>;
+    k.by_vectors[2] = int8_kernel<3>;
+    k.by_vectors[3] = int8_kernel<4>;
+    return k;
+}

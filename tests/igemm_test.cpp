@@ -1,0 +1,115 @@
+// kernels/detail/igemm: every int8 level this CPU runs against an int64 reference, bit for bit
+// (the integer sums are exact and the float conversion one fixed sequence), on shapes with edge
+// panels, edge columns, depths not a multiple of 4 and extreme operands (-128, 127 x 255).
+#include "kernels/detail/igemm.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace irlite::nn {
+namespace {
+
+const Int8Level kLevels[] = {Int8Level::Portable, Int8Level::Avx2, Int8Level::AvxVnni, Int8Level::Avx512,
+                             Int8Level::Avx512Vnni};
+
+struct Problem {
+    int64_t m, n, k;
+    std::vector<int8_t> a;   // [m][k]
+    std::vector<uint8_t> b;  // [k][n]
+    std::vector<float> alpha, beta;
+};
+
+Problem make_problem(int64_t m, int64_t n, int64_t k, uint32_t seed, bool extreme) {
+    std::mt19937 rng(seed);
+    Problem p{m, n, k, {}, {}, {}, {}};
+    std::uniform_int_distribution<int> wa(-128, 127), wb(0, 255);
+    for (int64_t i = 0; i < m * k; ++i) p.a.push_back(static_cast<int8_t>(extreme ? (i % 3 ? -128 : 127) : wa(rng)));
+    for (int64_t i = 0; i < k * n; ++i) p.b.push_back(static_cast<uint8_t>(extreme ? 255 : wb(rng)));
+    std::uniform_real_distribution<float> s(1e-4f, 1e-2f), o(-1.f, 1.f);
+    for (int64_t i = 0; i < m; ++i) p.alpha.push_back(s(rng)), p.beta.push_back(o(rng));
+    return p;
+}
+
+// B in the GEMM's layout: [k / 4][ldb][4], padding columns filled with junk.
+std::vector<uint8_t> pack_b(const Problem& p, int64_t ldb) {
+    const int64_t quads = (p.k + 3) / 4;
+    std::vector<uint8_t> b(static_cast<size_t>(quads * ldb * 4), 0xA5);
+    for (int64_t q = 0; q < quads; ++q)
+        for (int64_t n = 0; n < ldb; ++n)
+            for (int64_t j = 0; j < 4; ++j) {
+                const int64_t k = q * 4 + j;
+                if (k < p.k && n < p.n) b[static_cast<size_t>((q * ldb + n) * 4 + j)] = p.b[static_cast<size_t>(k * p.n + n)];
+            }
+    return b;
+}
+
+std::vector<float> reference(const Problem& p) {
+    std::vector<float> c(static_cast<size_t>(p.m * p.n));
+    for (int64_t i = 0; i < p.m; ++i)
+        for (int64_t j = 0; j < p.n; ++j) {
+            int64_t s = 0;
+            for (int64_t k = 0; k < p.k; ++k) s += int64_t{p.a[static_cast<size_t>(i * p.k + k)]} * p.b[static_cast<size_t>(k * p.n + j)];
+            const float product = static_cast<float>(s) * p.alpha[static_cast<size_t>(i)];
+            c[static_cast<size_t>(i * p.n + j)] = product + p.beta[static_cast<size_t>(i)];
+        }
+    return c;
+}
+
+TEST(Int8Gemm, EveryLevelMatchesTheExactReferenceBitForBit) {
+    const struct {
+        int64_t m, n, k;
+        bool extreme;
+    } shapes[] = {{1, 1, 1, false},   {4, 16, 4, false},  {5, 17, 7, false},   {16, 64, 64, false}, {13, 100, 27, false},
+                  {64, 33, 576, false}, {7, 130, 1153, false}, {6, 70, 4096, true}, {3, 5, 3, true}};
+    std::string ran;
+    for (Int8Level level : kLevels) {
+        if (!int8_level_supported(level)) continue;
+        ran += std::string(ran.empty() ? "" : ", ") + int8_level_name(level);
+        uint32_t seed = 1;
+        for (const auto& s : shapes) {
+            const Problem p = make_problem(s.m, s.n, s.k, seed++, s.extreme);
+            const int64_t ldb = int8_padded_columns(p.n);
+            const std::vector<uint8_t> b = pack_b(p, ldb);
+            const Int8Weights w = pack_int8_weights(p.a.data(), p.m, p.k, p.k);
+            std::vector<float> c(static_cast<size_t>(p.m * p.n), -7.f);
+            int8_gemm(level, w, b.data(), ldb, 0, p.m, 0, p.n, p.alpha.data(), p.beta.data(), c.data(), p.n);
+            const std::vector<float> want = reference(p);
+            ASSERT_EQ(0, std::memcmp(c.data(), want.data(), c.size() * sizeof(float)))
+                << int8_level_name(level) << " " << s.m << "x" << s.n << "x" << s.k;
+            // Sub-blocks of C (as threads take them) give the same values and touch nothing else.
+            std::vector<float> parts(c.size(), -7.f);
+            for (int64_t m0 = 0; m0 < p.m; m0 += 2 * kInt8Rows)
+                for (int64_t n0 = 0; n0 < p.n; n0 += 24)
+                    int8_gemm(level, w, b.data(), ldb, m0, std::min(p.m, m0 + 2 * kInt8Rows), n0, std::min(p.n, n0 + 24),
+                              p.alpha.data(), p.beta.data(), parts.data(), p.n);
+            ASSERT_EQ(0, std::memcmp(parts.data(), want.data(), c.size() * sizeof(float))) << int8_level_name(level);
+        }
+
+    }
+    std::printf("int8 GEMM levels run on this CPU: %s\n", ran.c_str());
+}
+
+TEST(Int8Gemm, RowSumsAreTheWeightSums) {
+    const Problem p = make_problem(6, 1, 11, 9, false);
+    const Int8Weights w = pack_int8_weights(p.a.data(), p.m, p.k, p.k);
+    for (int64_t i = 0; i < p.m; ++i) {
+        int32_t s = 0;
+        for (int64_t k = 0; k < p.k; ++k) s += p.a[static_cast<size_t>(i * p.k + k)];
+        EXPECT_EQ(w.row_sums[static_cast<size_t>(i)], s);
+    }
+}
+
+TEST(Int8Gemm, LevelForCapsNeverExceedsTheCpu) {
+    for (cpu::Isa isa : {cpu::Isa::Sse, cpu::Isa::Avx2, cpu::Isa::Avx512})
+        EXPECT_TRUE(int8_level_supported(int8_level_for(isa))) << cpu::isa_name(isa);
+    EXPECT_EQ(int8_level_for(cpu::Isa::Sse), Int8Level::Portable);
+}
+
+}  // namespace
+}  // namespace irlite::nn
