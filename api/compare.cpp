@@ -224,6 +224,10 @@ CompareSide side_run_another_way(const CompareSide& a, const std::string& what) 
         b.options.fusion = false;
         return b;
     }
+    if (what == "no-int8") {
+        b.options.int8 = false;
+        return b;
+    }
     if (key == "threads" && !value.empty() && value.size() <= 4 &&
         value.find_first_not_of("0123456789") == std::string::npos && std::stoi(value) >= 1) {
         b.options.threads = std::stoi(value);
@@ -234,7 +238,7 @@ CompareSide side_run_another_way(const CompareSide& a, const std::string& what) 
         return b;
     }
     throw Error(ErrorKind::Usage, "vs-invalid",
-                str("--vs expects no-fusion, threads=N (N >= 1) or isa=sse|avx2|avx512, got '", what, "'"));
+                str("--vs expects no-fusion, no-int8, threads=N (N >= 1) or isa=sse|avx2|avx512, got '", what, "'"));
 }
 
 }  // namespace irlite

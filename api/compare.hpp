@@ -105,7 +105,7 @@ Comparison compare_models(const CompareSide& a, const CompareSide& b,
                           double threshold = 0.999, std::vector<NamedInput>* used = nullptr, double atol = 0);
 
 // `compare --vs WHAT`: B as A's model run another way. WHAT is "no-fusion" (A fused, B not),
-// "threads=N" or "isa=NAME" (sse, avx2, avx512). Throws Error(Usage, "vs-invalid") otherwise.
+// "no-int8" (B runs every FakeQuantize in float), "threads=N" or "isa=NAME" (sse, avx2, avx512). Throws Error(Usage, "vs-invalid") otherwise.
 CompareSide side_run_another_way(const CompareSide& a, const std::string& what);
 
 }  // namespace irlite

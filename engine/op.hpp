@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/epilogue.hpp"
+#include "engine/quantized_input.hpp"
 #include "irlite/diagnostic.hpp"
 #include "irlite/error.hpp"
 #include "engine/ir_document.hpp"
@@ -291,6 +292,14 @@ struct OpDef {
     // read it in prepare). Bias runs along output axis epilogue_channel_axis (negative: from the end).
     std::function<std::unique_ptr<OpAttrs>(const OpAttrs&, std::shared_ptr<const Epilogue>)> with_epilogue;
     int epilogue_channel_axis = 1;
+
+    // The low-precision pass (engine/low_precision.hpp); the defaults take no part in it.
+    // FakeQuantize: its number of levels, from its attributes.
+    std::function<int64_t(const OpAttrs&)> quantization_levels;
+    bool is_multiply = false;  // an elementwise, commutative a * b (numpy broadcasting)
+    // The kernel can quantize its data input itself and run in int8 (engine/quantized_input.hpp):
+    // the op's attributes with it attached; null when these attributes rule it out.
+    std::function<std::unique_ptr<OpAttrs>(const OpAttrs&, std::shared_ptr<const QuantizedInput>)> with_quantized_input;
 
     int max_inputs() const { return variadic_inputs ? INT32_MAX : static_cast<int>(input_roles.size()); }
     // Bit i of value_inputs / shape_only_inputs; false past the masks' 32 bits (a Concat's 40th

@@ -19,6 +19,7 @@
 #include "engine/execution_plan.hpp"
 #include "engine/fusion.hpp"
 #include "engine/graph.hpp"
+#include "engine/low_precision.hpp"
 #include "engine/precision.hpp"
 #include "engine/thread_pool.hpp"
 #include "irlite/irlite.hpp"
@@ -81,9 +82,11 @@ struct CompiledModel::Impl {
 
     std::shared_ptr<const ExecutionPlan> plan_for(const std::vector<Shape>& shapes) const;
 
-    // The compile passes, in order, on a built graph: inference precision, then fusion.
+    // The compile passes, in order, on a built graph: inference precision, low precision (int8),
+    // then fusion.
     std::shared_ptr<const Graph> transform(std::shared_ptr<const Graph> built) const {
         if (options.precision == InferencePrecision::F32) built = compute_in_f32(std::move(built), *registry);
+        if (options.int8) built = quantize_graph(std::move(built));
         if (options.fusion) built = fuse_graph(std::move(built));
         return built;
     }

@@ -23,16 +23,18 @@ struct Problem {
     std::vector<int8_t> a;   // [m][k]
     std::vector<uint8_t> b;  // [k][n]
     std::vector<float> alpha, beta;
+    std::vector<int32_t> start;
 };
 
 Problem make_problem(int64_t m, int64_t n, int64_t k, uint32_t seed, bool extreme) {
     std::mt19937 rng(seed);
-    Problem p{m, n, k, {}, {}, {}, {}};
+    Problem p{m, n, k, {}, {}, {}, {}, {}};
     std::uniform_int_distribution<int> wa(-128, 127), wb(0, 255);
     for (int64_t i = 0; i < m * k; ++i) p.a.push_back(static_cast<int8_t>(extreme ? (i % 3 ? -128 : 127) : wa(rng)));
     for (int64_t i = 0; i < k * n; ++i) p.b.push_back(static_cast<uint8_t>(extreme ? 255 : wb(rng)));
     std::uniform_real_distribution<float> s(1e-4f, 1e-2f), o(-1.f, 1.f);
-    for (int64_t i = 0; i < m; ++i) p.alpha.push_back(s(rng)), p.beta.push_back(o(rng));
+    std::uniform_int_distribution<int32_t> st(-(1 << 20), 1 << 20);
+    for (int64_t i = 0; i < m; ++i) p.alpha.push_back(s(rng)), p.beta.push_back(o(rng)), p.start.push_back(st(rng));
     return p;
 }
 
@@ -53,7 +55,7 @@ std::vector<float> reference(const Problem& p) {
     std::vector<float> c(static_cast<size_t>(p.m * p.n));
     for (int64_t i = 0; i < p.m; ++i)
         for (int64_t j = 0; j < p.n; ++j) {
-            int64_t s = 0;
+            int64_t s = p.start[static_cast<size_t>(i)];
             for (int64_t k = 0; k < p.k; ++k) s += int64_t{p.a[static_cast<size_t>(i * p.k + k)]} * p.b[static_cast<size_t>(k * p.n + j)];
             const float product = static_cast<float>(s) * p.alpha[static_cast<size_t>(i)];
             c[static_cast<size_t>(i * p.n + j)] = product + p.beta[static_cast<size_t>(i)];
@@ -78,7 +80,7 @@ TEST(Int8Gemm, EveryLevelMatchesTheExactReferenceBitForBit) {
             const std::vector<uint8_t> b = pack_b(p, ldb);
             const Int8Weights w = pack_int8_weights(p.a.data(), p.m, p.k, p.k);
             std::vector<float> c(static_cast<size_t>(p.m * p.n), -7.f);
-            int8_gemm(level, w, b.data(), ldb, 0, p.m, 0, p.n, p.alpha.data(), p.beta.data(), c.data(), p.n);
+            int8_gemm(level, w, b.data(), ldb, 0, p.m, 0, p.n, p.alpha.data(), p.beta.data(), p.start.data(), c.data(), p.n);
             const std::vector<float> want = reference(p);
             ASSERT_EQ(0, std::memcmp(c.data(), want.data(), c.size() * sizeof(float)))
                 << int8_level_name(level) << " " << s.m << "x" << s.n << "x" << s.k;
@@ -87,7 +89,7 @@ TEST(Int8Gemm, EveryLevelMatchesTheExactReferenceBitForBit) {
             for (int64_t m0 = 0; m0 < p.m; m0 += 2 * kInt8Rows)
                 for (int64_t n0 = 0; n0 < p.n; n0 += 24)
                     int8_gemm(level, w, b.data(), ldb, m0, std::min(p.m, m0 + 2 * kInt8Rows), n0, std::min(p.n, n0 + 24),
-                              p.alpha.data(), p.beta.data(), parts.data(), p.n);
+                              p.alpha.data(), p.beta.data(), p.start.data(), parts.data(), p.n);
             ASSERT_EQ(0, std::memcmp(parts.data(), want.data(), c.size() * sizeof(float))) << int8_level_name(level);
         }
 

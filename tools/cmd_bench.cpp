@@ -27,7 +27,7 @@ const char* kBenchHelp =
     "usage: irlite bench MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [--fill MODE [--seed N]]\n"
     "                    [-n RUNS] [--warmup N]\n"
     "                    [--shape NAME=[dims]]... [--time SECONDS] [-t THREADS] [--profile]\n"
-    "                    [--load-runs N] [--no-fusion] [--precision f32|f16]\n"
+    "                    [--load-runs N] [--no-fusion] [--no-int8] [--precision f32|f16]\n"
     "                    [--json]\n"
     "\n"
     "Times reading + compiling the model, then RUNS inferences (default 20) after N warm-up runs\n"
@@ -49,6 +49,7 @@ const char* kBenchHelp =
     "                    the steady cost without the first run's page faults, as pugixml_parse\n"
     "                    measures its own parse\n"
     "  --no-fusion       run every op as its own node (graph fusion off)\n"
+    "  --no-int8         run every FakeQuantize in float (the int8 layers off: README, INT8)\n"
     "  --precision P     what an f16/bf16 model computes in: f32 (default; weights converted once,\n"
     "                    inputs and outputs at the boundary) or f16 (the declared types)\n"
     "  --json            one JSON document on stdout instead of the text report\n";
@@ -98,7 +99,7 @@ int bench_command(const std::vector<std::string>& args) {
     std::string model_path, bin_path, runs_text, fill_text, seed_text, load_runs_text, warmup_text, threads_text,
         time_text;
     std::vector<std::string> specs, shape_specs;
-    bool profile = false, json = false, no_fusion = false;
+    bool profile = false, json = false, no_fusion = false, no_int8 = false;
     std::string precision_text;
     CommandLine line("bench", kBenchHelp);
     line.add_model(model_path);
@@ -114,6 +115,7 @@ int bench_command(const std::vector<std::string>& args) {
     line.add_repeated("--shape", shape_specs, "NAME=[dims]");
     line.app().add_flag("--profile", profile);
     line.app().add_flag("--no-fusion", no_fusion);
+    line.app().add_flag("--no-int8", no_int8);
     line.app().add_option("--precision", precision_text);
     line.app().add_flag("--json", json);
     if (!line.parse(args)) return kExitOk;
@@ -124,6 +126,7 @@ int bench_command(const std::vector<std::string>& args) {
     const uint64_t seed = seed_text.empty() ? 0 : parse_seed(seed_text);
     CompileOptions options;
     options.fusion = !no_fusion;
+    options.int8 = !no_int8;
     if (!precision_text.empty()) options.precision = parse_precision(precision_text);
     if (!threads_text.empty()) options.threads = static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
     const double min_seconds = time_text.empty() ? 0 : parse_number(time_text, "--time", 0, 86400);

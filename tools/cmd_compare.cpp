@@ -18,7 +18,7 @@ namespace {
 const char* kCompareHelp =
     "usage: irlite compare A.xml B.xml [-i NAME=FILE.npy]... [--fill MODE] [--seed N]\n"
     "                      [--threshold C] [--atol A] [--fused] [-t THREADS] [--json]\n"
-    "       irlite compare A.xml --vs no-fusion|threads=N|isa=NAME [options as above]\n"
+    "       irlite compare A.xml --vs no-fusion|no-int8|threads=N|isa=NAME [options as above]\n"
     "\n"
     "Runs A and B on the same inputs, keeping every layer's output, matches the outputs of A's\n"
     "layers with B's (by tensor name, then by layer name and port) and reports, in A's\n"
@@ -40,6 +40,7 @@ const char* kCompareHelp =
     "  --fused              run both models fused (default: unfused, so that every layer's own\n"
     "                       output exists); a fused node is named by its layers joined with '+'\n"
     "  --vs WHAT            compare A with itself run another way: no-fusion (A fused, B not),\n"
+    "                       no-int8 (B runs every FakeQuantize in float: the int8 layers off),\n"
     "                       threads=N (B on N threads) or isa=sse|avx2|avx512 (B's kernels capped\n"
     "                       at that instruction set); both run fused unless WHAT is no-fusion\n"
     "  -t, --threads N      intra-op threads of each run (default 1)\n"

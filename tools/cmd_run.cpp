@@ -23,7 +23,7 @@ namespace {
 const char* kRunHelp =
     "usage: irlite run MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [--fill MODE [--seed N]]\n"
     "                  [--shape NAME=[dims]]... [-o OUTDIR] [-t THREADS] [-q] [--no-fusion]\n"
-    "                  [--precision f32|f16]\n"
+    "                  [--no-int8] [--precision f32|f16]\n"
     "                  [--dump DIR [--dump-layers NAME,...]]\n"
     "\n"
     "Runs the model once and writes every output as OUTDIR/<name>.npy (OUTDIR is created if\n"
@@ -47,6 +47,8 @@ const char* kRunHelp =
     "  -q, --quiet          print nothing on success\n"
     "      --no-fusion      run every op as its own node (graph fusion off; results may differ\n"
     "                       from the fused ones in the last bits)\n"
+    "      --no-int8        run every FakeQuantize in float, as the graph says (the int8 layers\n"
+    "                       off: README, INT8)\n"
     "      --precision P    what an f16/bf16 model computes in: f32 (default, as OpenVINO's CPU\n"
     "                       plugin: weights converted once, inputs and outputs converted at the\n"
     "                       boundary, so their types are the declared ones) or f16 (every op in\n"
@@ -130,7 +132,7 @@ void dump_layers(const InferRequest& request, const std::string& dir, const std:
 int run_command(const std::vector<std::string>& args) {
     std::string model_path, bin_path, out_dir, fill_text, seed_text, threads_text;
     std::vector<std::string> input_specs, shape_specs;
-    bool quiet = false, no_fusion = false;
+    bool quiet = false, no_fusion = false, no_int8 = false;
     std::string precision_text;
     CommandLine line("run", kRunHelp);
     line.add_model(model_path);
@@ -143,6 +145,7 @@ int run_command(const std::vector<std::string>& args) {
     line.add_repeated("--shape", shape_specs, "NAME=[dims]");
     line.app().add_flag("-q,--quiet", quiet);
     line.app().add_flag("--no-fusion", no_fusion);
+    line.app().add_flag("--no-int8", no_int8);
     line.app().add_option("--precision", precision_text);
     std::string dump_dir, dump_only;
     line.app().add_option("--dump", dump_dir);
@@ -150,6 +153,7 @@ int run_command(const std::vector<std::string>& args) {
     if (!line.parse(args)) return kExitOk;
     CompileOptions options;
     options.fusion = !no_fusion;
+    options.int8 = !no_int8;
     if (!precision_text.empty()) options.precision = parse_precision(precision_text);
     if (!dump_only.empty() && dump_dir.empty()) throw UsageError("run: --dump-layers needs --dump DIR");
     if (!dump_dir.empty()) {

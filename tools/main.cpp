@@ -25,7 +25,7 @@ const char* kUsage =
     "         draw the graph as Graphviz DOT\n"
     "  bench  MODEL.xml [-w MODEL.bin] [-i NAME=FILE.npy]... [-n RUNS] [-t N] [--profile] [--json]\n"
     "         time inferences\n"
-    "  compare A.xml B.xml | A.xml --vs no-fusion|threads=N|isa=NAME [-i NAME=FILE.npy]... [--json]\n"
+    "  compare A.xml B.xml | A.xml --vs no-fusion|no-int8|threads=N|isa=NAME [-i NAME=FILE.npy]... [--json]\n"
     "         run both on the same inputs and name the first layer whose output diverges\n"
     "  ops    [--markdown]\n"
     "         list the ops irlite runs, with their opsets\n"

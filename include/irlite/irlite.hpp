@@ -179,6 +179,10 @@ struct CompileOptions {
     LogLevel log_level = LogLevel::Default;
     // What an f16/bf16 model computes in: f32 by default (FP16 IR at FP32 speed).
     InferencePrecision precision = InferencePrecision::F32;
+    // Layers whose input a FakeQuantize quantizes and whose weights are integers times a scale
+    // (POT/NNCF INT8 IR) run in int8 (README: INT8). Off runs every FakeQuantize in float, as
+    // the graph says: the reference to compare with.
+    bool int8 = true;
     // Keep the value of every node until the next infer(), to read them all after a run
     // (InferRequest::node_outputs(): `irlite run --dump`, `irlite compare`): each intermediate gets
     // arena bytes of its own and no output is written over a dying input. Costs memory only.

@@ -97,7 +97,8 @@ Int8Weights pack_int8_weights(const int8_t* w, int64_t rows, int64_t depth, int6
 }
 
 void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t ldb, int64_t m0, int64_t m1,
-               int64_t n0, int64_t n1, const float* alpha, const float* beta, float* c, int64_t ldc) {
+               int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start, float* c,
+               int64_t ldc) {
     const int8::Kernels& k = kernels_of(level);
     const int64_t block = int64_t{int8::kMaxVectors} * k.lanes;
     const int64_t panel_bytes = a.quads * kInt8Rows * 4;
@@ -108,7 +109,7 @@ void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t 
         for (int64_t m = m0; m < m1; m += kInt8Rows) {
             const int rows = static_cast<int>(std::min<int64_t>(kInt8Rows, m1 - m));
             kernel(a.packed.data() + (m / kInt8Rows) * panel_bytes, b + n * 4, ldb, a.quads, rows, cols, alpha + m,
-                   beta + m, c + m * ldc + n, ldc);
+                   beta + m, start ? start + m : nullptr, c + m * ldc + n, ldc);
         }
     }
 }

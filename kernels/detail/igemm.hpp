@@ -1,8 +1,9 @@
 // The int8 GEMM of the low-precision layers (engine/low_precision.hpp): unsigned 8-bit activations
 // times signed 8-bit weights, accumulated exactly in int32, then turned into floats per row:
 //
-//   C[m][n] = float(sum_k A[m][k] * B[k][n]) * alpha[m] + beta[m]
+//   C[m][n] = float(start[m] + sum_k A[m][k] * B[k][n]) * alpha[m] + beta[m]
 //
+// (start: an int32 per row, e.g. the activations' zero point times the row's weight sum, or none).
 // A (weights, s8) is packed once: panels of kInt8Rows rows, each k-quad of a row's four weights
 // together: [row panel][depth / 4][kInt8Rows][4] (zero-padded to whole panels and quads), with
 // each row's sum of weights (for the activation zero point's compensation).
@@ -55,16 +56,18 @@ inline int64_t int8_padded_columns(int64_t columns) {
     return (columns + kInt8ColumnAlign - 1) / kInt8ColumnAlign * kInt8ColumnAlign;
 }
 
-// C rows [m0, m1) and columns [n0, n1); m0 a multiple of kInt8Rows. c points at C[0][0].
+// C rows [m0, m1) and columns [n0, n1); m0 a multiple of kInt8Rows. c points at C[0][0]; start
+// may be null (zeros).
 void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t ldb, int64_t m0, int64_t m1,
-               int64_t n0, int64_t n1, const float* alpha, const float* beta, float* c, int64_t ldc);
+               int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start, float* c,
+               int64_t ldc);
 
 namespace int8 {
 
 // One micro-kernel: rows (<= kInt8Rows) x cols (<= V * lanes) of C from one A panel and the B
 // columns at b; a vector holds `lanes` columns.
 using KernelFn = void (*)(const int8_t* a, const uint8_t* b, int64_t ldb, int64_t quads, int rows, int cols,
-                          const float* alpha, const float* beta, float* c, int64_t ldc);
+                          const float* alpha, const float* beta, const int32_t* start, float* c, int64_t ldc);
 inline constexpr int kMaxVectors = 4;
 struct Kernels {
     int lanes = 0;

@@ -15,6 +15,7 @@ struct Vec {
     static constexpr int kLanes = 8;
     using Reg = __m256i;
     IRLITE_INT8_TARGET static Reg zero() { return _mm256_setzero_si256(); }
+    IRLITE_INT8_TARGET static Reg set1(int32_t x) { return _mm256_set1_epi32(x); }
     IRLITE_INT8_TARGET static Reg load_b(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
     IRLITE_INT8_TARGET static Reg broadcast_a(const int8_t* p) {
         int32_t bits;
@@ -42,7 +43,8 @@ struct Vec {
 namespace vnni {
 namespace {
 
-#define IRLITE_INT8_TARGET __attribute__((target("avx2,fma,f16c,bmi,bmi2,avxvnni")))
+// The AVX2 level's features plus AVX-VNNI: a superset, so that Vec's AVX2 members inline here.
+#define IRLITE_INT8_TARGET __attribute__((target("avx2,fma,f16c,bmi,bmi2,lzcnt,movbe,popcnt,avxvnni")))
 struct Vec : int8::Vec {
     IRLITE_INT8_TARGET static Reg dot(Reg acc, Reg b, Reg a) { return _mm256_dpbusd_avx_epi32(acc, b, a); }
 };

@@ -14,6 +14,7 @@ struct Vec {
     static constexpr int kLanes = 16;
     using Reg = __m512i;
     IRLITE_INT8_TARGET static Reg zero() { return _mm512_setzero_si512(); }
+    IRLITE_INT8_TARGET static Reg set1(int32_t x) { return _mm512_set1_epi32(x); }
     IRLITE_INT8_TARGET static Reg load_b(const uint8_t* p) { return _mm512_loadu_si512(p); }
     IRLITE_INT8_TARGET static Reg broadcast_a(const int8_t* p) {
         int32_t bits;
@@ -43,8 +44,9 @@ struct Vec {
 namespace vnni {
 namespace {
 
+// The AVX-512 level's features plus VNNI: a superset, so that Vec's AVX-512 members inline here.
 #define IRLITE_INT8_TARGET \
-    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma,f16c,bmi,bmi2")))
+    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c,bmi,bmi2,lzcnt,movbe,popcnt,avx512vnni")))
 struct Vec : int8::Vec {
     IRLITE_INT8_TARGET static Reg dot(Reg acc, Reg b, Reg a) { return _mm512_dpbusd_epi32(acc, b, a); }
 };

@@ -1,5 +1,5 @@
 // The int8 GEMM's micro-kernel, written once for every level (included by igemm_*.cpp after they
-// define IRLITE_INT8_TARGET and a `Vec` of int32 lanes with: kLanes, Reg, zero(), load_b(p) (the
+// define IRLITE_INT8_TARGET and a `Vec` of int32 lanes with: kLanes, Reg, zero(), set1(i), load_b(p) (the
 // u8 quads of kLanes columns), broadcast_a(p) (one row's s8 quad in every lane), dot(acc, b, a)
 // (acc + the four u8 x s8 products of each lane, exact), and to_float_store(c, acc, alpha, beta)
 // (c[j] = float(acc[j]) * alpha + beta).
@@ -7,13 +7,16 @@
 
 template <int V>
 IRLITE_INT8_TARGET void int8_kernel(const int8_t* a, const uint8_t* b, int64_t ldb, int64_t quads, int rows, int cols,
-                                    const float* alpha, const float* beta, float* c, int64_t ldc) {
+                                    const float* alpha, const float* beta, const int32_t* start, float* c,
+                                    int64_t ldc) {
     using Reg = typename Vec::Reg;
     constexpr int R = kInt8Rows;
     constexpr int L = Vec::kLanes;
     Reg acc[R][V];
-    for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v) acc[r][v] = Vec::zero();
+    for (int r = 0; r < R; ++r) {
+        const Reg first = start && r < rows ? Vec::set1(start[r]) : Vec::zero();
+        for (int v = 0; v < V; ++v) acc[r][v] = first;
+    }
     const int64_t b_step = ldb * 4;
     for (int64_t q = 0; q < quads; ++q) {
         Reg bv[V];

@@ -15,6 +15,7 @@ struct Vec {
         int32_t lane[kLanes];
     };
     static Reg zero() { return Reg{{0, 0, 0, 0}}; }
+    static Reg set1(int32_t x) { return Reg{{x, x, x, x}}; }
     static Reg load_b(const uint8_t* p) {
         Reg r;
         for (int j = 0; j < kLanes; ++j)

@@ -6,7 +6,9 @@
 namespace irlite {
 
 OpDef make_multiply_op() {
-    return detail::make_binary_op<detail::kArithmeticTypes>("Multiply", 1, detail::isa_loop([](auto a, auto b) { return a * b; }));
+    OpDef d = detail::make_binary_op<detail::kArithmeticTypes>("Multiply", 1, detail::isa_loop([](auto a, auto b) { return a * b; }));
+    d.is_multiply = true;  // the low-precision pass: the scale of dequantized weights
+    return d;
 }
 
 }  // namespace irlite

@@ -28,6 +28,7 @@
 #include "kernels/detail/transpose8.hpp"
 #include "kernels/detail/winograd.hpp"
 #include "kernels/detail/simd.hpp"
+#include "kernels/nn/convolution_int8.hpp"
 
 // The depthwise kernel below passes GCC/clang vector-extension values between functions of this
 // file only; without -mavx, compilers warn that such values would change the ABI of an exported
@@ -49,6 +50,9 @@ struct ConvAttrs : OpAttrs {
     std::vector<int64_t> output_padding;  // backprop only; empty = zeros
     // Forward f32 only: bias, residual (input 2) and activation fused after the convolution.
     std::shared_ptr<const Epilogue> epilogue;
+    // Convolution only: the data input's FakeQuantize and the integer weights, when the
+    // low-precision pass made this layer int8 (convolution_int8.hpp).
+    std::shared_ptr<const QuantizedInput> quantized;
 };
 
 std::unique_ptr<OpAttrs> parse(const AttrReader& r, ConvKind kind) {
@@ -960,6 +964,8 @@ struct ConvPlan : OpPlan {
     // epilogue_in_kernel, else over the whole output at the end.
     nn::FusedEpilogue epilogue;
     bool epilogue_in_kernel = false;
+    // The int8 method (the low-precision pass's layers): everything else above is unused.
+    std::unique_ptr<nn::Int8ConvPlan> int8;
 };
 
 template <class T>
@@ -1539,6 +1545,24 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
     p = analyze(ctx, kind, ctx.attrs<ConvAttrs>(), data.dims(), ctx.shape(1).dims(), output_shape ? &*output_shape : nullptr);
     if (!is_backprop(kind) && ctx.type(0) == ElementType::f32)
         plan->epilogue = nn::FusedEpilogue::from(ctx.attrs<ConvAttrs>().epilogue.get(), p.groups * p.out_per_group);
+    if (const QuantizedInput* q = ctx.attrs<ConvAttrs>().quantized.get()) {
+        // The pass only hands this to a 2-D Convolution of f32 data (4-D filters).
+        const auto weights = static_cast<int64_t>(q->weights.size());
+        if (kind != ConvKind::Forward || p.axes.size() != 2 || ctx.type(0) != ElementType::f32 ||
+            weights != p.out_per_group * p.in_per_group * p.kernel_size() ||
+            p.in_per_group * p.kernel_size() >= nn::kInt8MaxDepth)
+            throw Error(ErrorKind::Unsupported, "int8-unsupported", "an int8 input on a convolution the int8 method cannot run");
+        nn::Int8ConvShape shape;
+        shape.channels = p.in_per_group;
+        shape.out_channels = p.out_per_group;
+        shape.h = p.axes[0];
+        shape.w = p.axes[1];
+        plan->int8 = std::make_unique<nn::Int8ConvPlan>(nn::plan_int8_convolution(shape, *q, plan->epilogue, cpu::active_isa()));
+        plan->scratch_bytes = plan->int8->scratch_bytes();
+        plan->method = "int8-im2col";
+        plan->epilogue_in_kernel = true;
+        return plan;
+    }
     if (!is_backprop(kind) && p.axes.size() == 2) {
         const int64_t rows = p.in_per_group * p.kernel_size();
         if (p.in_per_group == 1 && p.out_per_group <= 4) {
@@ -2009,6 +2033,13 @@ void compute(KernelContext& ctx, ConvKind kind) {
         const T* res = nullptr;
         if constexpr (std::is_same_v<T, float>)
             if (plan.epilogue.residual) res = ctx.input(ctx.num_inputs() - 1).template data<float>();
+        if constexpr (std::is_same_v<T, float>) {
+            if (plan.int8) {
+                nn::run_int8_convolution(*plan.int8, plan.problem.batch, x.data(), y.data(), res, ctx.scratch(), ctx.pool());
+                y.commit();
+                return;
+            }
+        }
         if (is_backprop(kind)) backprop(plan.problem, x.data(), w.data(), y.data());
         else if (plan.algorithm == ConvMethod::Generic) forward(plan.problem, x.data(), w.data(), y.data());
         else forward_2d(plan, x.data(), w.data(), y.data(), res, ctx);
@@ -2045,6 +2076,13 @@ OpDef make_conv_def(const char* type, ConvKind kind) {
             return fused;
         };
         d.epilogue_channel_axis = 1;
+    }
+    if (kind == ConvKind::Forward) {
+        d.with_quantized_input = [](const OpAttrs& a, std::shared_ptr<const QuantizedInput> q) -> std::unique_ptr<OpAttrs> {
+            auto quantized = std::make_unique<ConvAttrs>(static_cast<const ConvAttrs&>(a));
+            quantized->quantized = std::move(q);
+            return quantized;
+        };
     }
     return d;
 }

@@ -228,6 +228,7 @@ OpDef make_fake_quantize_op() {
     d.infer = infer;
     d.prepare = prepare;
     d.compute = compute;
+    d.quantization_levels = [](const OpAttrs& a) { return static_cast<const FakeQuantizeAttrs&>(a).levels; };
     return d;
 }
 

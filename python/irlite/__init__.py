@@ -26,7 +26,7 @@ def read_model(path, weights=None):
     return _irlite._read_model(os.fspath(path), os.fspath(weights) if weights else "")
 
 
-def compile_model(model, threads=None, profiling=False, fusion=True, log_level=None, precision="f32"):
+def compile_model(model, threads=None, profiling=False, fusion=True, log_level=None, precision="f32", int8=True):
     """Compiles a Model, or the model at a path, for this machine's CPU.
 
     threads: intra-op threads per infer request (None: IRLITE_NUM_THREADS, else every core).
@@ -34,10 +34,11 @@ def compile_model(model, threads=None, profiling=False, fusion=True, log_level=N
     op as its own node. log_level: "off", "error", "warning", "info", "debug" or "trace" for what
     this compile logs to stderr (None: set_log_level's, else IRLITE_LOG_LEVEL's, else off).
     precision: what an f16/bf16 model computes in: "f32" (weights converted once, inputs and
-    outputs at the boundary, as OpenVINO's CPU plugin) or "f16" (the types the file declares)."""
+    outputs at the boundary, as OpenVINO's CPU plugin) or "f16" (the types the file declares).
+    int8: False runs every FakeQuantize in float instead of the int8 layers (README: INT8)."""
     if not isinstance(model, Model):
         model = read_model(model)
-    return _irlite._compile(model, threads, profiling, fusion, log_level or "", precision)
+    return _irlite._compile(model, threads, profiling, fusion, log_level or "", precision, bool(int8))
 
 
 def check(path, no_weights=False, weights=None):
@@ -57,7 +58,7 @@ def compare(a, b=None, inputs=None, fill="random", seed=0, threshold=0.999, fuse
 
     inputs: {name: array} for a's inputs (exact dtypes); the others are filled (fill: "random",
     "zeros" or "ones"; seed). b's inputs are bound by name, converted where only the element type
-    differs. Both run unfused unless fused=True. vs="no-fusion" | "threads=N" | "isa=NAME" compares
+    differs. Both run unfused unless fused=True. vs="no-fusion" | "no-int8" | "threads=N" | "isa=NAME" compares
     a with itself run that way instead of b. threads: each run's intra-op threads. A tensor
     diverges when its cosine is below threshold and its max_abs above atol, or when its NaN/Inf
     elements differ."""

@@ -80,7 +80,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python3 -m irlite.compare", description=__doc__.split("\n\n")[1])
     parser.add_argument("a", metavar="A.xml")
     parser.add_argument("b", metavar="B.xml", nargs="?")
-    parser.add_argument("--vs", help="no-fusion, threads=N or isa=sse|avx2|avx512: A against itself run so")
+    parser.add_argument("--vs", help="no-fusion, no-int8, threads=N or isa=sse|avx2|avx512: A against itself run so")
     parser.add_argument("-i", "--input", action="append", default=[], metavar="NAME=FILE.npy")
     parser.add_argument("--fill", default="random", choices=["random", "zeros", "ones"])
     parser.add_argument("--seed", type=int, default=0)

@@ -222,7 +222,7 @@ LogLevel log_level_named(const std::string& name) {
 }
 
 CompiledModel compile(const Model& model, std::optional<int> threads, bool profiling, bool fusion,
-                      const std::string& log_level, const std::string& precision) {
+                      const std::string& log_level, const std::string& precision, bool int8) {
     CompileOptions options;
     if (precision == "f16") options.precision = InferencePrecision::Declared;
     else if (precision != "f32")
@@ -231,6 +231,7 @@ CompiledModel compile(const Model& model, std::optional<int> threads, bool profi
     options.threads = threads.value_or(0);
     options.profiling = profiling;
     options.fusion = fusion;
+    options.int8 = int8;
     py::gil_scoped_release release;
     return CompiledModel(model, options);
 }

@@ -209,3 +209,21 @@ def test_f16_model_precision():
     assert {row["precision"] for row in request.profiling()} >= {"f32"}
     with pytest.raises(irlite.Error):
         irlite.compile_model(path, precision="f8")
+
+
+@pytest.mark.skipif(not (SHARED / "models-int8").exists(), reason="the shared corpora are not beside this clone")
+def test_int8_switch():
+    path = SHARED / "models-int8" / "resnet18_int8" / "model.xml"
+    x = np.load(path.parent / "inputs" / "input.npy")
+    methods = {}
+    outputs = {}
+    for int8 in (True, False):
+        compiled = irlite.compile_model(path, threads=1, profiling=True, int8=int8)
+        request = compiled.create_infer_request()
+        outputs[int8] = list(request.infer([x]).values())[0].copy()
+        methods[int8] = {row["method"] for row in request.profiling()}
+    assert "int8-im2col" in methods[True]
+    assert "int8-im2col" not in methods[False]
+    a, b = outputs[True].ravel(), outputs[False].ravel()
+    assert np.dot(a, b) / np.sqrt(np.dot(a, a) * np.dot(b, b)) >= 0.999
+    assert np.argmax(a) == np.argmax(b)

@@ -122,6 +122,17 @@ TEST(ZeroAllocation, F16Models) {
     }
 }
 
+// INT8 IR (engine/low_precision.hpp): the int8 convolutions quantize, gather and multiply in the
+// plan's scratch; the FakeQuantizes left in float allocate nothing either.
+TEST(ZeroAllocation, Int8Models) {
+    const fs::path shared = fs::path(IRLITE_SOURCE_DIR) / ".." / "shared" / "models-int8";
+    if (!fs::exists(shared)) GTEST_SKIP() << "the shared corpora are not beside this clone";
+    for (const char* name : {"resnet18_int8", "mobilenet_v2_int8", "squeezenet1_1_int8", "resnet18_fp16_int8"}) {
+        SCOPED_TRACE(name);
+        EXPECT_EQ(allocations_per_run((shared / name / "model.xml").string()), 0) << name;
+    }
+}
+
 // The recurrent ops (kernels/detail/recurrent.hpp): packed weights, projections, gates and states
 // in the plan and in scratch; f16 models computed in f32. Sequence lengths are Consts in the ONNX
 // cases, zeros (a Parameter filled with zeros: no step, the initial state) in the others.

@@ -1,0 +1,30 @@
+// The low-precision pass, at compile time, after the precision pass and before fusion: a layer
+// whose data input is quantized by a FakeQuantize and whose weights are integers times a scale
+// runs in int8 (u8 activations x s8 weights, exact int32 sums), as OpenVINO's low-precision
+// transformations make POT/NNCF models run. README: INT8.
+//
+// A node takes part when, all at compile time:
+//   - its op accepts a quantized input (OpDef::with_quantized_input: Convolution);
+//   - its data input is output 0 of a live FakeQuantize (OpDef::quantization_levels) with 2..256
+//     levels over f32 data, whose four ranges are constant scalars with in_low < in_high and
+//     out_low < out_high, and whose level for 0 (-out_low / out_step) is a level, up to float
+//     rounding (so that padding stays exact);
+//   - its weights are a constant f32 tensor made by a Multiply (OpDef::is_multiply) of an integer
+//     tensor in [-128, 127] of the weights' shape and a scale that is one value or one per output
+//     channel (axis 0), the product equal to the weights (to f16 rounding, for FP16-INT8 models
+//     whose weights were dequantized in f16): NNCF's and POT's i8 Const -> Convert [-> Subtract]
+//     -> Multiply, folded at load time.
+// The node then reads the FakeQuantize's input and quantizes it itself; the FakeQuantize stays
+// for its other consumers and is dropped when none is left. Anything else keeps running in float.
+#pragma once
+
+#include <memory>
+
+#include "engine/graph.hpp"
+
+namespace irlite {
+
+// The graph with int8 layers; the same graph when nothing qualifies. The input is not modified.
+std::shared_ptr<const Graph> quantize_graph(std::shared_ptr<const Graph> graph);
+
+}  // namespace irlite

@@ -1,0 +1,309 @@
+#include "kernels/nn/convolution_int8.hpp"
+
+// quantize_row passes GCC vector-extension values between functions of this file only (see
+// convolution.cpp).
+#if defined(__clang__) || defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/detail/parallel.hpp"
+#include "kernels/detail/simd.hpp"
+
+#if IRLITE_ISA_X86
+#include <emmintrin.h>
+#endif
+
+namespace irlite::nn {
+namespace {
+
+// GEMM tasks: blocks of output channels x output pixels, fixed by the sizes alone.
+constexpr int64_t kTaskRows = 4 * kInt8Rows;
+constexpr int64_t kTaskColumns = 128;
+
+size_t round64(size_t n) { return (n + 63) / 64 * 64; }
+
+// levels[i] = the level of x[i]: quantized_level's result, in a form that vectorises (plain
+// arithmetic and min/max). Rounding to the nearest even integer is (t + 2^23) - 2^23 for
+// 0 <= t < 2^23, as nearbyint rounds; every t below 0 (x <= in_low, NaN) ends at level 0 and every
+// t above `steps` (x > in_high) at the top level, as in quantized_level.
+constexpr int64_t kQuantizeChunk = 2048;
+void quantize_chunk(const float* x, int64_t n, float il, float ih, float steps, uint8_t* levels) {
+    const float range = ih - il, magic = 8388608.f;
+    for (int64_t i = 0; i < n; ++i) {
+        const float t = (x[i] - il) / range * steps;
+        float r = (t + magic) - magic;
+        r = r > 0.f ? r : 0.f;
+        r = r < steps ? r : steps;
+        levels[i] = static_cast<uint8_t>(static_cast<int32_t>(r));
+    }
+}
+
+// Channels [c0, c1) of the data as their levels, in the phase planes (convolution_int8.hpp):
+// quantized in chunks of whole rows (or of one row), then placed row by row.
+void quantize_planes(const Int8ConvPlan& plan, const float* x, uint8_t* planes, int64_t c0, int64_t c1) {
+    const AxisWindow &ah = plan.shape.h, &aw = plan.shape.w;
+    const int64_t phases = aw.stride, pw = plan.phase_width, ph = plan.padded_rows;
+    // The data columns inside the padded width: [col0, col1).
+    const int64_t col0 = std::max<int64_t>(0, -aw.pad_begin);
+    const int64_t col1 = std::min(aw.in, plan.padded_width - aw.pad_begin);
+    const int64_t rows_per_chunk = std::max<int64_t>(1, kQuantizeChunk / aw.in);
+    const int64_t piece = std::min(aw.in, kQuantizeChunk);  // columns per chunk of one long row
+    alignas(64) uint8_t chunk[kQuantizeChunk];
+    for (int64_t c = c0; c < c1; ++c) {
+        uint8_t* dst = planes + c * phases * ph * pw;
+        std::memset(dst, plan.zero_level, static_cast<size_t>(phases * ph * pw));
+        const float* xc = x + c * ah.in * aw.in;
+        for (int64_t y0 = 0; y0 < ah.in; y0 += rows_per_chunk) {
+            const int64_t y1 = std::min(ah.in, y0 + rows_per_chunk);
+            for (int64_t x0 = 0; x0 < aw.in; x0 += piece) {
+                const int64_t x1 = std::min(aw.in, x0 + piece);
+                const int64_t count = y1 - y0 > 1 ? (y1 - y0) * aw.in : x1 - x0;
+                cpu::run_at(plan.isa, [&] {
+                    quantize_chunk(xc + y0 * aw.in + x0, count, plan.in_low, plan.in_high, plan.steps, chunk);
+                });
+                for (int64_t y = y0; y < y1; ++y) {
+                    const int64_t py = y + ah.pad_begin;
+                    const int64_t first = std::max(x0, col0), last = std::min(x1, col1);
+                    if (py < 0 || py >= ph || first >= last) continue;
+                    const uint8_t* row = chunk + (y - y0) * aw.in + (first - x0);
+                    const int64_t px = first + aw.pad_begin;
+                    if (phases == 1) {
+                        std::memcpy(dst + py * pw + px, row, static_cast<size_t>(last - first));
+                        continue;
+                    }
+                    int64_t phase = px % phases, at = px / phases;
+                    for (int64_t j = 0; j < last - first; ++j) {
+                        dst[(phase * ph + py) * pw + at] = row[j];
+                        if (++phase == phases) phase = 0, ++at;
+                    }
+                }
+            }
+        }
+    }
+}
+
+// dst[0, count) = src[0, count) in 16-byte pieces: may read up to 15 bytes past src's run and
+// write as far past dst's (both buffers have that slack; what lands past count is overwritten).
+inline void copy_run(uint8_t* dst, const uint8_t* src, int64_t count) {
+    for (int64_t j = 0; j < count; j += 16) std::memcpy(dst + j, src + j, 16);
+}
+
+// Columns [n0, n1) of row k = (c, ky, kx) of the im2col matrix; columns past the output and rows
+// past the depth hold the zero level.
+void im2col_row(const Int8ConvPlan& plan, const uint8_t* planes, int64_t k, int64_t n0, int64_t n1, uint8_t* dst) {
+    const Int8ConvShape& s = plan.shape;
+    const AxisWindow &ah = s.h, &aw = s.w;
+    const int64_t taps = ah.kernel * aw.kernel;
+    const int64_t end = std::min(n1, plan.columns);
+    if (k >= s.channels * taps || n0 >= end) {
+        std::memset(dst, plan.zero_level, static_cast<size_t>(n1 - n0));
+        return;
+    }
+    const uint8_t* tap = planes + plan.row_base[static_cast<size_t>(k)];
+    const int64_t pw = plan.phase_width;
+    int64_t oy = n0 / aw.out, ox = n0 % aw.out;
+    uint8_t* out = dst;
+    for (int64_t n = n0; n < end; ox = 0, ++oy) {
+        const int64_t count = std::min(aw.out - ox, end - n);
+        copy_run(out, tap + oy * ah.stride * pw + ox, count);
+        out += count;
+        n += count;
+    }
+    if (end < n1) std::memset(dst + (end - n0), plan.zero_level, static_cast<size_t>(n1 - end));
+}
+
+// out[4 n + j] = row j's byte n: four im2col rows as the GEMM's quads.
+void interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3, int64_t count,
+                 uint8_t* out) {
+    int64_t n = 0;
+#if IRLITE_ISA_X86
+    for (; n + 16 <= count; n += 16) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + n));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1 + n));
+        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r2 + n));
+        const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r3 + n));
+        const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+        const __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
+        __m128i* o = reinterpret_cast<__m128i*>(out + 4 * n);
+        _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(ab_lo, cd_lo));
+        _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(ab_lo, cd_lo));
+        _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, cd_hi));
+        _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, cd_hi));
+    }
+#endif
+    for (; n < count; ++n) {
+        out[4 * n] = r0[n];
+        out[4 * n + 1] = r1[n];
+        out[4 * n + 2] = r2[n];
+        out[4 * n + 3] = r3[n];
+    }
+}
+
+// Outputs narrower than this are gathered element by element through the offset tables; wider
+// ones row run by row run (copy_run), whose per-run cost would dominate narrow rows.
+constexpr int64_t kRunCopyMinWidth = 16;
+
+// B for quads [q0, q1), in column blocks of kGatherColumns (four rows at a time on the stack).
+constexpr int64_t kGatherColumns = 512;
+void gather_quads(const Int8ConvPlan& plan, const uint8_t* planes, uint8_t* b, int64_t q0, int64_t q1) {
+    if (plan.shape.w.out < kRunCopyMinWidth) {
+        const int64_t* col = plan.column_offset.data();
+        const int64_t depth = static_cast<int64_t>(plan.row_base.size());
+        for (int64_t q = q0; q < q1; ++q) {
+            uint8_t* dst = b + q * plan.ldb * 4;
+            if (q * 4 + 3 < depth) {  // a whole quad: four bytes per column at once
+                const uint8_t* r0 = planes + plan.row_base[static_cast<size_t>(q * 4)];
+                const uint8_t* r1 = planes + plan.row_base[static_cast<size_t>(q * 4 + 1)];
+                const uint8_t* r2 = planes + plan.row_base[static_cast<size_t>(q * 4 + 2)];
+                const uint8_t* r3 = planes + plan.row_base[static_cast<size_t>(q * 4 + 3)];
+                for (int64_t n = 0; n < plan.columns; ++n) {
+                    const int64_t o = col[n];
+                    const uint8_t quad[4] = {r0[o], r1[o], r2[o], r3[o]};
+                    std::memcpy(dst + n * 4, quad, 4);
+                }
+                std::memset(dst + plan.columns * 4, plan.zero_level, static_cast<size_t>((plan.ldb - plan.columns) * 4));
+                continue;
+            }
+            for (int64_t j = 0; j < 4; ++j) {
+                const int64_t k = q * 4 + j;
+                if (k >= depth) {
+                    for (int64_t n = 0; n < plan.ldb; ++n) dst[n * 4 + j] = plan.zero_level;
+                    continue;
+                }
+                const uint8_t* base = planes + plan.row_base[static_cast<size_t>(k)];
+                for (int64_t n = 0; n < plan.columns; ++n) dst[n * 4 + j] = base[col[n]];
+                for (int64_t n = plan.columns; n < plan.ldb; ++n) dst[n * 4 + j] = plan.zero_level;
+            }
+        }
+        return;
+    }
+    alignas(64) uint8_t rows[4][kGatherColumns + 16];  // + copy_run's slack
+    for (int64_t q = q0; q < q1; ++q) {
+        for (int64_t n0 = 0; n0 < plan.ldb; n0 += kGatherColumns) {
+            const int64_t n1 = std::min(plan.ldb, n0 + kGatherColumns);
+            for (int64_t j = 0; j < 4; ++j) im2col_row(plan, planes, q * 4 + j, n0, n1, rows[j]);
+            interleave4(rows[0], rows[1], rows[2], rows[3], n1 - n0, b + (q * plan.ldb + n0) * 4);
+        }
+    }
+}
+
+// A 1x1 convolution of stride 1 without padding: B is the data's levels themselves, four
+// channels interleaved, quantized straight into place for quads [q0, q1).
+void quantize_quads(const Int8ConvPlan& plan, const float* x, uint8_t* b, int64_t q0, int64_t q1) {
+    const int64_t hw = plan.columns, channels = plan.shape.channels;
+    alignas(64) uint8_t rows[4][kGatherColumns];
+    for (int64_t q = q0; q < q1; ++q) {
+        for (int64_t n0 = 0; n0 < plan.ldb; n0 += kGatherColumns) {
+            const int64_t n1 = std::min(plan.ldb, n0 + kGatherColumns), end = std::min(n1, hw);
+            for (int64_t j = 0; j < 4; ++j) {
+                const int64_t c = q * 4 + j;
+                const int64_t count = c < channels ? std::max<int64_t>(0, end - n0) : 0;
+                if (count > 0)
+                    cpu::run_at(plan.isa, [&] {
+                        quantize_chunk(x + c * hw + n0, count, plan.in_low, plan.in_high, plan.steps, rows[j]);
+                    });
+                std::memset(rows[j] + count, plan.zero_level, static_cast<size_t>(n1 - n0 - count));
+            }
+            interleave4(rows[0], rows[1], rows[2], rows[3], n1 - n0, b + (q * plan.ldb + n0) * 4);
+        }
+    }
+}
+
+}  // namespace
+
+Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedInput& q, const FusedEpilogue& epilogue,
+                                   cpu::Isa isa) {
+    Int8ConvPlan plan;
+    plan.shape = shape;
+    plan.level = int8_level_for(isa);
+    const int64_t cout = shape.out_channels;
+    const int64_t depth = shape.channels * shape.h.kernel * shape.w.kernel;
+    plan.weights = pack_int8_weights(q.weights.data(), cout, depth, depth);
+    plan.in_low = q.in_low;
+    plan.in_high = q.in_high;
+    plan.steps = static_cast<float>(q.levels - 1);
+    plan.zero_level = static_cast<uint8_t>(q.zero_index);
+    plan.alpha.resize(static_cast<size_t>(cout));
+    plan.beta.resize(static_cast<size_t>(cout));
+    plan.acc_start.resize(static_cast<size_t>(cout));
+    for (int64_t c = 0; c < cout; ++c) {
+        const auto i = static_cast<size_t>(c);
+        const float scale = q.weight_scale[q.weight_scale.size() == 1 ? 0 : i];
+        plan.alpha[i] = scale * q.out_step;
+        plan.beta[i] = epilogue.bias.empty() ? 0.f : epilogue.bias[epilogue.bias.size() == 1 ? 0 : i];
+        plan.acc_start[i] = -q.zero_index * plan.weights.row_sums[i];
+    }
+    plan.epilogue = epilogue;
+    plan.epilogue.bias.clear();
+    plan.columns = shape.h.out * shape.w.out;
+    plan.ldb = int8_padded_columns(plan.columns);
+    // Padded far enough for every tap of every output (pads past the data hold the zero level).
+    plan.padded_rows = (shape.h.out - 1) * shape.h.stride + (shape.h.kernel - 1) * shape.h.dilation + 1;
+    plan.padded_width = (shape.w.out - 1) * shape.w.stride + (shape.w.kernel - 1) * shape.w.dilation + 1;
+    plan.phase_width = (plan.padded_width + shape.w.stride - 1) / shape.w.stride;
+    // + 16: copy_run reads up to 15 bytes past the last plane's last run.
+    plan.isa = isa;
+    plan.pointwise = shape.h.kernel == 1 && shape.w.kernel == 1 && shape.h.stride == 1 && shape.w.stride == 1 &&
+                     shape.h.pad_begin == 0 && shape.w.pad_begin == 0 && shape.h.out == shape.h.in &&
+                     shape.w.out == shape.w.in;
+    // Row (c, ky, kx) of the im2col matrix reads the phase plane of its column tap, from its row
+    // and column tap on; output (oy, ox) adds oy rows of stride_h and ox columns of its phase.
+    const AxisWindow &ah = shape.h, &aw = shape.w;
+    for (int64_t c = 0; c < shape.channels; ++c)
+        for (int64_t ky = 0; ky < ah.kernel; ++ky)
+            for (int64_t kx = 0; kx < aw.kernel; ++kx) {
+                const int64_t tap_x = kx * aw.dilation;
+                plan.row_base.push_back((
+                    ((c * aw.stride + tap_x % aw.stride) * plan.padded_rows + ky * ah.dilation) * plan.phase_width +
+                    tap_x / aw.stride));
+            }
+    for (int64_t oy = 0; oy < ah.out; ++oy)
+        for (int64_t ox = 0; ox < aw.out; ++ox)
+            plan.column_offset.push_back(oy * ah.stride * plan.phase_width + ox);
+    plan.plane_bytes = plan.pointwise ? 0 : round64(static_cast<size_t>(shape.channels * shape.w.stride * plan.padded_rows * plan.phase_width) + 16);
+    plan.b_bytes = round64(static_cast<size_t>(plan.weights.quads * plan.ldb * 4));
+    return plan;
+}
+
+void run_int8_convolution(const Int8ConvPlan& plan, int64_t batch, const float* x, float* y, const float* res,
+                          void* scratch, ThreadPool* pool) {
+    const Int8ConvShape& s = plan.shape;
+    uint8_t* planes = static_cast<uint8_t*>(scratch);
+    uint8_t* b = planes + plan.plane_bytes;
+    const int64_t in_size = s.channels * s.h.in * s.w.in, out_size = s.out_channels * plan.columns;
+    const int64_t hw = s.h.in * s.w.in;
+    const int64_t row_tasks = (s.out_channels + kTaskRows - 1) / kTaskRows;
+    const int64_t col_tasks = (plan.columns + kTaskColumns - 1) / kTaskColumns;
+    const FusedEpilogue& e = plan.epilogue;
+    for (int64_t image = 0; image < batch; ++image) {
+        const float* xi = x + image * in_size;
+        float* yi = y + image * out_size;
+        const float* ri = res ? res + image * out_size : nullptr;
+        const int64_t quads = plan.weights.quads;
+        if (plan.pointwise) {
+            detail::for_chunks(pool, quads, std::max<int64_t>(1, (int64_t{1} << 16) / (plan.ldb * 4)),
+                               [&](int64_t q0, int64_t q1) { quantize_quads(plan, xi, b, q0, q1); });
+        } else {
+            detail::for_chunks(pool, s.channels, std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(hw, 1)),
+                               [&](int64_t c0, int64_t c1) { quantize_planes(plan, xi, planes, c0, c1); });
+            detail::for_chunks(pool, quads, std::max<int64_t>(1, (int64_t{1} << 16) / (plan.ldb * 4)),
+                               [&](int64_t q0, int64_t q1) { gather_quads(plan, planes, b, q0, q1); });
+        }
+        detail::for_chunks(pool, row_tasks * col_tasks, 1, [&](int64_t t0, int64_t t1) {
+            for (int64_t t = t0; t < t1; ++t) {
+                const int64_t m0 = (t / col_tasks) * kTaskRows, n0 = (t % col_tasks) * kTaskColumns;
+                const int64_t m1 = std::min(s.out_channels, m0 + kTaskRows), n1 = std::min(plan.columns, n0 + kTaskColumns);
+                int8_gemm(plan.level, plan.weights, b, plan.ldb, m0, m1, n0, n1, plan.alpha.data(), plan.beta.data(),
+                          plan.acc_start.data(), yi, plan.columns);
+                if (e.active && (e.residual || e.act.kind != ActivationKind::None))
+                    apply_block(yi + m0 * plan.columns + n0, plan.columns, m1 - m0, n1 - n0, nullptr, nullptr,
+                                e.residual ? ri + m0 * plan.columns + n0 : nullptr, plan.columns, e.act);
+            }
+        });
+    }
+}
+
+}  // namespace irlite::nn
