@@ -1,6 +1,11 @@
 // FakeQuantize-1: the spec's formula per element, per-tensor / per-channel / per-element ranges,
 // inverted ranges, every float type, the shape rule and its errors.
+#include <array>
 #include <cmath>
+#include <cstring>
+#include <random>
+
+#include "kernels/detail/cpu_isa.hpp"
 
 #include "op_tester.hpp"
 
@@ -33,6 +38,40 @@ TEST(FakeQuantize, PerTensorMatchesTheFormula) {
         EXPECT_FLOAT_EQ(out.data<float>()[i], static_cast<float>(reference(x[i], 3, 17, 2, 16, 5))) << "x = " << x[i];
     EXPECT_FLOAT_EQ(out.data<float>()[0], 2.0f);    // below the range: output_low
     EXPECT_FLOAT_EQ(out.data<float>()[23], 16.0f);  // above: output_high
+}
+
+// The per-tensor f32 rows run a vectorised form of the formula (cpu::run clones, rounding by
+// adding 2^23): bit-identical to the scalar form, which per-element ranges take, on random values,
+// values at level midpoints (round half to even), the range ends and NaN-free extremes, at every
+// instruction-set level.
+TEST(FakeQuantize, VectorisedRowsMatchTheScalarFormulaBitForBit) {
+    std::mt19937 rng(3);
+    for (int64_t lv : {2, 5, 255, 256, 65536}) {
+        for (const auto& r : std::vector<std::array<float, 4>>{{-1.f, 2.f, -0.5f, 3.f}, {0.f, 6.f, 0.f, 6.f}, {2.f, -1.f, 3.f, -3.f}}) {
+            const OpTester fq("FakeQuantize", 1, levels(lv));
+            const Shape shape{1, 2, 7, 9};
+            const int64_t n = 2 * 7 * 9;
+            std::uniform_real_distribution<double> u(std::min(r[0], r[1]) - 1.0, std::max(r[0], r[1]) + 1.0);
+            std::vector<double> x(static_cast<size_t>(n));
+            for (int64_t i = 0; i < n; ++i) {
+                const double k = static_cast<double>(i % 9) + 0.5;
+                x[static_cast<size_t>(i)] = i % 3 == 0 ? r[0] + k / static_cast<double>(lv - 1) * (r[1] - r[0])
+                                          : i % 7 == 0 ? r[i % 2] : u(rng);
+            }
+            x[0] = 1e30, x[1] = -1e30;
+            const Tensor data = make_tensor(ElementType::f32, shape, x);
+            std::vector<Tensor> full;
+            for (float v : r) full.push_back(make_tensor(ElementType::f32, shape, std::vector<double>(static_cast<size_t>(n), v)));
+            const Tensor scalar_form = fq.run1({data, full[0], full[1], full[2], full[3]});
+            for (cpu::Isa cap : {cpu::Isa::Sse, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
+                cpu::set_isa_cap_for_testing(cap);
+                const Tensor vector_form = fq.run1({data, scalar(r[0]), scalar(r[1]), scalar(r[2]), scalar(r[3])});
+                cpu::reset_isa_cap_for_testing();
+                ASSERT_EQ(0, std::memcmp(vector_form.data(), scalar_form.data(), static_cast<size_t>(n) * sizeof(float)))
+                    << "levels " << lv << " range " << r[0] << ".." << r[1] << " " << cpu::isa_name(cap);
+            }
+        }
+    }
 }
 
 TEST(FakeQuantize, PerChannelAndPerElementRanges) {
