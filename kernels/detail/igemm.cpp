@@ -74,21 +74,23 @@ const char* int8_level_name(Int8Level level) {
     return "?";
 }
 
-Int8Weights pack_int8_weights(const int8_t* w, int64_t rows, int64_t depth, int64_t ld) {
+Int8Weights pack_int8_weights(const int8_t* w, int64_t rows, int64_t depth, int64_t ld, int panel_rows) {
     Int8Weights p;
     p.rows = rows;
     p.depth = depth;
     p.quads = (depth + 3) / 4;
-    const int64_t panels = (rows + kInt8Rows - 1) / kInt8Rows;
-    p.packed.assign(static_cast<size_t>(panels * p.quads * kInt8Rows * 4), 0);
+    p.panel_rows = panel_rows;
+    const int64_t pr = panel_rows;
+    const int64_t panels = (rows + pr - 1) / pr;
+    p.packed.assign(static_cast<size_t>(panels * p.quads * pr * 4), 0);
     p.row_sums.assign(static_cast<size_t>(rows), 0);
     for (int64_t m = 0; m < rows; ++m) {
-        int8_t* panel = p.packed.data() + (m / kInt8Rows) * p.quads * kInt8Rows * 4;
-        const int64_t r = m % kInt8Rows;
+        int8_t* panel = p.packed.data() + (m / pr) * p.quads * pr * 4;
+        const int64_t r = m % pr;
         int32_t sum = 0;
         for (int64_t k = 0; k < depth; ++k) {
             const int8_t v = w[m * ld + k];
-            panel[((k / 4) * kInt8Rows + r) * 4 + k % 4] = v;
+            panel[((k / 4) * pr + r) * 4 + k % 4] = v;
             sum += v;
         }
         p.row_sums[static_cast<size_t>(m)] = sum;
@@ -109,6 +111,28 @@ void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t 
         for (int64_t m = m0; m < m1; m += kInt8Rows) {
             const int rows = static_cast<int>(std::min<int64_t>(kInt8Rows, m1 - m));
             kernel(a.packed.data() + (m / kInt8Rows) * panel_bytes, b + n * 4, ldb, a.quads, rows, cols, alpha + m,
+                   beta + m, start ? start + m : nullptr, c + m * ldc + n, ldc);
+        }
+    }
+}
+
+}  // namespace irlite::nn
+
+namespace irlite::nn {
+
+int int8_column_panel_rows(Int8Level level) { return kernels_of(level).lanes; }
+
+void int8_gemm_columns(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t ldb, int64_t m0, int64_t m1,
+                       int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start, float* c,
+                       int64_t ldc) {
+    const int8::Kernels& k = kernels_of(level);
+    const int64_t lanes = k.lanes, panel_bytes = a.quads * lanes * 4;
+    for (int64_t n = n0; n < n1; n += int8::kMaxColumns) {
+        const int cols = static_cast<int>(std::min<int64_t>(int8::kMaxColumns, n1 - n));
+        for (int64_t m = m0; m < m1; m += 2 * lanes) {
+            const int rows = static_cast<int>(std::min(2 * lanes, m1 - m));
+            const int8::ColumnsFn kernel = k.columns[cols - 1][rows > lanes ? 1 : 0];
+            kernel(a.packed.data() + (m / lanes) * panel_bytes, panel_bytes, b + n * 4, ldb, a.quads, rows, alpha + m,
                    beta + m, start ? start + m : nullptr, c + m * ldc + n, ldc);
         }
     }

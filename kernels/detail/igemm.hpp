@@ -47,10 +47,12 @@ struct Int8Weights {
     std::vector<int8_t> packed;
     std::vector<int32_t> row_sums;  // per row: the sum of its weights
     int64_t rows = 0, depth = 0, quads = 0;
+    int panel_rows = kInt8Rows;
 };
 
-// Packs row-major weights [rows][depth] (row stride ld).
-Int8Weights pack_int8_weights(const int8_t* w, int64_t rows, int64_t depth, int64_t ld);
+// Packs row-major weights [rows][depth] (row stride ld) in panels of panel_rows rows: kInt8Rows
+// for int8_gemm, int8_column_panel_rows(level) for int8_gemm_columns.
+Int8Weights pack_int8_weights(const int8_t* w, int64_t rows, int64_t depth, int64_t ld, int panel_rows = kInt8Rows);
 
 inline int64_t int8_padded_columns(int64_t columns) {
     return (columns + kInt8ColumnAlign - 1) / kInt8ColumnAlign * kInt8ColumnAlign;
@@ -62,6 +64,15 @@ void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t 
                int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start, float* c,
                int64_t ldc);
 
+// The column form, for few columns (a small output plane, a batch-1 MatMul): rows in the vector
+// lanes and each column's quad broadcast, so that no lane is spent on a missing column. The same
+// results as int8_gemm. A packed with panel_rows = int8_column_panel_rows(level); alpha, beta and
+// start (not null) readable up to a whole pair of panels past m1 (zero-padded by the caller).
+int int8_column_panel_rows(Int8Level level);
+void int8_gemm_columns(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t ldb, int64_t m0, int64_t m1,
+                       int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start, float* c,
+                       int64_t ldc);
+
 namespace int8 {
 
 // One micro-kernel: rows (<= kInt8Rows) x cols (<= V * lanes) of C from one A panel and the B
@@ -69,9 +80,14 @@ namespace int8 {
 using KernelFn = void (*)(const int8_t* a, const uint8_t* b, int64_t ldb, int64_t quads, int rows, int cols,
                           const float* alpha, const float* beta, const int32_t* start, float* c, int64_t ldc);
 inline constexpr int kMaxVectors = 4;
+using ColumnsFn = void (*)(const int8_t* a, int64_t panel_bytes, const uint8_t* b, int64_t ldb, int64_t quads,
+                          int rows, const float* alpha, const float* beta, const int32_t* start, float* c,
+                          int64_t ldc);
+inline constexpr int kMaxColumns = 8;
 struct Kernels {
     int lanes = 0;
     KernelFn by_vectors[kMaxVectors] = {};  // [V - 1]: kernels of 1..kMaxVectors vectors
+    ColumnsFn columns[kMaxColumns][2] = {};  // [columns - 1][panels - 1]
 };
 const Kernels& portable_kernels();
 const Kernels& avx2_kernels(bool vnni);

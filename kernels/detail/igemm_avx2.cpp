@@ -1,5 +1,7 @@
 // The int8 GEMM's 256-bit micro-kernels (igemm_microkernels.inl on 8 int32 lanes): AVX-VNNI's
 // vpdpbusd where the CPU has it, else the same dot product emulated exactly with AVX2 (igemm.hpp).
+#include <algorithm>
+
 #include "kernels/detail/igemm.hpp"
 
 #if IRLITE_ISA_X86
@@ -15,6 +17,11 @@ struct Vec {
     static constexpr int kLanes = 8;
     using Reg = __m256i;
     IRLITE_INT8_TARGET static Reg zero() { return _mm256_setzero_si256(); }
+    IRLITE_INT8_TARGET static Reg load_i32(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+    IRLITE_INT8_TARGET static void to_float_store_rows(float* c, Reg acc, const float* alpha, const float* beta) {
+        const __m256 f = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(alpha)), _mm256_loadu_ps(beta));
+        _mm256_storeu_ps(c, f);
+    }
     IRLITE_INT8_TARGET static Reg set1(int32_t x) { return _mm256_set1_epi32(x); }
     IRLITE_INT8_TARGET static Reg load_b(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
     IRLITE_INT8_TARGET static Reg broadcast_a(const int8_t* p) {

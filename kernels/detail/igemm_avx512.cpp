@@ -1,6 +1,8 @@
 // The int8 GEMM's 512-bit micro-kernels (igemm_microkernels.inl on 16 int32 lanes): AVX-512 VNNI's
 // vpdpbusd where the CPU has it, else the same dot product emulated exactly with AVX-512 BW
 // (igemm.hpp).
+#include <algorithm>
+
 #include "kernels/detail/igemm.hpp"
 
 #if IRLITE_ISA_X86
@@ -14,6 +16,12 @@ struct Vec {
     static constexpr int kLanes = 16;
     using Reg = __m512i;
     IRLITE_INT8_TARGET static Reg zero() { return _mm512_setzero_si512(); }
+    IRLITE_INT8_TARGET static Reg load_i32(const int32_t* p) { return _mm512_loadu_si512(p); }
+    IRLITE_INT8_TARGET static void to_float_store_rows(float* c, Reg acc, const float* alpha, const float* beta) {
+        const __m512 f = _mm512_add_ps(_mm512_mul_ps(_mm512_mask_cvtepi32_ps(_mm512_setzero_ps(), 0xFFFF, acc),
+                                                     _mm512_loadu_ps(alpha)), _mm512_loadu_ps(beta));
+        _mm512_storeu_ps(c, f);
+    }
     IRLITE_INT8_TARGET static Reg set1(int32_t x) { return _mm512_set1_epi32(x); }
     IRLITE_INT8_TARGET static Reg load_b(const uint8_t* p) { return _mm512_loadu_si512(p); }
     IRLITE_INT8_TARGET static Reg broadcast_a(const int8_t* p) {

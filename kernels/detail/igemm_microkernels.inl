@@ -2,7 +2,8 @@
 // define IRLITE_INT8_TARGET and a `Vec` of int32 lanes with: kLanes, Reg, zero(), set1(i), load_b(p) (the
 // u8 quads of kLanes columns), broadcast_a(p) (one row's s8 quad in every lane), dot(acc, b, a)
 // (acc + the four u8 x s8 products of each lane, exact), and to_float_store(c, acc, alpha, beta)
-// (c[j] = float(acc[j]) * alpha + beta).
+// (c[j] = float(acc[j]) * alpha + beta); for the column kernels also load_i32(p) and
+// to_float_store_rows(c, acc, alpha, beta) (per-lane alpha and beta).
 // See igemm.hpp for the layouts.
 
 template <int V>
@@ -42,6 +43,38 @@ IRLITE_INT8_TARGET void int8_kernel(const int8_t* a, const uint8_t* b, int64_t l
     }
 }
 
+// The column form (igemm.hpp: int8_gemm_columns): MV panels of kLanes rows x NC columns; a lane
+// is a row, each column's quad is broadcast.
+template <int NC, int MV>
+IRLITE_INT8_TARGET void int8_columns_kernel(const int8_t* a, int64_t panel_bytes, const uint8_t* b, int64_t ldb,
+                                            int64_t quads, int rows, const float* alpha, const float* beta,
+                                            const int32_t* start, float* c, int64_t ldc) {
+    using Reg = typename Vec::Reg;
+    constexpr int L = Vec::kLanes;
+    Reg acc[MV][NC];
+    for (int v = 0; v < MV; ++v) {
+        const Reg first = start ? Vec::load_i32(start + v * L) : Vec::zero();
+        for (int n = 0; n < NC; ++n) acc[v][n] = first;
+    }
+    const int64_t b_step = ldb * 4;
+    for (int64_t q = 0; q < quads; ++q) {
+        Reg w[MV];
+        for (int v = 0; v < MV; ++v) w[v] = Vec::load_b(reinterpret_cast<const uint8_t*>(a + v * panel_bytes + q * L * 4));
+        for (int n = 0; n < NC; ++n) {
+            const Reg x = Vec::broadcast_a(reinterpret_cast<const int8_t*>(b + q * b_step + n * 4));
+            for (int v = 0; v < MV; ++v) acc[v][n] = Vec::dot(acc[v][n], x, w[v]);
+        }
+    }
+    for (int v = 0; v < MV; ++v) {
+        const int lanes = std::min(L, rows - v * L);
+        for (int n = 0; n < NC; ++n) {
+            float tmp[L];
+            Vec::to_float_store_rows(tmp, acc[v][n], alpha + v * L, beta + v * L);
+            for (int j = 0; j < lanes; ++j) c[(v * L + j) * ldc + n] = tmp[j];
+        }
+    }
+}
+
 inline int8::Kernels make_kernels() {
     int8::Kernels k;
     k.lanes = Vec::kLanes;
@@ -49,5 +82,13 @@ inline int8::Kernels make_kernels() {
     k.by_vectors[1] = int8_kernel<2>;
     k.by_vectors[2] = int8_kernel<3>;
     k.by_vectors[3] = int8_kernel<4>;
+    k.columns[0][0] = int8_columns_kernel<1, 1>, k.columns[0][1] = int8_columns_kernel<1, 2>;
+    k.columns[1][0] = int8_columns_kernel<2, 1>, k.columns[1][1] = int8_columns_kernel<2, 2>;
+    k.columns[2][0] = int8_columns_kernel<3, 1>, k.columns[2][1] = int8_columns_kernel<3, 2>;
+    k.columns[3][0] = int8_columns_kernel<4, 1>, k.columns[3][1] = int8_columns_kernel<4, 2>;
+    k.columns[4][0] = int8_columns_kernel<5, 1>, k.columns[4][1] = int8_columns_kernel<5, 2>;
+    k.columns[5][0] = int8_columns_kernel<6, 1>, k.columns[5][1] = int8_columns_kernel<6, 2>;
+    k.columns[6][0] = int8_columns_kernel<7, 1>, k.columns[6][1] = int8_columns_kernel<7, 2>;
+    k.columns[7][0] = int8_columns_kernel<8, 1>, k.columns[7][1] = int8_columns_kernel<8, 2>;
     return k;
 }

@@ -2,6 +2,8 @@
 // the reference every SIMD level must match bit for bit.
 #include <cstring>
 
+#include <algorithm>
+
 #include "kernels/detail/igemm.hpp"
 
 #define IRLITE_INT8_TARGET
@@ -15,6 +17,14 @@ struct Vec {
         int32_t lane[kLanes];
     };
     static Reg zero() { return Reg{{0, 0, 0, 0}}; }
+    static Reg load_i32(const int32_t* p) {
+        Reg r;
+        std::memcpy(r.lane, p, sizeof r.lane);
+        return r;
+    }
+    static void to_float_store_rows(float* c, Reg acc, const float* alpha, const float* beta) {
+        for (int j = 0; j < kLanes; ++j) c[j] = static_cast<float>(acc.lane[j]) * alpha[j] + beta[j];
+    }
     static Reg set1(int32_t x) { return Reg{{x, x, x, x}}; }
     static Reg load_b(const uint8_t* p) {
         Reg r;

@@ -41,81 +41,7 @@ void quantize_chunk(const float* x, int64_t n, float il, float ih, float steps, 
     }
 }
 
-// Channels [c0, c1) of the data as their levels, in the phase planes (convolution_int8.hpp):
-// quantized in chunks of whole rows (or of one row), then placed row by row.
-void quantize_planes(const Int8ConvPlan& plan, const float* x, uint8_t* planes, int64_t c0, int64_t c1) {
-    const AxisWindow &ah = plan.shape.h, &aw = plan.shape.w;
-    const int64_t phases = aw.stride, pw = plan.phase_width, ph = plan.padded_rows;
-    // The data columns inside the padded width: [col0, col1).
-    const int64_t col0 = std::max<int64_t>(0, -aw.pad_begin);
-    const int64_t col1 = std::min(aw.in, plan.padded_width - aw.pad_begin);
-    const int64_t rows_per_chunk = std::max<int64_t>(1, kQuantizeChunk / aw.in);
-    const int64_t piece = std::min(aw.in, kQuantizeChunk);  // columns per chunk of one long row
-    alignas(64) uint8_t chunk[kQuantizeChunk];
-    for (int64_t c = c0; c < c1; ++c) {
-        uint8_t* dst = planes + c * phases * ph * pw;
-        std::memset(dst, plan.zero_level, static_cast<size_t>(phases * ph * pw));
-        const float* xc = x + c * ah.in * aw.in;
-        for (int64_t y0 = 0; y0 < ah.in; y0 += rows_per_chunk) {
-            const int64_t y1 = std::min(ah.in, y0 + rows_per_chunk);
-            for (int64_t x0 = 0; x0 < aw.in; x0 += piece) {
-                const int64_t x1 = std::min(aw.in, x0 + piece);
-                const int64_t count = y1 - y0 > 1 ? (y1 - y0) * aw.in : x1 - x0;
-                cpu::run_at(plan.isa, [&] {
-                    quantize_chunk(xc + y0 * aw.in + x0, count, plan.in_low, plan.in_high, plan.steps, chunk);
-                });
-                for (int64_t y = y0; y < y1; ++y) {
-                    const int64_t py = y + ah.pad_begin;
-                    const int64_t first = std::max(x0, col0), last = std::min(x1, col1);
-                    if (py < 0 || py >= ph || first >= last) continue;
-                    const uint8_t* row = chunk + (y - y0) * aw.in + (first - x0);
-                    const int64_t px = first + aw.pad_begin;
-                    if (phases == 1) {
-                        std::memcpy(dst + py * pw + px, row, static_cast<size_t>(last - first));
-                        continue;
-                    }
-                    int64_t phase = px % phases, at = px / phases;
-                    for (int64_t j = 0; j < last - first; ++j) {
-                        dst[(phase * ph + py) * pw + at] = row[j];
-                        if (++phase == phases) phase = 0, ++at;
-                    }
-                }
-            }
-        }
-    }
-}
-
-// dst[0, count) = src[0, count) in 16-byte pieces: may read up to 15 bytes past src's run and
-// write as far past dst's (both buffers have that slack; what lands past count is overwritten).
-inline void copy_run(uint8_t* dst, const uint8_t* src, int64_t count) {
-    for (int64_t j = 0; j < count; j += 16) std::memcpy(dst + j, src + j, 16);
-}
-
-// Columns [n0, n1) of row k = (c, ky, kx) of the im2col matrix; columns past the output and rows
-// past the depth hold the zero level.
-void im2col_row(const Int8ConvPlan& plan, const uint8_t* planes, int64_t k, int64_t n0, int64_t n1, uint8_t* dst) {
-    const Int8ConvShape& s = plan.shape;
-    const AxisWindow &ah = s.h, &aw = s.w;
-    const int64_t taps = ah.kernel * aw.kernel;
-    const int64_t end = std::min(n1, plan.columns);
-    if (k >= s.channels * taps || n0 >= end) {
-        std::memset(dst, plan.zero_level, static_cast<size_t>(n1 - n0));
-        return;
-    }
-    const uint8_t* tap = planes + plan.row_base[static_cast<size_t>(k)];
-    const int64_t pw = plan.phase_width;
-    int64_t oy = n0 / aw.out, ox = n0 % aw.out;
-    uint8_t* out = dst;
-    for (int64_t n = n0; n < end; ox = 0, ++oy) {
-        const int64_t count = std::min(aw.out - ox, end - n);
-        copy_run(out, tap + oy * ah.stride * pw + ox, count);
-        out += count;
-        n += count;
-    }
-    if (end < n1) std::memset(dst + (end - n0), plan.zero_level, static_cast<size_t>(n1 - end));
-}
-
-// out[4 n + j] = row j's byte n: four im2col rows as the GEMM's quads.
+// out[4 n + j] = row j's byte n: four channels' levels as the GEMM's quads.
 void interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3, int64_t count,
                  uint8_t* out) {
     int64_t n = 0;
@@ -142,62 +68,89 @@ void interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const 
     }
 }
 
-// Outputs narrower than this are gathered element by element through the offset tables; wider
-// ones row run by row run (copy_run), whose per-run cost would dominate narrow rows.
-constexpr int64_t kRunCopyMinWidth = 16;
-
-// B for quads [q0, q1), in column blocks of kGatherColumns (four rows at a time on the stack).
-constexpr int64_t kGatherColumns = 512;
-void gather_quads(const Int8ConvPlan& plan, const uint8_t* planes, uint8_t* b, int64_t q0, int64_t q1) {
-    if (plan.shape.w.out < kRunCopyMinWidth) {
-        const int64_t* col = plan.column_offset.data();
-        const int64_t depth = static_cast<int64_t>(plan.row_base.size());
-        for (int64_t q = q0; q < q1; ++q) {
-            uint8_t* dst = b + q * plan.ldb * 4;
-            if (q * 4 + 3 < depth) {  // a whole quad: four bytes per column at once
-                const uint8_t* r0 = planes + plan.row_base[static_cast<size_t>(q * 4)];
-                const uint8_t* r1 = planes + plan.row_base[static_cast<size_t>(q * 4 + 1)];
-                const uint8_t* r2 = planes + plan.row_base[static_cast<size_t>(q * 4 + 2)];
-                const uint8_t* r3 = planes + plan.row_base[static_cast<size_t>(q * 4 + 3)];
-                for (int64_t n = 0; n < plan.columns; ++n) {
-                    const int64_t o = col[n];
-                    const uint8_t quad[4] = {r0[o], r1[o], r2[o], r3[o]};
-                    std::memcpy(dst + n * 4, quad, 4);
+// Channel quads [q0, q1) of the data as their levels, in the quad planes (convolution_int8.hpp):
+// each group of four channels quantized in chunks of whole rows (or of one row), then interleaved
+// row by row into place.
+void quantize_planes(const Int8ConvPlan& plan, const float* x, uint8_t* planes, int64_t q0, int64_t q1) {
+    const AxisWindow &ah = plan.shape.h, &aw = plan.shape.w;
+    const int64_t phases = aw.stride, pw = plan.phase_width, ph = plan.padded_rows;
+    const int64_t channels = plan.shape.channels;
+    // The data columns inside the padded width: [col0, col1).
+    const int64_t col0 = std::max<int64_t>(0, -aw.pad_begin);
+    const int64_t col1 = std::min(aw.in, plan.padded_width - aw.pad_begin);
+    const int64_t rows_per_chunk = std::max<int64_t>(1, kQuantizeChunk / aw.in);
+    const int64_t piece = std::min(aw.in, kQuantizeChunk);  // columns per chunk of one long row
+    alignas(64) uint8_t levels[4][kQuantizeChunk];
+    alignas(64) uint8_t quads[4 * kQuantizeChunk];
+    for (int64_t cq = q0; cq < q1; ++cq) {
+        uint8_t* dst = planes + cq * plan.quad_plane_bytes;
+        std::memset(dst, plan.zero_level, static_cast<size_t>(plan.quad_plane_bytes));
+        for (int64_t y0 = 0; y0 < ah.in; y0 += rows_per_chunk) {
+            const int64_t y1 = std::min(ah.in, y0 + rows_per_chunk);
+            for (int64_t x0 = 0; x0 < aw.in; x0 += piece) {
+                const int64_t x1 = std::min(aw.in, x0 + piece);
+                const int64_t count = y1 - y0 > 1 ? (y1 - y0) * aw.in : x1 - x0;
+                for (int64_t j = 0; j < 4; ++j) {
+                    const int64_t c = cq * 4 + j;
+                    if (c >= channels) {
+                        std::memset(levels[j], plan.zero_level, static_cast<size_t>(count));
+                        continue;
+                    }
+                    const float* xc = x + (c * ah.in + y0) * aw.in + x0;
+                    cpu::run_at(plan.isa, [&] { quantize_chunk(xc, count, plan.in_low, plan.in_high, plan.steps, levels[j]); });
                 }
-                std::memset(dst + plan.columns * 4, plan.zero_level, static_cast<size_t>((plan.ldb - plan.columns) * 4));
-                continue;
-            }
-            for (int64_t j = 0; j < 4; ++j) {
-                const int64_t k = q * 4 + j;
-                if (k >= depth) {
-                    for (int64_t n = 0; n < plan.ldb; ++n) dst[n * 4 + j] = plan.zero_level;
-                    continue;
+                for (int64_t y = y0; y < y1; ++y) {
+                    const int64_t py = y + ah.pad_begin;
+                    const int64_t first = std::max(x0, col0), last = std::min(x1, col1);
+                    if (py < 0 || py >= ph || first >= last) continue;
+                    const int64_t off = (y - y0) * aw.in + (first - x0), n = last - first;
+                    const int64_t px = first + aw.pad_begin;
+                    if (phases == 1) {
+                        interleave4(levels[0] + off, levels[1] + off, levels[2] + off, levels[3] + off, n,
+                                    dst + (py * pw + px) * 4);
+                        continue;
+                    }
+                    interleave4(levels[0] + off, levels[1] + off, levels[2] + off, levels[3] + off, n, quads);
+                    int64_t phase = px % phases, at = px / phases;
+                    for (int64_t j = 0; j < n; ++j) {
+                        std::memcpy(dst + ((phase * ph + py) * pw + at) * 4, quads + 4 * j, 4);
+                        if (++phase == phases) phase = 0, ++at;
+                    }
                 }
-                const uint8_t* base = planes + plan.row_base[static_cast<size_t>(k)];
-                for (int64_t n = 0; n < plan.columns; ++n) dst[n * 4 + j] = base[col[n]];
-                for (int64_t n = plan.columns; n < plan.ldb; ++n) dst[n * 4 + j] = plan.zero_level;
             }
-        }
-        return;
-    }
-    alignas(64) uint8_t rows[4][kGatherColumns + 16];  // + copy_run's slack
-    for (int64_t q = q0; q < q1; ++q) {
-        for (int64_t n0 = 0; n0 < plan.ldb; n0 += kGatherColumns) {
-            const int64_t n1 = std::min(plan.ldb, n0 + kGatherColumns);
-            for (int64_t j = 0; j < 4; ++j) im2col_row(plan, planes, q * 4 + j, n0, n1, rows[j]);
-            interleave4(rows[0], rows[1], rows[2], rows[3], n1 - n0, b + (q * plan.ldb + n0) * 4);
         }
     }
 }
 
+// dst[0, count) = src[0, count) in 16-byte pieces: may read up to 15 bytes past src's run and
+// write as far past dst's (both buffers have that slack; what lands past count is overwritten or
+// unused).
+inline void copy_run(uint8_t* dst, const uint8_t* src, int64_t count) {
+    for (int64_t j = 0; j < count; j += 16) std::memcpy(dst + j, src + j, 16);
+}
+
+// B for quads [q0, q1): quad q = (tap, channel quad) reads, for each output row, one contiguous
+// run of the quad planes (four bytes per output pixel).
+void gather_quads(const Int8ConvPlan& plan, const uint8_t* planes, uint8_t* b, int64_t q0, int64_t q1) {
+    const AxisWindow &ah = plan.shape.h, &aw = plan.shape.w;
+    const int64_t run = aw.out * 4, row_step = ah.stride * plan.phase_width * 4;
+    for (int64_t q = q0; q < q1; ++q) {
+        const int64_t tap = q / plan.channel_quads, cq = q % plan.channel_quads;
+        const uint8_t* src = planes + cq * plan.quad_plane_bytes + plan.tap_offset[static_cast<size_t>(tap)];
+        uint8_t* dst = b + q * plan.ldb * 4;
+        for (int64_t oy = 0; oy < ah.out; ++oy) copy_run(dst + oy * run, src + oy * row_step, run);
+        std::memset(dst + plan.columns * 4, plan.zero_level, static_cast<size_t>((plan.ldb - plan.columns) * 4));
+    }
+}
+
 // A 1x1 convolution of stride 1 without padding: B is the data's levels themselves, four
-// channels interleaved, quantized straight into place for quads [q0, q1).
+// channels interleaved, quantized straight into place for channel quads [q0, q1).
 void quantize_quads(const Int8ConvPlan& plan, const float* x, uint8_t* b, int64_t q0, int64_t q1) {
     const int64_t hw = plan.columns, channels = plan.shape.channels;
-    alignas(64) uint8_t rows[4][kGatherColumns];
+    alignas(64) uint8_t rows[4][kQuantizeChunk];
     for (int64_t q = q0; q < q1; ++q) {
-        for (int64_t n0 = 0; n0 < plan.ldb; n0 += kGatherColumns) {
-            const int64_t n1 = std::min(plan.ldb, n0 + kGatherColumns), end = std::min(n1, hw);
+        for (int64_t n0 = 0; n0 < plan.ldb; n0 += kQuantizeChunk) {
+            const int64_t n1 = std::min(plan.ldb, n0 + kQuantizeChunk), end = std::min(n1, hw);
             for (int64_t j = 0; j < 4; ++j) {
                 const int64_t c = q * 4 + j;
                 const int64_t count = c < channels ? std::max<int64_t>(0, end - n0) : 0;
@@ -218,17 +171,33 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
                                    cpu::Isa isa) {
     Int8ConvPlan plan;
     plan.shape = shape;
+    plan.isa = isa;
     plan.level = int8_level_for(isa);
-    const int64_t cout = shape.out_channels;
-    const int64_t depth = shape.channels * shape.h.kernel * shape.w.kernel;
-    plan.weights = pack_int8_weights(q.weights.data(), cout, depth, depth);
+    const AxisWindow &ah = shape.h, &aw = shape.w;
+    const int64_t cout = shape.out_channels, cin = shape.channels, taps = ah.kernel * aw.kernel;
+    plan.channel_quads = (cin + 3) / 4;
+    plan.columns = ah.out * aw.out;
+    plan.pointwise = taps == 1 && ah.stride == 1 && aw.stride == 1 && ah.pad_begin == 0 && aw.pad_begin == 0 &&
+                     ah.out == ah.in && aw.out == aw.in;
+    // The weights in the GEMM's depth order: k = (tap * channel_quads + channel quad) * 4 + j for
+    // input channel 4 * quad + j (zeros past the channels), as the quad planes give B's rows.
+    const int64_t depth = taps * plan.channel_quads * 4;
+    std::vector<int8_t> ordered(static_cast<size_t>(cout * depth), 0);
+    for (int64_t m = 0; m < cout; ++m)
+        for (int64_t c = 0; c < cin; ++c)
+            for (int64_t t = 0; t < taps; ++t)
+                ordered[static_cast<size_t>(m * depth + (t * plan.channel_quads + c / 4) * 4 + c % 4)] =
+                    q.weights[static_cast<size_t>((m * cin + c) * taps + t)];
+    const int lanes = int8_column_panel_rows(plan.level);
+    plan.column_form = plan.columns < lanes;
+    plan.weights = pack_int8_weights(ordered.data(), cout, depth, depth, plan.column_form ? lanes : kInt8Rows);
     plan.in_low = q.in_low;
     plan.in_high = q.in_high;
     plan.steps = static_cast<float>(q.levels - 1);
     plan.zero_level = static_cast<uint8_t>(q.zero_index);
-    plan.alpha.resize(static_cast<size_t>(cout));
-    plan.beta.resize(static_cast<size_t>(cout));
-    plan.acc_start.resize(static_cast<size_t>(cout));
+    // Padded by two panels: the column form reads whole panel pairs.
+    const auto padded = static_cast<size_t>(cout + 2 * lanes);
+    plan.alpha.assign(padded, 0.f), plan.beta.assign(padded, 0.f), plan.acc_start.assign(padded, 0);
     for (int64_t c = 0; c < cout; ++c) {
         const auto i = static_cast<size_t>(c);
         const float scale = q.weight_scale[q.weight_scale.size() == 1 ? 0 : i];
@@ -238,33 +207,23 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
     }
     plan.epilogue = epilogue;
     plan.epilogue.bias.clear();
-    plan.columns = shape.h.out * shape.w.out;
     plan.ldb = int8_padded_columns(plan.columns);
-    // Padded far enough for every tap of every output (pads past the data hold the zero level).
-    plan.padded_rows = (shape.h.out - 1) * shape.h.stride + (shape.h.kernel - 1) * shape.h.dilation + 1;
-    plan.padded_width = (shape.w.out - 1) * shape.w.stride + (shape.w.kernel - 1) * shape.w.dilation + 1;
-    plan.phase_width = (plan.padded_width + shape.w.stride - 1) / shape.w.stride;
-    // + 16: copy_run reads up to 15 bytes past the last plane's last run.
-    plan.isa = isa;
-    plan.pointwise = shape.h.kernel == 1 && shape.w.kernel == 1 && shape.h.stride == 1 && shape.w.stride == 1 &&
-                     shape.h.pad_begin == 0 && shape.w.pad_begin == 0 && shape.h.out == shape.h.in &&
-                     shape.w.out == shape.w.in;
-    // Row (c, ky, kx) of the im2col matrix reads the phase plane of its column tap, from its row
-    // and column tap on; output (oy, ox) adds oy rows of stride_h and ox columns of its phase.
-    const AxisWindow &ah = shape.h, &aw = shape.w;
-    for (int64_t c = 0; c < shape.channels; ++c)
-        for (int64_t ky = 0; ky < ah.kernel; ++ky)
-            for (int64_t kx = 0; kx < aw.kernel; ++kx) {
-                const int64_t tap_x = kx * aw.dilation;
-                plan.row_base.push_back((
-                    ((c * aw.stride + tap_x % aw.stride) * plan.padded_rows + ky * ah.dilation) * plan.phase_width +
-                    tap_x / aw.stride));
-            }
-    for (int64_t oy = 0; oy < ah.out; ++oy)
-        for (int64_t ox = 0; ox < aw.out; ++ox)
-            plan.column_offset.push_back(oy * ah.stride * plan.phase_width + ox);
-    plan.plane_bytes = plan.pointwise ? 0 : round64(static_cast<size_t>(shape.channels * shape.w.stride * plan.padded_rows * plan.phase_width) + 16);
-    plan.b_bytes = round64(static_cast<size_t>(plan.weights.quads * plan.ldb * 4));
+    // + 64: the GEMM reads whole vectors of columns and copy_run writes 16-byte pieces past the end.
+    plan.b_bytes = round64(static_cast<size_t>(plan.weights.quads * plan.ldb * 4) + 64);
+    if (plan.pointwise) return plan;
+    // The quad planes, padded far enough for every tap of every output (pads hold the zero level).
+    plan.padded_rows = (ah.out - 1) * ah.stride + (ah.kernel - 1) * ah.dilation + 1;
+    plan.padded_width = (aw.out - 1) * aw.stride + (aw.kernel - 1) * aw.dilation + 1;
+    plan.phase_width = (plan.padded_width + aw.stride - 1) / aw.stride;
+    plan.quad_plane_bytes = aw.stride * plan.padded_rows * plan.phase_width * 4;
+    for (int64_t ky = 0; ky < ah.kernel; ++ky)
+        for (int64_t kx = 0; kx < aw.kernel; ++kx) {
+            const int64_t tap_x = kx * aw.dilation;
+            plan.tap_offset.push_back(
+                (((tap_x % aw.stride) * plan.padded_rows + ky * ah.dilation) * plan.phase_width + tap_x / aw.stride) * 4);
+        }
+    // + 64: copy_run reads up to 15 bytes past the last plane's last run.
+    plan.plane_bytes = round64(static_cast<size_t>(plan.channel_quads * plan.quad_plane_bytes) + 64);
     return plan;
 }
 
@@ -275,7 +234,8 @@ void run_int8_convolution(const Int8ConvPlan& plan, int64_t batch, const float* 
     uint8_t* b = planes + plan.plane_bytes;
     const int64_t in_size = s.channels * s.h.in * s.w.in, out_size = s.out_channels * plan.columns;
     const int64_t hw = s.h.in * s.w.in;
-    const int64_t row_tasks = (s.out_channels + kTaskRows - 1) / kTaskRows;
+    const int64_t task_rows = plan.column_form ? 2 * plan.weights.panel_rows : kTaskRows;
+    const int64_t row_tasks = (s.out_channels + task_rows - 1) / task_rows;
     const int64_t col_tasks = (plan.columns + kTaskColumns - 1) / kTaskColumns;
     const FusedEpilogue& e = plan.epilogue;
     for (int64_t image = 0; image < batch; ++image) {
@@ -287,17 +247,18 @@ void run_int8_convolution(const Int8ConvPlan& plan, int64_t batch, const float* 
             detail::for_chunks(pool, quads, std::max<int64_t>(1, (int64_t{1} << 16) / (plan.ldb * 4)),
                                [&](int64_t q0, int64_t q1) { quantize_quads(plan, xi, b, q0, q1); });
         } else {
-            detail::for_chunks(pool, s.channels, std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(hw, 1)),
+            detail::for_chunks(pool, plan.channel_quads, std::max<int64_t>(1, (int64_t{1} << 12) / std::max<int64_t>(hw, 1)),
                                [&](int64_t c0, int64_t c1) { quantize_planes(plan, xi, planes, c0, c1); });
             detail::for_chunks(pool, quads, std::max<int64_t>(1, (int64_t{1} << 16) / (plan.ldb * 4)),
                                [&](int64_t q0, int64_t q1) { gather_quads(plan, planes, b, q0, q1); });
         }
         detail::for_chunks(pool, row_tasks * col_tasks, 1, [&](int64_t t0, int64_t t1) {
             for (int64_t t = t0; t < t1; ++t) {
-                const int64_t m0 = (t / col_tasks) * kTaskRows, n0 = (t % col_tasks) * kTaskColumns;
-                const int64_t m1 = std::min(s.out_channels, m0 + kTaskRows), n1 = std::min(plan.columns, n0 + kTaskColumns);
-                int8_gemm(plan.level, plan.weights, b, plan.ldb, m0, m1, n0, n1, plan.alpha.data(), plan.beta.data(),
-                          plan.acc_start.data(), yi, plan.columns);
+                const int64_t m0 = (t / col_tasks) * task_rows, n0 = (t % col_tasks) * kTaskColumns;
+                const int64_t m1 = std::min(s.out_channels, m0 + task_rows), n1 = std::min(plan.columns, n0 + kTaskColumns);
+                (plan.column_form ? int8_gemm_columns : int8_gemm)(plan.level, plan.weights, b, plan.ldb, m0, m1, n0, n1,
+                                                                  plan.alpha.data(), plan.beta.data(),
+                                                                  plan.acc_start.data(), yi, plan.columns);
                 if (e.active && (e.residual || e.act.kind != ActivationKind::None))
                     apply_block(yi + m0 * plan.columns + n0, plan.columns, m1 - m0, n1 - n0, nullptr, nullptr,
                                 e.residual ? ri + m0 * plan.columns + n0 : nullptr, plan.columns, e.act);

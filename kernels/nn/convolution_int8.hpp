@@ -2,10 +2,11 @@
 // Convolution (kernels/nn/convolution.cpp), 2-D, one group, f32 data quantized on the way in.
 //
 // Per image: the data is quantized to its u8 levels (the absorbed FakeQuantize's formula,
-// engine/quantized_input.hpp) into zero-padded planes (the pad at the zero level) split by column
-// phase (one plane per remainder of the padded column modulo stride_w, so that every tap's row of
-// outputs reads a contiguous run), gathered into the int8 GEMM's B layout (im2col, four rows
-// interleaved), and multiplied by the s8 weights packed at prepare (kernels/detail/igemm.hpp). The float result per output channel c is
+// engine/quantized_input.hpp) into zero-padded quad planes (four channels interleaved, the pad at
+// the zero level, split by column phase), from which the int8 GEMM's B (im2col, depth ordered
+// (tap, channel quad, channel)) is copied one output row at a time, and multiplied by the s8
+// weights packed in that order at prepare (kernels/detail/igemm.hpp). A 1x1 convolution of
+// stride 1 quantizes straight into B. The float result per output channel c is
 //
 //   y = float(acc - zero_index * sum(w[c])) * (weight_scale[c] * out_step) + bias[c]
 //
@@ -39,14 +40,17 @@ struct Int8ConvPlan {
     float in_low = 0, in_high = 0, steps = 255;
     uint8_t zero_level = 0;
     int64_t columns = 0, ldb = 0;  // output pixels, and B's padded row
-    // The phase planes: [channel][phase (stride_w)][padded_rows][phase_width].
-    int64_t padded_rows = 0, padded_width = 0, phase_width = 0;
-    // Where each im2col row (c, ky, kx) starts in the phase planes, and each output column
-    // (oy, ox) relative to it.
-    std::vector<int64_t> row_base, column_offset;
-    cpu::Isa isa = cpu::Isa::Sse;  // of the quantizing loop
+    // The quad planes: [channel quad][phase (stride_w)][padded_rows][phase_width][4 channels]:
+    // the data's levels, zero-padded, four channels interleaved, split by column phase (the
+    // padded column modulo stride_w) so that each tap's output row reads one contiguous run.
+    int64_t channel_quads = 0, padded_rows = 0, padded_width = 0, phase_width = 0, quad_plane_bytes = 0;
+    std::vector<int64_t> tap_offset;  // per (ky, kx): its first byte in a quad plane
+    cpu::Isa isa = cpu::Isa::Sse;     // of the quantizing loop
     // 1x1, stride 1, no padding: B is quantized straight from the data (no planes).
     bool pointwise = false;
+    // Fewer output pixels than a vector has lanes: the GEMM's column form (igemm.hpp), output
+    // channels in the lanes; alpha, beta and acc_start are padded by two panels for it.
+    bool column_form = false;
     size_t plane_bytes = 0, b_bytes = 0;
     FusedEpilogue epilogue;  // its bias is in beta; residual and activation after the GEMM
     size_t scratch_bytes() const { return plane_bytes + b_bytes; }
