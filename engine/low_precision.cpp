@@ -77,6 +77,7 @@ bool integer_weights(const Graph& g, const ValueRef& w_ref, QuantizedInput& q) {
         }
         if (!ok) continue;
         q.weights = std::move(weights);
+        q.weights_shape = w->shape();
         q.weight_scale.assign(sv, sv + s);
         return true;
     }
@@ -104,12 +105,6 @@ std::shared_ptr<const Graph> quantize_graph(std::shared_ptr<const Graph> graph) 
         if (!fq.def || !fq.def->quantization_levels || data.output != 0) continue;
         std::optional<QuantizedInput> q = activation_quantizer(g, fq);
         if (!q || !integer_weights(g, n.inputs[1], *q)) continue;
-        // The int8 convolution is 2-D ([N, C, H, W] data, [Cout, Cin, kH, kW] weights), its depth
-        // Cin * kH * kW within the int32 sums' bound (kernels/detail/igemm.hpp).
-        const Shape& ws = g.nodes[static_cast<size_t>(n.inputs[1].node)].constants[static_cast<size_t>(n.inputs[1].output)].shape();
-        if (ws.size() != 4 || !fq.outputs[0].shape.rank_known() || fq.outputs[0].shape.rank() != 4 ||
-            ws[1] * ws[2] * ws[3] >= (int64_t{1} << 16))
-            continue;
         const ValueRef x = fq.inputs[0];
         const Node& xp = g.nodes[static_cast<size_t>(x.node)];
         if (xp.outputs[static_cast<size_t>(x.output)].type != ElementType::f32) continue;

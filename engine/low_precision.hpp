@@ -4,7 +4,8 @@
 // transformations make POT/NNCF models run. README: INT8.
 //
 // A node takes part when, all at compile time:
-//   - its op accepts a quantized input (OpDef::with_quantized_input: Convolution);
+//   - its op accepts this quantized input (OpDef::with_quantized_input: a 2-D Convolution of depth
+//     Cin * kH * kW below 2^16; a MatMul of constant 2-D weights, A not transposed);
 //   - its data input is output 0 of a live FakeQuantize (OpDef::quantization_levels) with 2..256
 //     levels over f32 data, whose four ranges are constant scalars with in_low < in_high and
 //     out_low < out_high, and whose level for 0 (-out_low / out_step) is a level, up to float

@@ -298,7 +298,8 @@ struct OpDef {
     std::function<int64_t(const OpAttrs&)> quantization_levels;
     bool is_multiply = false;  // an elementwise, commutative a * b (numpy broadcasting)
     // The kernel can quantize its data input itself and run in int8 (engine/quantized_input.hpp):
-    // the op's attributes with it attached; null when these attributes rule it out.
+    // the op's attributes with it attached; null when these attributes or the weights' shape rule
+    // it out.
     std::function<std::unique_ptr<OpAttrs>(const OpAttrs&, std::shared_ptr<const QuantizedInput>)> with_quantized_input;
 
     int max_inputs() const { return variadic_inputs ? INT32_MAX : static_cast<int>(input_roles.size()); }

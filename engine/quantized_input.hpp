@@ -12,11 +12,13 @@
 // the FakeQuantize's output being q / (levels - 1) * (out_high - out_low) + out_low, i.e.
 // (q - zero_index) * out_step: zero_index is the level that stands for 0 (the value of a padded
 // tap), out_low = -zero_index * out_step up to float rounding (the pass checks it).
-// The filters are weights[i] * weight_scale[c] for output channel c (per channel, or one scale).
+// The weights are weights[i] * weight_scale[c] for index c along axis 0 (per channel, or one scale).
 #pragma once
 
 #include <cstdint>
 #include <vector>
+
+#include "irlite/shape.hpp"
 
 namespace irlite {
 
@@ -24,8 +26,9 @@ struct QuantizedInput {
     float in_low = 0, in_high = 0, out_step = 0;
     int levels = 256;   // 2..256: every index fits in a u8
     int zero_index = 0;  // 0..levels - 1
-    std::vector<int8_t> weights;      // the filters' layout, row-major
-    std::vector<float> weight_scale;  // one per output channel, or one for all
+    std::vector<int8_t> weights;      // the weights' layout, row-major
+    Shape weights_shape;
+    std::vector<float> weight_scale;  // one per output channel (axis 0 of the weights), or one for all
 };
 
 // The level index of x (the FakeQuantize's formula above; in_low < in_high).

@@ -116,10 +116,26 @@ TEST(Int8Gemm, ColumnFormMatchesTheExactReferenceBitForBit) {
             const size_t padded = static_cast<size_t>(p.m + 2 * rows);
             p.alpha.resize(padded, 0.f), p.beta.resize(padded, 0.f), p.start.resize(padded, 0);
             std::vector<float> c(static_cast<size_t>(p.m * p.n), -7.f);
-            int8_gemm_columns(level, w, b.data(), ldb, 0, p.m, 0, p.n, p.alpha.data(), p.beta.data(), p.start.data(),
-                              c.data(), p.n);
+            Int8Strides strides;
+            strides.b_quad = ldb * 4, strides.c_row = p.n;
+            int8_gemm_columns(level, w, b.data(), strides, 0, p.m, 0, p.n, p.alpha.data(), p.beta.data(), p.start.data(),
+                              c.data());
             ASSERT_EQ(0, std::memcmp(c.data(), want.data(), c.size() * sizeof(float)))
                 << int8_level_name(level) << " " << s.m << "x" << s.n << "x" << s.k;
+            // B row-major by column ([n][quads][4]) and C transposed (C^T[n][m]), as MatMul has them.
+            const int64_t quads = (p.k + 3) / 4;
+            std::vector<uint8_t> bt(static_cast<size_t>(p.n * quads * 4), 0);
+            for (int64_t n = 0; n < p.n; ++n)
+                for (int64_t k = 0; k < p.k; ++k) bt[static_cast<size_t>(n * quads * 4 + k)] = p.b[static_cast<size_t>(k * p.n + n)];
+            std::vector<float> ct(c.size(), -7.f);
+            Int8Strides by_row;
+            by_row.b_quad = 4, by_row.b_column = quads * 4, by_row.c_row = 1, by_row.c_column = p.m;
+            int8_gemm_columns(level, w, bt.data(), by_row, 0, p.m, 0, p.n, p.alpha.data(), p.beta.data(), p.start.data(),
+                              ct.data());
+            for (int64_t i = 0; i < p.m; ++i)
+                for (int64_t j = 0; j < p.n; ++j)
+                    ASSERT_EQ(ct[static_cast<size_t>(j * p.m + i)], want[static_cast<size_t>(i * p.n + j)])
+                        << int8_level_name(level) << " transposed " << i << "," << j;
         }
     }
 }

@@ -188,6 +188,75 @@ TEST(LowPrecision, RandomQuantizedConvolutionsMatchFloatFakeQuantize) {
     }
 }
 
+// x [rows, K] -> FakeQuantize -> MatMul(B = i8 -> Convert -> Multiply(scale)) -> Add(bias) -> out;
+// B [N, K] with transpose_b and a scale per output column, or [K, N] with one scale.
+Built build_mat_mul(int64_t rows, int64_t k, int64_t n, bool transpose_b, std::mt19937& rng) {
+    IrBuilder b;
+    const Dims in{rows, k}, w = transpose_b ? Dims{n, k} : Dims{k, n}, out{rows, n};
+    b.parameter(0, "x", "f32", in);
+    const float step = 0.01f, lo = -64 * step, hi = (255 - 64) * step;  // 0 is level 64
+    const float r[4] = {lo, hi, lo, hi};
+    for (int i = 0; i < 4; ++i) b.constant(1 + i, "range" + std::to_string(i), "f32", {}, &r[i], sizeof(float));
+    b.layer(5, "fq", "FakeQuantize", "opset1", "levels=\"256\"",
+            {{0, "", in, ""}, {1, "", {}, ""}, {2, "", {}, ""}, {3, "", {}, ""}, {4, "", {}, ""}}, {{5, "FP32", in, ""}});
+    b.edge(0, 0, 5, 0);
+    for (int i = 0; i < 4; ++i) b.edge(1 + i, 0, 5, 1 + i);
+    std::uniform_int_distribution<int> wi(-127, 127);
+    std::vector<int8_t> wq(count(w));
+    for (int8_t& v : wq) v = static_cast<int8_t>(wi(rng));
+    b.constant(6, "w_i8", "i8", w, wq.data(), wq.size());
+    b.layer(7, "w_convert", "Convert", "opset1", "destination_type=\"f32\"", {{0, "", w, ""}}, {{1, "FP32", w, ""}});
+    b.edge(6, 0, 7, 0);
+    const Dims scale_dims = transpose_b ? Dims{n, 1} : Dims{1};
+    std::uniform_real_distribution<float> su(0.001f, 0.01f);
+    std::vector<float> scale(count(scale_dims));
+    for (float& v : scale) v = su(rng);
+    b.constant(8, "w_scale", "f32", scale_dims, scale.data(), scale.size() * sizeof(float));
+    b.layer(9, "w_mul", "Multiply", "opset1", "", {{0, "", w, ""}, {1, "", scale_dims, ""}}, {{2, "FP32", w, ""}});
+    b.edge(7, 1, 9, 0).edge(8, 0, 9, 1);
+    b.layer(10, "mm", "MatMul", "opset1", std::string("transpose_a=\"false\" transpose_b=\"") + (transpose_b ? "true" : "false") + "\"",
+            {{0, "", in, ""}, {1, "", w, ""}}, {{2, "FP32", out, ""}});
+    b.edge(5, 5, 10, 0).edge(9, 2, 10, 1);
+    std::vector<float> bias(static_cast<size_t>(n));
+    for (float& v : bias) v = su(rng) * 10;
+    b.constant(11, "bias", "f32", {1, n}, bias.data(), bias.size() * sizeof(float));
+    b.layer(12, "add", "Add", "opset1", "", {{0, "", out, ""}, {1, "", {1, n}, ""}}, {{2, "FP32", out, ""}});
+    b.edge(10, 2, 12, 0).edge(11, 0, 12, 1);
+    b.result(13, "out", "f32", out);
+    b.edge(12, 2, 13, 0);
+    return {b.xml(), b.weights(), in, out};
+}
+
+TEST(LowPrecision, QuantizedMatMulsMatchFloatFakeQuantize) {
+    std::mt19937 rng(77);
+    const struct {
+        int64_t rows, k, n;
+        bool transpose_b;
+    } cases[] = {{1, 1280, 1000, true}, {3, 64, 10, true}, {9, 37, 17, false}, {1, 5, 1, true}, {20, 300, 70, true}};
+    for (const auto& c : cases) {
+        const Built g = build_mat_mul(c.rows, c.k, c.n, c.transpose_b, rng);
+        const Model model = Model::read_from_memory(g.xml, g.weights.data(), g.weights.size());
+        std::uniform_real_distribution<float> u(-1.f, 2.5f);
+        std::vector<float> x(count(g.in_dims));
+        for (float& v : x) v = u(rng);
+        const std::string what = std::to_string(c.rows) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n);
+        const Outcome ref = run(model, x, g.in_dims, false), got = run(model, x, g.in_dims, true);
+        ASSERT_TRUE(runs_int8(got)) << what;
+        float scale = 0;
+        for (float v : ref.out) scale = std::max(scale, std::fabs(v));
+        for (size_t i = 0; i < ref.out.size(); ++i)
+            ASSERT_NEAR(got.out[i], ref.out[i], 2e-5f * std::max(scale, 1.f)) << what << " at " << i;
+        EXPECT_EQ(run(model, x, g.in_dims, true, 3).out, got.out) << what << ": threads";
+        for (cpu::Isa cap : {cpu::Isa::Sse, cpu::Isa::Avx2}) {
+            if (!cpu::isa_supported(cap)) continue;
+            cpu::set_isa_cap_for_testing(cap);
+            const Outcome capped = run(model, x, g.in_dims, true);
+            cpu::reset_isa_cap_for_testing();
+            EXPECT_EQ(capped.out, got.out) << what << ": " << cpu::isa_name(cap);
+        }
+    }
+}
+
 TEST(LowPrecision, WhatTheInt8KernelsCannotRunStaysInFloat) {
     std::mt19937 rng(5);
     const auto check = [&](QuantConv q, const char* what) {

@@ -122,9 +122,9 @@ namespace irlite::nn {
 
 int int8_column_panel_rows(Int8Level level) { return kernels_of(level).lanes; }
 
-void int8_gemm_columns(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t ldb, int64_t m0, int64_t m1,
-                       int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start, float* c,
-                       int64_t ldc) {
+void int8_gemm_columns(Int8Level level, const Int8Weights& a, const uint8_t* b, const Int8Strides& strides, int64_t m0,
+                       int64_t m1, int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start,
+                       float* c) {
     const int8::Kernels& k = kernels_of(level);
     const int64_t lanes = k.lanes, panel_bytes = a.quads * lanes * 4;
     for (int64_t n = n0; n < n1; n += int8::kMaxColumns) {
@@ -132,8 +132,8 @@ void int8_gemm_columns(Int8Level level, const Int8Weights& a, const uint8_t* b, 
         for (int64_t m = m0; m < m1; m += 2 * lanes) {
             const int rows = static_cast<int>(std::min(2 * lanes, m1 - m));
             const int8::ColumnsFn kernel = k.columns[cols - 1][rows > lanes ? 1 : 0];
-            kernel(a.packed.data() + (m / lanes) * panel_bytes, panel_bytes, b + n * 4, ldb, a.quads, rows, alpha + m,
-                   beta + m, start ? start + m : nullptr, c + m * ldc + n, ldc);
+            kernel(a.packed.data() + (m / lanes) * panel_bytes, panel_bytes, b + n * strides.b_column, strides, a.quads,
+                   rows, alpha + m, beta + m, start ? start + m : nullptr, c + m * strides.c_row + n * strides.c_column);
         }
     }
 }

@@ -68,10 +68,16 @@ void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t 
 // lanes and each column's quad broadcast, so that no lane is spent on a missing column. The same
 // results as int8_gemm. A packed with panel_rows = int8_column_panel_rows(level); alpha, beta and
 // start (not null) readable up to a whole pair of panels past m1 (zero-padded by the caller).
+// Strides in bytes for B (quad q of column n at b + q * b_quad + n * b_column: [quads][ldb][4] has
+// b_quad = 4 ldb, b_column = 4; a row-major [columns][quads][4] has 4 and 4 quads) and in floats
+// for C (C[m][n] at c + m * c_row + n * c_column).
+struct Int8Strides {
+    int64_t b_quad = 0, b_column = 4, c_row = 0, c_column = 1;
+};
 int int8_column_panel_rows(Int8Level level);
-void int8_gemm_columns(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t ldb, int64_t m0, int64_t m1,
-                       int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start, float* c,
-                       int64_t ldc);
+void int8_gemm_columns(Int8Level level, const Int8Weights& a, const uint8_t* b, const Int8Strides& strides, int64_t m0,
+                       int64_t m1, int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start,
+                       float* c);
 
 namespace int8 {
 
@@ -80,9 +86,9 @@ namespace int8 {
 using KernelFn = void (*)(const int8_t* a, const uint8_t* b, int64_t ldb, int64_t quads, int rows, int cols,
                           const float* alpha, const float* beta, const int32_t* start, float* c, int64_t ldc);
 inline constexpr int kMaxVectors = 4;
-using ColumnsFn = void (*)(const int8_t* a, int64_t panel_bytes, const uint8_t* b, int64_t ldb, int64_t quads,
-                          int rows, const float* alpha, const float* beta, const int32_t* start, float* c,
-                          int64_t ldc);
+using ColumnsFn = void (*)(const int8_t* a, int64_t panel_bytes, const uint8_t* b, const Int8Strides& strides,
+                          int64_t quads, int rows, const float* alpha, const float* beta, const int32_t* start,
+                          float* c);
 inline constexpr int kMaxColumns = 8;
 struct Kernels {
     int lanes = 0;

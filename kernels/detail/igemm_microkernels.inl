@@ -46,9 +46,9 @@ IRLITE_INT8_TARGET void int8_kernel(const int8_t* a, const uint8_t* b, int64_t l
 // The column form (igemm.hpp: int8_gemm_columns): MV panels of kLanes rows x NC columns; a lane
 // is a row, each column's quad is broadcast.
 template <int NC, int MV>
-IRLITE_INT8_TARGET void int8_columns_kernel(const int8_t* a, int64_t panel_bytes, const uint8_t* b, int64_t ldb,
-                                            int64_t quads, int rows, const float* alpha, const float* beta,
-                                            const int32_t* start, float* c, int64_t ldc) {
+IRLITE_INT8_TARGET void int8_columns_kernel(const int8_t* a, int64_t panel_bytes, const uint8_t* b,
+                                            const Int8Strides& strides, int64_t quads, int rows, const float* alpha,
+                                            const float* beta, const int32_t* start, float* c) {
     using Reg = typename Vec::Reg;
     constexpr int L = Vec::kLanes;
     Reg acc[MV][NC];
@@ -56,12 +56,12 @@ IRLITE_INT8_TARGET void int8_columns_kernel(const int8_t* a, int64_t panel_bytes
         const Reg first = start ? Vec::load_i32(start + v * L) : Vec::zero();
         for (int n = 0; n < NC; ++n) acc[v][n] = first;
     }
-    const int64_t b_step = ldb * 4;
+    const int64_t b_step = strides.b_quad, b_column = strides.b_column;
     for (int64_t q = 0; q < quads; ++q) {
         Reg w[MV];
         for (int v = 0; v < MV; ++v) w[v] = Vec::load_b(reinterpret_cast<const uint8_t*>(a + v * panel_bytes + q * L * 4));
         for (int n = 0; n < NC; ++n) {
-            const Reg x = Vec::broadcast_a(reinterpret_cast<const int8_t*>(b + q * b_step + n * 4));
+            const Reg x = Vec::broadcast_a(reinterpret_cast<const int8_t*>(b + q * b_step + n * b_column));
             for (int v = 0; v < MV; ++v) acc[v][n] = Vec::dot(acc[v][n], x, w[v]);
         }
     }
@@ -70,7 +70,7 @@ IRLITE_INT8_TARGET void int8_columns_kernel(const int8_t* a, int64_t panel_bytes
         for (int n = 0; n < NC; ++n) {
             float tmp[L];
             Vec::to_float_store_rows(tmp, acc[v][n], alpha + v * L, beta + v * L);
-            for (int j = 0; j < lanes; ++j) c[(v * L + j) * ldc + n] = tmp[j];
+            for (int j = 0; j < lanes; ++j) c[(v * L + j) * strides.c_row + n * strides.c_column] = tmp[j];
         }
     }
 }

@@ -10,6 +10,7 @@
 #include "kernels/detail/nn_gemm.hpp"
 #include "kernels/detail/parallel.hpp"
 #include "kernels/detail/sgemm.hpp"
+#include "kernels/math/mat_mul_int8.hpp"
 
 namespace irlite {
 namespace {
@@ -18,6 +19,9 @@ struct MatMulAttrs : OpAttrs {
     bool transpose_a = false, transpose_b = false;
     // f32 only: bias (along the last output axis), residual (input 2) and activation fused after.
     std::shared_ptr<const Epilogue> epilogue;
+    // A's FakeQuantize and B's integers, when the low-precision pass made this layer int8
+    // (mat_mul_int8.hpp).
+    std::shared_ptr<const QuantizedInput> quantized;
 };
 
 std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
@@ -146,6 +150,8 @@ struct MatMulOpPlan : OpPlan {
     // epilogue_in_kernel (the GEMM's columns are that axis), else over the whole output.
     nn::FusedEpilogue epilogue;
     bool epilogue_in_kernel = false;
+    // The int8 method (the low-precision pass's layers): everything else above is unused.
+    std::unique_ptr<nn::Int8MatMulPlan> int8;
     // Scratch: the GEMM's (each thread's region), then A, B and C converted to the compute type
     // (f16/bf16 as f32, narrower integers as 64 bits: nn::conversion_bytes), which the calling
     // thread's region holds for every thread to read (A, B) and write (C).
@@ -244,6 +250,17 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
         batches_a *= p.batch_a[i];
         b_shared = b_shared && p.batch_b[i] == 1;
     }
+    if (const QuantizedInput* q = ctx.attrs<MatMulAttrs>().quantized.get()) {
+        // The pass only hands this to f32 A, not transposed, times constant 2-D weights.
+        if (ctx.type(0) != ElementType::f32 || !ctx.value(1) || !b_shared || p.trans_a || p.b_vector ||
+            static_cast<int64_t>(q->weights.size()) != p.k * p.n)
+            throw Error(ErrorKind::Unsupported, "int8-unsupported", "an int8 input on a MatMul the int8 method cannot run");
+        plan->int8 = std::make_unique<nn::Int8MatMulPlan>(
+            nn::plan_int8_mat_mul(batches_a * p.m, p.k, p.n, p.trans_b, *q, plan->epilogue, cpu::active_isa()));
+        plan->scratch_bytes = plan->int8->scratch_bytes();
+        plan->method = "int8-gemm";
+        return plan;
+    }
     if (ctx.value(1) && b_shared && !p.trans_a) {
         std::vector<float> b(static_cast<size_t>(p.k * p.n));
         nn::load_as<float>(*ctx.value(1), b.data());
@@ -315,6 +332,11 @@ void compute(KernelContext& ctx) {
             if (p.sgemm) {
                 // A fused residual is the last input (f32, the output's shape).
                 const float* res = p.epilogue.residual ? ctx.input(ctx.num_inputs() - 1).data<float>() : nullptr;
+                if (p.int8) {
+                    nn::run_int8_mat_mul(*p.int8, a.data(), c.data(), res, ctx.scratch(), ctx.pool());
+                    c.commit();
+                    return;
+                }
                 if (!p.packed_b.empty()) {
                     run_sgemm(p, a.data(), nullptr, c.data(), res, ctx);  // B is packed in the plan
                 } else {
@@ -356,6 +378,17 @@ OpDef make_mat_mul_op() {
         return fused;
     };
     d.epilogue_channel_axis = -1;
+    d.with_quantized_input = [](const OpAttrs& a, std::shared_ptr<const QuantizedInput> q) -> std::unique_ptr<OpAttrs> {
+        const auto& attrs = static_cast<const MatMulAttrs&>(a);
+        const Shape& w = q->weights_shape;
+        const int64_t depth = w.size() == 2 ? w[attrs.transpose_b ? 1 : 0] : 0;
+        if (w.size() != 2 || attrs.transpose_a || depth >= nn::kInt8MaxDepth ||
+            !nn::int8_mat_mul_fits(*q, attrs.transpose_b))
+            return nullptr;
+        auto quantized = std::make_unique<MatMulAttrs>(attrs);
+        quantized->quantized = std::move(q);
+        return quantized;
+    };
     return d;
 }
 

@@ -2079,6 +2079,9 @@ OpDef make_conv_def(const char* type, ConvKind kind) {
     }
     if (kind == ConvKind::Forward) {
         d.with_quantized_input = [](const OpAttrs& a, std::shared_ptr<const QuantizedInput> q) -> std::unique_ptr<OpAttrs> {
+            // 2-D ([Cout, Cin, kH, kW] filters), the depth within the int32 sums' bound.
+            const Shape& w = q->weights_shape;
+            if (w.size() != 4 || w[1] * w[2] * w[3] >= nn::kInt8MaxDepth) return nullptr;
             auto quantized = std::make_unique<ConvAttrs>(static_cast<const ConvAttrs&>(a));
             quantized->quantized = std::move(q);
             return quantized;

@@ -1,16 +1,10 @@
 #include "kernels/nn/convolution_int8.hpp"
 
-// quantize_row passes GCC vector-extension values between functions of this file only (see
-// convolution.cpp).
-#if defined(__clang__) || defined(__GNUC__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
-
 #include <algorithm>
 #include <cstring>
 
 #include "kernels/detail/parallel.hpp"
-#include "kernels/detail/simd.hpp"
+#include "kernels/detail/quantize_levels.hpp"
 
 #if IRLITE_ISA_X86
 #include <emmintrin.h>
@@ -24,40 +18,6 @@ constexpr int64_t kTaskRows = 4 * kInt8Rows;
 constexpr int64_t kTaskColumns = 128;
 
 size_t round64(size_t n) { return (n + 63) / 64 * 64; }
-
-// levels[i] = the level of x[i]: quantized_level's result, in a form that vectorises (plain
-// arithmetic and min/max). Rounding to the nearest even integer is (t + 2^23) - 2^23 for
-// 0 <= t < 2^23, as nearbyint rounds; every t below 0 (x <= in_low, NaN) ends at level 0 and every
-// t above `steps` (x > in_high) at the top level, as in quantized_level.
-constexpr int64_t kQuantizeChunk = 2048;
-IRLITE_ISA_INLINE void quantize16(const float* x, float il, float range, float steps, uint8_t* levels) {
-    using F = simd::vec_t<float, 64>;
-    using I = simd::vec_t<int32_t, 64>;
-    using B = simd::vec_t<uint8_t, 16>;
-    const F zero = F{} + 0.f, top = F{} + steps, magic = F{} + 8388608.f;
-    F v;
-    std::memcpy(&v, x, sizeof v);
-    const F t = (v - il) / range * steps;
-    F r = (t + magic) - magic;
-    r = r > zero ? r : zero;
-    r = r < top ? r : top;
-    const B bytes = __builtin_convertvector(__builtin_convertvector(r, I), B);
-    std::memcpy(levels, &bytes, sizeof bytes);
-}
-// In blocks of 16 (a zmm's floats), the last one through a zero-padded copy: small planes (4x4,
-// 8x8) would otherwise spend their time in the compiler's scalar remainder loop.
-void quantize_chunk(const float* x, int64_t n, float il, float ih, float steps, uint8_t* levels) {
-    const float range = ih - il;
-    const int64_t whole = n / 16 * 16;
-    for (int64_t i = 0; i < whole; i += 16) quantize16(x + i, il, range, steps, levels + i);
-    if (whole < n) {
-        float tail[16] = {};
-        uint8_t out[16];
-        std::memcpy(tail, x + whole, static_cast<size_t>(n - whole) * sizeof(float));
-        quantize16(tail, il, range, steps, out);
-        std::memcpy(levels + whole, out, static_cast<size_t>(n - whole));
-    }
-}
 
 // out[4 n + j] = row j's byte n: four channels' levels as the GEMM's quads.
 void interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3, int64_t count,
@@ -274,9 +234,15 @@ void run_int8_convolution(const Int8ConvPlan& plan, int64_t batch, const float* 
             for (int64_t t = t0; t < t1; ++t) {
                 const int64_t m0 = (t / col_tasks) * task_rows, n0 = (t % col_tasks) * kTaskColumns;
                 const int64_t m1 = std::min(s.out_channels, m0 + task_rows), n1 = std::min(plan.columns, n0 + kTaskColumns);
-                (plan.column_form ? int8_gemm_columns : int8_gemm)(plan.level, plan.weights, b, plan.ldb, m0, m1, n0, n1,
-                                                                  plan.alpha.data(), plan.beta.data(),
-                                                                  plan.acc_start.data(), yi, plan.columns);
+                if (plan.column_form) {
+                    Int8Strides strides;
+                    strides.b_quad = plan.ldb * 4, strides.c_row = plan.columns;
+                    int8_gemm_columns(plan.level, plan.weights, b, strides, m0, m1, n0, n1, plan.alpha.data(),
+                                      plan.beta.data(), plan.acc_start.data(), yi);
+                } else {
+                    int8_gemm(plan.level, plan.weights, b, plan.ldb, m0, m1, n0, n1, plan.alpha.data(), plan.beta.data(),
+                              plan.acc_start.data(), yi, plan.columns);
+                }
                 if (e.active && (e.residual || e.act.kind != ActivationKind::None))
                     apply_block(yi + m0 * plan.columns + n0, plan.columns, m1 - m0, n1 - n0, nullptr, nullptr,
                                 e.residual ? ri + m0 * plan.columns + n0 : nullptr, plan.columns, e.act);
