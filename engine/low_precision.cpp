@@ -8,8 +8,6 @@
 namespace irlite {
 namespace {
 
-constexpr double kHalfRounding = 1.0 / 1024;  // f16 keeps 11 significant bits: relative 2^-11 per rounding
-
 const Tensor* constant_f32(const Graph& g, const ValueRef& r) {
     const Node& n = g.nodes[static_cast<size_t>(r.node)];
     if (!n.is_constant()) return nullptr;
@@ -46,40 +44,71 @@ std::optional<QuantizedInput> activation_quantizer(const Graph& g, const Node& f
     return q;
 }
 
-// The weights as integers times a per-output-channel scale, read off the Multiply that made them.
+// A per-channel scale along axis 0 of [C, ...] weights: one value, or C laid out as [C, 1, ...].
+bool is_channel_scale(const Tensor& scale, const Shape& weights) {
+    const int64_t s = scale.num_elements();
+    return s == 1 || (s == weights[0] && scale.shape().size() == weights.size() && scale.shape()[0] == weights[0]);
+}
+
+// w (the folded weights) as integers in [-128, 127] times `scale` (per channel along axis 0, or one
+// value): each within a tenth of its channel's step of the integer times the step, which holds for
+// weights computed as integer x scale in f32 (exact to rounding) or in f16 (dequantized by an FP16
+// model: within 2^-11 of 127 steps).
+bool as_integers(const Tensor& w, const std::vector<float>& scale, QuantizedInput& q) {
+    const int64_t channels = w.shape()[0], n = w.num_elements(), per_channel = n / channels;
+    const float* wv = w.data<float>();
+    std::vector<int8_t> weights(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+        const double sc = scale[scale.size() == 1 ? 0 : static_cast<size_t>(i / per_channel)];
+        if (!(sc > 0) || !std::isfinite(sc)) return false;
+        const double v = std::nearbyint(wv[i] / sc);
+        if (!(v >= -128 && v <= 127) || std::abs(v * sc - wv[i]) > 0.1 * sc) return false;
+        weights[static_cast<size_t>(i)] = static_cast<int8_t>(v);
+    }
+    q.weights = std::move(weights);
+    q.weights_shape = w.shape();
+    q.weight_scale = scale;
+    return true;
+}
+
+// The weights as integers times a per-output-channel scale, read off what made them (folded at
+// load time): a Multiply of an integer tensor by the scale (NNCF's and POT's i8 Const -> Convert
+// [-> Subtract] -> Multiply), or a FakeQuantize of integer levels whose output range per channel
+// sets the step (older POT's u8 Const -> Convert -> FakeQuantize(levels 255, ranges per channel)).
 bool integer_weights(const Graph& g, const ValueRef& w_ref, QuantizedInput& q) {
     const Tensor* w = constant_f32(g, w_ref);
-    const Node& mul = g.nodes[static_cast<size_t>(w_ref.node)];
-    if (!w || w->shape().size() < 2 || !mul.def || !mul.def->is_multiply || mul.inputs.size() != 2) return false;
-    const int64_t channels = w->shape()[0], n = w->num_elements();
-    if (channels <= 0 || n <= 0) return false;
-    for (int side = 0; side < 2; ++side) {
-        const Tensor* ints = constant_f32(g, mul.inputs[static_cast<size_t>(side)]);
-        const Tensor* scale = constant_f32(g, mul.inputs[static_cast<size_t>(1 - side)]);
-        if (!ints || !scale || ints->num_elements() != n) continue;
-        // The scale: one value, or one per channel along axis 0 ([C, 1, 1, 1] for [C, ...] weights).
-        const int64_t s = scale->num_elements();
-        if (s != 1 && !(s == channels && scale->shape().size() == w->shape().size() && scale->shape()[0] == channels))
-            continue;
-        const float* iv = ints->data<float>();
-        const float* sv = scale->data<float>();
-        const float* wv = w->data<float>();
-        const int64_t per_channel = n / channels;
-        std::vector<int8_t> weights(static_cast<size_t>(n));
-        bool ok = true;
-        for (int64_t i = 0; i < n && ok; ++i) {
-            const float v = iv[i];
-            const float sc = sv[s == 1 ? 0 : i / per_channel];
-            ok = v >= -128 && v <= 127 && v == std::nearbyint(v) && std::isfinite(sc);
-            const double product = static_cast<double>(v) * sc;
-            ok = ok && std::abs(product - wv[i]) <= kHalfRounding * std::abs(product);
-            weights[static_cast<size_t>(i)] = static_cast<int8_t>(v);
+    const Node& maker = g.nodes[static_cast<size_t>(w_ref.node)];
+    if (!w || w->shape().size() < 2 || !maker.def || w->shape()[0] <= 0 || w->num_elements() <= 0) return false;
+    if (maker.def->is_multiply && maker.inputs.size() == 2) {
+        for (int side = 0; side < 2; ++side) {
+            const Tensor* ints = constant_f32(g, maker.inputs[static_cast<size_t>(side)]);
+            const Tensor* scale = constant_f32(g, maker.inputs[static_cast<size_t>(1 - side)]);
+            if (!ints || !scale || ints->num_elements() != w->num_elements() || !is_channel_scale(*scale, w->shape()))
+                continue;
+            const float* iv = ints->data<float>();
+            bool integral = true;
+            for (int64_t i = 0; i < ints->num_elements() && integral; ++i) integral = iv[i] == std::nearbyint(iv[i]);
+            if (integral && as_integers(*w, std::vector<float>(scale->data<float>(), scale->data<float>() + scale->num_elements()), q))
+                return true;
         }
-        if (!ok) continue;
-        q.weights = std::move(weights);
-        q.weights_shape = w->shape();
-        q.weight_scale.assign(sv, sv + s);
-        return true;
+        return false;
+    }
+    if (maker.def->quantization_levels && maker.inputs.size() == 5) {
+        const int64_t levels = maker.def->quantization_levels(*maker.attrs);
+        const Tensor* ol = constant_f32(g, maker.inputs[3]);
+        const Tensor* oh = constant_f32(g, maker.inputs[4]);
+        if (levels < 2 || levels > 256 || !ol || !oh || ol->num_elements() != oh->num_elements() ||
+            !is_channel_scale(*ol, w->shape()) || !is_channel_scale(*oh, w->shape()))
+            return false;
+        std::vector<float> step(static_cast<size_t>(ol->num_elements()));
+        for (size_t c = 0; c < step.size(); ++c) {
+            const float lo = ol->data<float>()[c], hi = oh->data<float>()[c];
+            step[c] = (hi - lo) / static_cast<float>(levels - 1);
+            // The level for 0 must be a level, or the integers would be offset.
+            const double zero = -static_cast<double>(lo) / step[c];
+            if (!(step[c] > 0) || std::abs(zero - std::nearbyint(zero)) > 1e-3) return false;
+        }
+        return as_integers(*w, step, q);
     }
     return false;
 }

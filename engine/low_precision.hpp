@@ -10,11 +10,12 @@
 //     levels over f32 data, whose four ranges are constant scalars with in_low < in_high and
 //     out_low < out_high, and whose level for 0 (-out_low / out_step) is a level, up to float
 //     rounding (so that padding stays exact);
-//   - its weights are a constant f32 tensor made by a Multiply (OpDef::is_multiply) of an integer
-//     tensor in [-128, 127] of the weights' shape and a scale that is one value or one per output
-//     channel (axis 0), the product equal to the weights (to f16 rounding, for FP16-INT8 models
-//     whose weights were dequantized in f16): NNCF's and POT's i8 Const -> Convert [-> Subtract]
-//     -> Multiply, folded at load time.
+//   - its weights are a constant f32 tensor, folded at load time, that is integers in [-128, 127]
+//     times a scale (one value, or one per output channel along axis 0) to a tenth of a step (f16
+//     rounding, for FP16-INT8 models that dequantize in f16), the scale read off what made them:
+//     a Multiply (OpDef::is_multiply) of integers by the scale (NNCF's and POT's i8 Const ->
+//     Convert [-> Subtract] -> Multiply), or a FakeQuantize whose output range per channel sets the
+//     step, with a level for 0 (older POT's u8 Const -> Convert -> FakeQuantize, levels 255).
 // The node then reads the FakeQuantize's input and quantizes it itself; the FakeQuantize stays
 // for its other consumers and is dropped when none is left. Anything else keeps running in float.
 #pragma once

@@ -41,6 +41,7 @@ struct QuantConv {
     int levels = 256;
     float il = -1.f, ih = 1.f, ol = -1.f, oh = 1.f;
     bool per_channel_scale = true, per_channel_range = false, integer_weights = true, relu = false;
+    bool fq_weights = false;  // u8 levels -> Convert -> FakeQuantize(255 levels, output range per channel)
     long long out_hw() const { return (hw + 2 * pad - dilation * (k - 1) - 1) / stride + 1; }
 };
 
@@ -73,7 +74,10 @@ Built build(const QuantConv& q, std::mt19937& rng) {
     for (int8_t& v : wq) v = static_cast<int8_t>(wi(rng));
     std::vector<float> wf(count(w));
     for (size_t i = 0; i < wf.size(); ++i) wf[i] = static_cast<float>(wq[i]) + 0.25f;
-    if (q.integer_weights) b.constant(6, "w_i8", "i8", w, wq.data(), wq.size());
+    std::vector<uint8_t> levels(wq.size());  // the levels w + 127 (older POT's u8 weights)
+    for (size_t i = 0; i < wq.size(); ++i) levels[i] = static_cast<uint8_t>(wq[i] + 127);
+    if (q.fq_weights) b.constant(6, "w_u8", "u8", w, levels.data(), levels.size());
+    else if (q.integer_weights) b.constant(6, "w_i8", "i8", w, wq.data(), wq.size());
     else b.constant(6, "w_f", "f32", w, wf.data(), wf.size() * sizeof(float));
     b.layer(7, "w_convert", "Convert", "opset1", "destination_type=\"f32\"", {{0, "", w, ""}}, {{1, "FP32", w, ""}});
     b.edge(6, 0, 7, 0);
@@ -81,14 +85,31 @@ Built build(const QuantConv& q, std::mt19937& rng) {
     std::uniform_real_distribution<float> su(0.001f, 0.01f);
     std::vector<float> scale(count(scale_dims));
     for (float& s : scale) s = su(rng);
-    b.constant(8, "w_scale", "f32", scale_dims, scale.data(), scale.size() * sizeof(float));
-    b.layer(9, "w_mul", "Multiply", "opset1", "", {{0, "", w, ""}, {1, "", scale_dims, ""}}, {{2, "FP32", w, ""}});
-    b.edge(7, 1, 9, 0).edge(8, 0, 9, 1);
+    if (q.fq_weights) {
+        // Older POT: the levels (w + 127) as u8, dequantized by a FakeQuantize whose output range
+        // per channel is [-127, 127] steps.
+        const float in_range[2] = {0.f, 254.f};
+        std::vector<float> lo(scale), hi(scale);
+        for (size_t c = 0; c < scale.size(); ++c) lo[c] = -127 * scale[c], hi[c] = 127 * scale[c];
+        b.constant(15, "w_il", "f32", {}, &in_range[0], sizeof(float));
+        b.constant(16, "w_ih", "f32", {}, &in_range[1], sizeof(float));
+        b.constant(8, "w_ol", "f32", scale_dims, lo.data(), lo.size() * sizeof(float));
+        b.constant(17, "w_oh", "f32", scale_dims, hi.data(), hi.size() * sizeof(float));
+        b.layer(9, "w_fq", "FakeQuantize", "opset1", "levels=\"255\"",
+                {{0, "", w, ""}, {1, "", {}, ""}, {2, "", {}, ""}, {3, "", scale_dims, ""}, {4, "", scale_dims, ""}},
+                {{5, "FP32", w, ""}});
+        b.edge(7, 1, 9, 0).edge(15, 0, 9, 1).edge(16, 0, 9, 2).edge(8, 0, 9, 3).edge(17, 0, 9, 4);
+    } else {
+        b.constant(8, "w_scale", "f32", scale_dims, scale.data(), scale.size() * sizeof(float));
+        b.layer(9, "w_mul", "Multiply", "opset1", "", {{0, "", w, ""}, {1, "", scale_dims, ""}}, {{2, "FP32", w, ""}});
+        b.edge(7, 1, 9, 0).edge(8, 0, 9, 1);
+    }
+    const int w_port = q.fq_weights ? 5 : 2;
     const std::string data = "strides=\"" + join({q.stride, q.stride}) + "\" dilations=\"" + join({q.dilation, q.dilation}) +
                              "\" pads_begin=\"" + join({q.pad, q.pad}) + "\" pads_end=\"" + join({q.pad, q.pad}) +
                              "\" auto_pad=\"explicit\"";
     b.layer(10, "conv", "Convolution", "opset1", data, {{0, "", in, ""}, {1, "", w, ""}}, {{2, "FP32", out, ""}});
-    b.edge(5, 5, 10, 0).edge(9, 2, 10, 1);
+    b.edge(5, 5, 10, 0).edge(9, w_port, 10, 1);
     std::vector<float> bias(static_cast<size_t>(q.cout));
     for (float& v : bias) v = su(rng) * 10;
     b.constant(11, "bias", "f32", {1, q.cout, 1, 1}, bias.data(), bias.size() * sizeof(float));
@@ -155,6 +176,7 @@ TEST(LowPrecision, RandomQuantizedConvolutionsMatchFloatFakeQuantize) {
         q.levels = trial % 6 == 5 ? 255 : trial % 9 == 8 ? 16 : 256;
         q.relu = trial % 2 == 1;
         q.per_channel_scale = trial % 3 != 2;
+        q.fq_weights = trial % 5 == 1;
         if (trial % 2 == 0) {  // ReLU-style: the range starts at 0
             q.il = q.ol = 0.f;
             q.ih = q.oh = 2.5f;
