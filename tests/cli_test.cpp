@@ -326,6 +326,23 @@ TEST(Cli, InfoSummarisesTheModel) {
     EXPECT_EQ(json.out.front(), '{');
 }
 
+// `info` counts the layers that run in int8, and `--no-int8` none.
+TEST(Cli, InfoCountsInt8Layers) {
+    const std::string xml = std::string(IRLITE_SOURCE_DIR) + "/../shared/models-int8/resnet18_int8/model.xml";
+    if (!std::filesystem::exists(xml)) GTEST_SKIP() << "no " << xml;
+    const CliResult r = irlite({"info", xml});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("int8:    20 Convolution, 1 MatMul"), std::string::npos) << r.out;
+    const CliResult json = irlite({"info", "--json", xml});
+    const size_t at = json.out.find("\"int8\": [");
+    ASSERT_NE(at, std::string::npos) << json.out;
+    const std::string list = json.out.substr(at, json.out.find(']', at) - at);
+    EXPECT_NE(list.find("\"count\": 20"), std::string::npos) << list;
+    EXPECT_NE(list.find("\"Convolution\""), std::string::npos) << list;
+    const CliResult off = irlite({"info", "--no-int8", xml});
+    EXPECT_EQ(off.out.find("int8:"), std::string::npos) << off.out;
+}
+
 TEST(Cli, DotIsValidGraphvizWithFindingsInRed) {
     TempDir dir;
     const std::string dot = dir.file("g.dot");

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/fusion.hpp"
+#include "engine/low_precision.hpp"
 #include "engine/op.hpp"
 #include "engine/precision.hpp"
 #include "engine/opset_catalog.hpp"
@@ -19,7 +20,7 @@ namespace irlite::cli {
 namespace {
 
 const char* kInfoHelp =
-    "usage: irlite info MODEL.xml [-w MODEL.bin] [--no-fusion] [--precision f32|f16] [--json]\n"
+    "usage: irlite info MODEL.xml [-w MODEL.bin] [--no-fusion] [--no-int8] [--precision f32|f16] [--json]\n"
     "\n"
     "Summarises the model: inputs and outputs (names, element types, shapes), op types with their\n"
     "counts and opsets, the number of layers and edges, the bytes of Const data, and the ops irlite\n"
@@ -28,10 +29,12 @@ const char* kInfoHelp =
     "(an op with the bias, residual Add and activation after it, e.g. Convolution+Add+ReLU) and how\n"
     "many of each; a model with dynamic shapes is fused when it runs, for its input shapes.\n"
     "'precision' (f16/bf16 models) says what the layers compute in: f32 by default, with\n"
-    "conversions at the boundary, except the layers listed as kept in f16.\n"
+    "conversions at the boundary, except the layers listed as kept in f16. 'int8' (INT8 models)\n"
+    "counts the layers that run in int8 (README: INT8).\n"
     "\n"
     "  -w, --weights FILE   the weights (.bin); default: MODEL.xml with the extension .bin\n"
     "      --no-fusion      do not show what graph fusion makes of the model\n"
+    "      --no-int8        as 'run --no-int8' compiles the model: no int8 layers\n"
     "      --precision P    f32 (default) or f16: as 'run --precision' compiles the model\n"
     "      --json           print one JSON document:\n"
     "                       {\"file\", \"name\", \"ir_version\", \"layers\", \"edges\", \"const_bytes\",\n"
@@ -40,6 +43,7 @@ const char* kInfoHelp =
     "                        \"fused\": [{\"type\", \"count\"}], \"bodies\": [{\"path\", \"layers\", \"edges\"}],\n"
     "                        \"precision\": null | {\"inference\", \"layers\": {TYPE: count},\n"
     "                                      \"conversions\", \"kept_declared\"},\n"
+    "                        \"int8\": [{\"type\", \"count\"}],\n"
     "                        \"check\": {\"errors\", \"warnings\"}}  (a shape is a list, -1 = dynamic;\n"
     "                        null for an unknown rank)\n";
 
@@ -72,6 +76,8 @@ struct ModelInfo {
     PrecisionInfo precision;
     std::vector<std::pair<std::string, int>> fused;  // fused node type, count (graph fusion)
     int nodes_before = 0, nodes_after = 0;           // executed nodes without / with fusion
+    bool int8 = true;                                // the low-precision pass ran
+    std::vector<std::pair<std::string, int>> int8_layers;  // op type, count of layers run in int8
     std::vector<OpUse> ops;  // by type name, body layers included
     uint64_t const_bytes = 0;
     struct Body {
@@ -105,6 +111,16 @@ void collect_compiled(const CheckReport& report, ModelInfo& info, bool fusion, I
         ++p.layers[computes_in];
         if (precision == InferencePrecision::F32 && (computes_in == "f16" || computes_in == "bf16"))
             p.kept.push_back(str("'", node.layer->name, "' (", node.layer->type, ")"));
+    }
+    if (info.int8) {
+        // The low-precision pass's layers: those whose attributes it replaced.
+        const std::shared_ptr<const Graph> quantized = quantize_graph(graph);
+        std::map<std::string, int> counts;
+        for (size_t i = 0; i < quantized->nodes.size(); ++i)
+            if (quantized->nodes[i].live && quantized->nodes[i].attrs != graph->nodes[i].attrs)
+                ++counts[std::string(quantized->nodes[i].layer->type)];
+        for (const auto& [type, count] : counts) info.int8_layers.emplace_back(type, count);
+        graph = quantized;
     }
     if (!fusion) return;
     const std::shared_ptr<const Graph> fused = fuse_graph(graph);
@@ -245,6 +261,11 @@ void print_text(const CheckReport& report, const ModelInfo& info) {
             std::cout << "  kept in f16 (their f16 result is part of their meaning): " << kept << "\n";
         }
     }
+    if (!info.int8_layers.empty()) {
+        std::string layers;
+        for (const auto& [type, count] : info.int8_layers) layers += str(layers.empty() ? "" : ", ", count, " ", type);
+        std::cout << "int8:    " << layers << " (their FakeQuantize absorbed; --no-int8 runs them in float)\n";
+    }
     if (!info.fused.empty()) {
         std::cout << "fused (" << info.nodes_before << " nodes run as " << info.nodes_after << "):\n";
         for (const auto& [type, count] : info.fused) std::cout << "  " << pad(type, 40) << count << "\n";
@@ -285,6 +306,8 @@ std::string to_json(const CheckReport& report, const ModelInfo& info) {
             cannot_run.push_back({{"type", use.type}, {"opset", value_or_null(o > 0, str("opset", o))}});
     }
     for (const auto& [type, count] : info.fused) fused.push_back({{"type", type}, {"count", count}});
+    Json int8 = Json::array();
+    for (const auto& [type, count] : info.int8_layers) int8.push_back({{"type", type}, {"count", count}});
     Json bodies = Json::array();
     for (const ModelInfo::Body& b : info.bodies) bodies.push_back({{"path", b.path}, {"layers", b.layers}, {"edges", b.edges}});
     Json document = {{"file", report.file},
@@ -300,6 +323,7 @@ std::string to_json(const CheckReport& report, const ModelInfo& info) {
                      {"fused", std::move(fused)},
                      {"bodies", std::move(bodies)},
                      {"precision", precision_json(info.precision)},
+                     {"int8", std::move(int8)},
                      {"check", {{"errors", report.errors}, {"warnings", report.warnings}}}};
     return dump_json(document);
 }
@@ -308,13 +332,14 @@ std::string to_json(const CheckReport& report, const ModelInfo& info) {
 
 int info_command(const std::vector<std::string>& args) {
     std::string model_path, bin_path;
-    bool json = false, no_fusion = false;
+    bool json = false, no_fusion = false, no_int8 = false;
     std::string precision_text;
     CommandLine line("info", kInfoHelp);
     line.add_model(model_path);
     line.app().add_option("-w,--weights", bin_path);
     line.app().add_flag("--json", json);
     line.app().add_flag("--no-fusion", no_fusion);
+    line.app().add_flag("--no-int8", no_int8);
     line.app().add_option("--precision", precision_text);
     if (!line.parse(args)) return kExitOk;
     const bool fusion = !no_fusion;
@@ -328,6 +353,7 @@ int info_command(const std::vector<std::string>& args) {
     }
     ModelInfo info = collect(report);
     info.precision.inference = precision;
+    info.int8 = !no_int8;
     collect_compiled(report, info, fusion, precision);
     if (json) std::cout << to_json(report, info) << "\n";
     else print_text(report, info);
