@@ -31,12 +31,4 @@ struct QuantizedInput {
     std::vector<float> weight_scale;  // one per output channel (axis 0 of the weights), or one for all
 };
 
-// The level index of x (the FakeQuantize's formula above; in_low < in_high).
-inline int quantized_level(float x, float in_low, float in_high, float steps) {
-    if (!(x > in_low)) return 0;
-    if (x > in_high) return static_cast<int>(steps);
-    const float t = __builtin_nearbyintf((x - in_low) / (in_high - in_low) * steps);
-    return t < steps ? static_cast<int>(t) : static_cast<int>(steps);
-}
-
 }  // namespace irlite

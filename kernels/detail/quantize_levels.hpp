@@ -1,13 +1,17 @@
-// The level index of each float of a row (the FakeQuantize's formula of
-// engine/quantized_input.hpp's quantized_level) in a form that vectorises: the int8 layers'
-// quantizing loops (call quantize_chunk inside cpu::run_at so that it is compiled for the level).
+// What every int8 layer (convolution_int8.hpp, mat_mul_int8.hpp) derives from its QuantizedInput:
+// the quantizer of its data (the FakeQuantize's level formula of engine/quantized_input.hpp, in a
+// form that vectorises) and, per output row of its GEMM, the terms that turn the integer sums into
+// floats (igemm.hpp).
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
+#include <vector>
+
 #include "engine/quantized_input.hpp"
 #include "kernels/detail/cpu_isa.hpp"
+#include "kernels/detail/igemm.hpp"
 #include "kernels/detail/simd.hpp"
 
 // quantize16 passes GCC vector-extension values between inlined functions only.
@@ -18,10 +22,10 @@
 
 namespace irlite::nn {
 
-// levels[i] = the level of x[i]: quantized_level's result, in a form that vectorises (plain
+// levels[i] = the level of x[i] (quantized_input.hpp's formula) in a form that vectorises (plain
 // arithmetic and min/max). Rounding to the nearest even integer is (t + 2^23) - 2^23 for
 // 0 <= t < 2^23, as nearbyint rounds; every t below 0 (x <= in_low, NaN) ends at level 0 and every
-// t above `steps` (x > in_high) at the top level, as in quantized_level.
+// t above `steps` (x > in_high) at the top level.
 inline constexpr int64_t kQuantizeChunk = 2048;
 IRLITE_ISA_INLINE void quantize16(const float* x, float il, float range, float steps, uint8_t* levels) {
     using F = simd::vec_t<float, 64>;
@@ -51,6 +55,41 @@ inline void quantize_chunk(const float* x, int64_t n, float il, float ih, float 
         std::memcpy(levels + whole, out, static_cast<size_t>(n - whole));
     }
 }
+
+// The data's quantizer: its range, levels and the level of 0, and the level its loop runs at.
+struct Int8Quantizer {
+    float in_low = 0, in_high = 0, steps = 255;
+    uint8_t zero_level = 0;
+    cpu::Isa isa = cpu::Isa::Sse;
+
+    Int8Quantizer() = default;
+    Int8Quantizer(const QuantizedInput& q, cpu::Isa level)
+        : in_low(q.in_low), in_high(q.in_high), steps(static_cast<float>(q.levels - 1)),
+          zero_level(static_cast<uint8_t>(q.zero_index)), isa(level) {}
+    // levels[0, n) = the levels of x[0, n), n <= kQuantizeChunk.
+    void quantize(const float* x, int64_t n, uint8_t* levels) const {
+        cpu::run_at(isa, [&] { quantize_chunk(x, n, in_low, in_high, steps, levels); });
+    }
+};
+
+// Per output row m of the GEMM (an output channel): C = float(start + sum) * alpha + beta with
+// alpha = weight_scale * out_step, beta = the fused bias, start = -zero_index * sum(w[m]); padded
+// with zeros by `padding` rows (the column form reads whole panel pairs).
+struct Int8RowTerms {
+    std::vector<float> alpha, beta;
+    std::vector<int32_t> start;
+
+    Int8RowTerms() = default;
+    Int8RowTerms(const QuantizedInput& q, const Int8Weights& w, const std::vector<float>& bias, int64_t padding) {
+        const auto padded = static_cast<size_t>(w.rows + padding);
+        alpha.assign(padded, 0.f), beta.assign(padded, 0.f), start.assign(padded, 0);
+        for (size_t i = 0; i < static_cast<size_t>(w.rows); ++i) {
+            alpha[i] = q.weight_scale[q.weight_scale.size() == 1 ? 0 : i] * q.out_step;
+            beta[i] = bias.empty() ? 0.f : bias[bias.size() == 1 ? 0 : i];
+            start[i] = -q.zero_index * w.row_sums[i];
+        }
+    }
+};
 
 }  // namespace irlite::nn
 

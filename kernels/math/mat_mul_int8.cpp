@@ -13,7 +13,7 @@ bool int8_mat_mul_fits(const QuantizedInput& q, bool transpose_b) { return trans
 Int8MatMulPlan plan_int8_mat_mul(int64_t rows, int64_t depth, int64_t columns, bool transpose_b,
                                  const QuantizedInput& q, const FusedEpilogue& epilogue, cpu::Isa isa) {
     Int8MatMulPlan plan;
-    plan.isa = isa;
+    plan.quantizer = Int8Quantizer(q, isa);
     plan.level = int8_level_for(isa);
     plan.rows = rows, plan.depth = depth, plan.columns = columns;
     std::vector<int8_t> by_column;  // [N][K]
@@ -27,18 +27,7 @@ Int8MatMulPlan plan_int8_mat_mul(int64_t rows, int64_t depth, int64_t columns, b
     }
     const int lanes = int8_column_panel_rows(plan.level);
     plan.weights = pack_int8_weights(w, columns, depth, depth, lanes);
-    plan.in_low = q.in_low;
-    plan.in_high = q.in_high;
-    plan.steps = static_cast<float>(q.levels - 1);
-    plan.zero_level = static_cast<uint8_t>(q.zero_index);
-    const auto padded = static_cast<size_t>(columns + 2 * lanes);
-    plan.alpha.assign(padded, 0.f), plan.beta.assign(padded, 0.f), plan.acc_start.assign(padded, 0);
-    for (int64_t n = 0; n < columns; ++n) {
-        const auto i = static_cast<size_t>(n);
-        plan.alpha[i] = q.weight_scale[q.weight_scale.size() == 1 ? 0 : i] * q.out_step;
-        plan.beta[i] = epilogue.bias.empty() ? 0.f : epilogue.bias[epilogue.bias.size() == 1 ? 0 : i];
-        plan.acc_start[i] = -q.zero_index * plan.weights.row_sums[i];
-    }
+    plan.terms = Int8RowTerms(q, plan.weights, epilogue.bias, 2 * lanes);
     plan.epilogue = epilogue;
     plan.epilogue.bias.clear();
     return plan;
@@ -55,11 +44,9 @@ void run_int8_mat_mul(const Int8MatMulPlan& plan, const float* a, float* c, cons
                                uint8_t* dst = levels + r * quads * 4;
                                for (int64_t j = 0; j < k; j += kQuantizeChunk) {
                                    const int64_t n = std::min(kQuantizeChunk, k - j);
-                                   cpu::run_at(plan.isa, [&] {
-                                       quantize_chunk(a + r * k + j, n, plan.in_low, plan.in_high, plan.steps, dst + j);
-                                   });
+                                   plan.quantizer.quantize(a + r * k + j, n, dst + j);
                                }
-                               std::memset(dst + k, plan.zero_level, static_cast<size_t>(quads * 4 - k));
+                               std::memset(dst + k, plan.quantizer.zero_level, static_cast<size_t>(quads * 4 - k));
                            }
                        });
     // Output columns in blocks of a few panels: the tasks.
@@ -72,8 +59,8 @@ void run_int8_mat_mul(const Int8MatMulPlan& plan, const float* a, float* c, cons
         for (int64_t blk = b0; blk < b1; ++blk) {
             const int64_t n0 = blk * block, n1 = std::min(plan.columns, n0 + block);
             // The GEMM's rows are the output columns n, its columns the rows of A.
-            int8_gemm_columns(plan.level, plan.weights, levels, strides, n0, n1, 0, plan.rows, plan.alpha.data(),
-                              plan.beta.data(), plan.acc_start.data(), c);
+            int8_gemm_columns(plan.level, plan.weights, levels, strides, n0, n1, 0, plan.rows, plan.terms.alpha.data(),
+                              plan.terms.beta.data(), plan.terms.start.data(), c);
             if (e.active && (e.residual || e.act.kind != ActivationKind::None))
                 apply_block(c + n0, plan.columns, plan.rows, n1 - n0, nullptr, nullptr, e.residual ? res + n0 : nullptr,
                             plan.columns, e.act);

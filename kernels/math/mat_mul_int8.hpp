@@ -18,19 +18,17 @@
 #include "engine/thread_pool.hpp"
 #include "kernels/detail/epilogue.hpp"
 #include "kernels/detail/igemm.hpp"
+#include "kernels/detail/quantize_levels.hpp"
 
 namespace irlite::nn {
 
 struct Int8MatMulPlan {
     Int8Level level = Int8Level::Portable;
-    cpu::Isa isa = cpu::Isa::Sse;
-    Int8Weights weights;            // [N][K] rows
-    std::vector<float> alpha, beta;  // per output column, padded by two panels
-    std::vector<int32_t> acc_start;
-    float in_low = 0, in_high = 0, steps = 255;
-    uint8_t zero_level = 0;
+    Int8Weights weights;      // [N][K] rows
+    Int8RowTerms terms;       // per output column, padded by two panels
+    Int8Quantizer quantizer;  // A's
     int64_t rows = 0, depth = 0, columns = 0;  // M (every batch's rows), K, N
-    FusedEpilogue epilogue;  // its bias is in beta; residual and activation after the GEMM
+    FusedEpilogue epilogue;  // its bias is in terms.beta; residual and activation after the GEMM
     size_t scratch_bytes() const { return static_cast<size_t>(rows * weights.quads * 4) + 64; }
 };
 

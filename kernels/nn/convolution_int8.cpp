@@ -62,7 +62,7 @@ void quantize_planes(const Int8ConvPlan& plan, const float* x, uint8_t* planes, 
     alignas(64) uint8_t quads[4 * kQuantizeChunk];
     for (int64_t cq = q0; cq < q1; ++cq) {
         uint8_t* dst = planes + cq * plan.quad_plane_bytes;
-        std::memset(dst, plan.zero_level, static_cast<size_t>(plan.quad_plane_bytes));
+        std::memset(dst, plan.quantizer.zero_level, static_cast<size_t>(plan.quad_plane_bytes));
         for (int64_t y0 = 0; y0 < ah.in; y0 += rows_per_chunk) {
             const int64_t y1 = std::min(ah.in, y0 + rows_per_chunk);
             for (int64_t x0 = 0; x0 < aw.in; x0 += piece) {
@@ -71,11 +71,11 @@ void quantize_planes(const Int8ConvPlan& plan, const float* x, uint8_t* planes, 
                 for (int64_t j = 0; j < 4; ++j) {
                     const int64_t c = cq * 4 + j;
                     if (c >= channels) {
-                        std::memset(levels[j], plan.zero_level, static_cast<size_t>(count));
+                        std::memset(levels[j], plan.quantizer.zero_level, static_cast<size_t>(count));
                         continue;
                     }
                     const float* xc = x + (c * ah.in + y0) * aw.in + x0;
-                    cpu::run_at(plan.isa, [&] { quantize_chunk(xc, count, plan.in_low, plan.in_high, plan.steps, levels[j]); });
+                    plan.quantizer.quantize(xc, count, levels[j]);
                 }
                 for (int64_t y = y0; y < y1; ++y) {
                     const int64_t py = y + ah.pad_begin;
@@ -117,7 +117,7 @@ void gather_quads(const Int8ConvPlan& plan, const uint8_t* planes, uint8_t* b, i
         const uint8_t* src = planes + cq * plan.quad_plane_bytes + plan.tap_offset[static_cast<size_t>(tap)];
         uint8_t* dst = b + q * plan.ldb * 4;
         for (int64_t oy = 0; oy < ah.out; ++oy) copy_run(dst + oy * run, src + oy * row_step, run);
-        std::memset(dst + plan.columns * 4, plan.zero_level, static_cast<size_t>((plan.ldb - plan.columns) * 4));
+        std::memset(dst + plan.columns * 4, plan.quantizer.zero_level, static_cast<size_t>((plan.ldb - plan.columns) * 4));
     }
 }
 
@@ -132,11 +132,8 @@ void quantize_quads(const Int8ConvPlan& plan, const float* x, uint8_t* b, int64_
             for (int64_t j = 0; j < 4; ++j) {
                 const int64_t c = q * 4 + j;
                 const int64_t count = c < channels ? std::max<int64_t>(0, end - n0) : 0;
-                if (count > 0)
-                    cpu::run_at(plan.isa, [&] {
-                        quantize_chunk(x + c * hw + n0, count, plan.in_low, plan.in_high, plan.steps, rows[j]);
-                    });
-                std::memset(rows[j] + count, plan.zero_level, static_cast<size_t>(n1 - n0 - count));
+                if (count > 0) plan.quantizer.quantize(x + c * hw + n0, count, rows[j]);
+                std::memset(rows[j] + count, plan.quantizer.zero_level, static_cast<size_t>(n1 - n0 - count));
             }
             interleave4(rows[0], rows[1], rows[2], rows[3], n1 - n0, b + (q * plan.ldb + n0) * 4);
         }
@@ -149,7 +146,7 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
                                    cpu::Isa isa) {
     Int8ConvPlan plan;
     plan.shape = shape;
-    plan.isa = isa;
+    plan.quantizer = Int8Quantizer(q, isa);
     plan.level = int8_level_for(isa);
     const AxisWindow &ah = shape.h, &aw = shape.w;
     const int64_t cout = shape.out_channels, cin = shape.channels, taps = ah.kernel * aw.kernel;
@@ -169,20 +166,7 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
     const int lanes = int8_column_panel_rows(plan.level);
     plan.column_form = plan.columns < lanes;
     plan.weights = pack_int8_weights(ordered.data(), cout, depth, depth, plan.column_form ? lanes : kInt8Rows);
-    plan.in_low = q.in_low;
-    plan.in_high = q.in_high;
-    plan.steps = static_cast<float>(q.levels - 1);
-    plan.zero_level = static_cast<uint8_t>(q.zero_index);
-    // Padded by two panels: the column form reads whole panel pairs.
-    const auto padded = static_cast<size_t>(cout + 2 * lanes);
-    plan.alpha.assign(padded, 0.f), plan.beta.assign(padded, 0.f), plan.acc_start.assign(padded, 0);
-    for (int64_t c = 0; c < cout; ++c) {
-        const auto i = static_cast<size_t>(c);
-        const float scale = q.weight_scale[q.weight_scale.size() == 1 ? 0 : i];
-        plan.alpha[i] = scale * q.out_step;
-        plan.beta[i] = epilogue.bias.empty() ? 0.f : epilogue.bias[epilogue.bias.size() == 1 ? 0 : i];
-        plan.acc_start[i] = -q.zero_index * plan.weights.row_sums[i];
-    }
+    plan.terms = Int8RowTerms(q, plan.weights, epilogue.bias, 2 * lanes);
     plan.epilogue = epilogue;
     plan.epilogue.bias.clear();
     plan.ldb = int8_padded_columns(plan.columns);
@@ -237,11 +221,11 @@ void run_int8_convolution(const Int8ConvPlan& plan, int64_t batch, const float* 
                 if (plan.column_form) {
                     Int8Strides strides;
                     strides.b_quad = plan.ldb * 4, strides.c_row = plan.columns;
-                    int8_gemm_columns(plan.level, plan.weights, b, strides, m0, m1, n0, n1, plan.alpha.data(),
-                                      plan.beta.data(), plan.acc_start.data(), yi);
+                    int8_gemm_columns(plan.level, plan.weights, b, strides, m0, m1, n0, n1, plan.terms.alpha.data(),
+                                      plan.terms.beta.data(), plan.terms.start.data(), yi);
                 } else {
-                    int8_gemm(plan.level, plan.weights, b, plan.ldb, m0, m1, n0, n1, plan.alpha.data(), plan.beta.data(),
-                              plan.acc_start.data(), yi, plan.columns);
+                    int8_gemm(plan.level, plan.weights, b, plan.ldb, m0, m1, n0, n1, plan.terms.alpha.data(),
+                              plan.terms.beta.data(), plan.terms.start.data(), yi, plan.columns);
                 }
                 if (e.active && (e.residual || e.act.kind != ActivationKind::None))
                     apply_block(yi + m0 * plan.columns + n0, plan.columns, m1 - m0, n1 - n0, nullptr, nullptr,

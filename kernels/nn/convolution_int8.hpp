@@ -23,6 +23,7 @@
 #include "kernels/detail/epilogue.hpp"
 #include "kernels/detail/igemm.hpp"
 #include "kernels/detail/nn_common.hpp"
+#include "kernels/detail/quantize_levels.hpp"
 
 namespace irlite::nn {
 
@@ -35,24 +36,21 @@ struct Int8ConvPlan {
     Int8ConvShape shape;
     Int8Level level = Int8Level::Portable;
     Int8Weights weights;
-    std::vector<float> alpha, beta;   // per output channel
-    std::vector<int32_t> acc_start;   // per output channel: -zero_index * sum(w[c])
-    float in_low = 0, in_high = 0, steps = 255;
-    uint8_t zero_level = 0;
+    Int8RowTerms terms;       // per output channel, padded by two panels
+    Int8Quantizer quantizer;  // the data's
     int64_t columns = 0, ldb = 0;  // output pixels, and B's padded row
     // The quad planes: [channel quad][phase (stride_w)][padded_rows][phase_width][4 channels]:
     // the data's levels, zero-padded, four channels interleaved, split by column phase (the
     // padded column modulo stride_w) so that each tap's output row reads one contiguous run.
     int64_t channel_quads = 0, padded_rows = 0, padded_width = 0, phase_width = 0, quad_plane_bytes = 0;
     std::vector<int64_t> tap_offset;  // per (ky, kx): its first byte in a quad plane
-    cpu::Isa isa = cpu::Isa::Sse;     // of the quantizing loop
     // 1x1, stride 1, no padding: B is quantized straight from the data (no planes).
     bool pointwise = false;
     // Fewer output pixels than a vector has lanes: the GEMM's column form (igemm.hpp), output
-    // channels in the lanes; alpha, beta and acc_start are padded by two panels for it.
+    // channels in the lanes.
     bool column_form = false;
     size_t plane_bytes = 0, b_bytes = 0;
-    FusedEpilogue epilogue;  // its bias is in beta; residual and activation after the GEMM
+    FusedEpilogue epilogue;  // its bias is in terms.beta; residual and activation after the GEMM
     size_t scratch_bytes() const { return plane_bytes + b_bytes; }
 };
 
