@@ -194,6 +194,7 @@ TEST(LowPrecision, RandomQuantizedConvolutionsMatchFloatFakeQuantize) {
         q.cin = 1 + trial % 7 * 3;
         q.cout = 4 + trial % 5 * 7;
         q.hw = 3 + trial % 11 * 3;
+        if (trial % 13 == 7) q.hw = 48 + trial % 3;  // planes past one quantizer chunk (2048 levels)
         q.k = trial % 4 == 0 ? 1 : trial % 4 == 3 ? 5 : 3;
         q.stride = 1 + trial % 3 % 2;
         q.pad = trial % 4 == 0 ? 0 : trial % 3;

@@ -66,7 +66,7 @@ struct Int8Quantizer {
     Int8Quantizer(const QuantizedInput& q, cpu::Isa level)
         : in_low(q.in_low), in_high(q.in_high), steps(static_cast<float>(q.levels - 1)),
           zero_level(static_cast<uint8_t>(q.zero_index)), isa(level) {}
-    // levels[0, n) = the levels of x[0, n), n <= kQuantizeChunk.
+    // levels[0, n) = the levels of x[0, n).
     void quantize(const float* x, int64_t n, uint8_t* levels) const {
         cpu::run_at(isa, [&] { quantize_chunk(x, n, in_low, in_high, steps, levels); });
     }

@@ -46,19 +46,36 @@ void interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const 
     }
 }
 
+// levels[j * n + i] = the level of channel 4 * cq + j's element i, of the n at x (the data of
+// channel 0, channel stride `stride`) from element `first`: four rows of n, the zero level for
+// channels past the data's. When the rows are whole planes (n == stride) the four channels are
+// contiguous and go through one quantizer call: small planes (2x2, 4x4) would otherwise spend
+// their time in the calls.
+void quantize_quad_rows(const Int8ConvPlan& plan, const float* x, int64_t stride, int64_t cq, int64_t first,
+                        int64_t n, uint8_t* levels) {
+    const int64_t valid = std::clamp<int64_t>(plan.shape.channels - cq * 4, 0, 4);
+    if (n == stride && first == 0) {
+        plan.quantizer.quantize(x + cq * 4 * stride, valid * n, levels);
+    } else {
+        for (int64_t j = 0; j < valid; ++j)
+            plan.quantizer.quantize(x + (cq * 4 + j) * stride + first, n, levels + j * n);
+    }
+    std::memset(levels + valid * n, plan.quantizer.zero_level, static_cast<size_t>((4 - valid) * n));
+}
+
 // Channel quads [q0, q1) of the data as their levels, in the quad planes (convolution_int8.hpp):
 // each group of four channels quantized in chunks of whole rows (or of one row), then interleaved
 // row by row into place.
 void quantize_planes(const Int8ConvPlan& plan, const float* x, uint8_t* planes, int64_t q0, int64_t q1) {
     const AxisWindow &ah = plan.shape.h, &aw = plan.shape.w;
     const int64_t phases = aw.stride, pw = plan.phase_width, ph = plan.padded_rows;
-    const int64_t channels = plan.shape.channels;
+    const int64_t hw = ah.in * aw.in;
     // The data columns inside the padded width: [col0, col1).
     const int64_t col0 = std::max<int64_t>(0, -aw.pad_begin);
     const int64_t col1 = std::min(aw.in, plan.padded_width - aw.pad_begin);
     const int64_t rows_per_chunk = std::max<int64_t>(1, kQuantizeChunk / aw.in);
     const int64_t piece = std::min(aw.in, kQuantizeChunk);  // columns per chunk of one long row
-    alignas(64) uint8_t levels[4][kQuantizeChunk];
+    alignas(64) uint8_t levels[4 * kQuantizeChunk];
     alignas(64) uint8_t quads[4 * kQuantizeChunk];
     for (int64_t cq = q0; cq < q1; ++cq) {
         uint8_t* dst = planes + cq * plan.quad_plane_bytes;
@@ -68,15 +85,8 @@ void quantize_planes(const Int8ConvPlan& plan, const float* x, uint8_t* planes, 
             for (int64_t x0 = 0; x0 < aw.in; x0 += piece) {
                 const int64_t x1 = std::min(aw.in, x0 + piece);
                 const int64_t count = y1 - y0 > 1 ? (y1 - y0) * aw.in : x1 - x0;
-                for (int64_t j = 0; j < 4; ++j) {
-                    const int64_t c = cq * 4 + j;
-                    if (c >= channels) {
-                        std::memset(levels[j], plan.quantizer.zero_level, static_cast<size_t>(count));
-                        continue;
-                    }
-                    const float* xc = x + (c * ah.in + y0) * aw.in + x0;
-                    plan.quantizer.quantize(xc, count, levels[j]);
-                }
+                quantize_quad_rows(plan, x, hw, cq, y0 * aw.in + x0, count, levels);
+                const uint8_t *l0 = levels, *l1 = levels + count, *l2 = levels + 2 * count, *l3 = levels + 3 * count;
                 for (int64_t y = y0; y < y1; ++y) {
                     const int64_t py = y + ah.pad_begin;
                     const int64_t first = std::max(x0, col0), last = std::min(x1, col1);
@@ -84,11 +94,10 @@ void quantize_planes(const Int8ConvPlan& plan, const float* x, uint8_t* planes, 
                     const int64_t off = (y - y0) * aw.in + (first - x0), n = last - first;
                     const int64_t px = first + aw.pad_begin;
                     if (phases == 1) {
-                        interleave4(levels[0] + off, levels[1] + off, levels[2] + off, levels[3] + off, n,
-                                    dst + (py * pw + px) * 4);
+                        interleave4(l0 + off, l1 + off, l2 + off, l3 + off, n, dst + (py * pw + px) * 4);
                         continue;
                     }
-                    interleave4(levels[0] + off, levels[1] + off, levels[2] + off, levels[3] + off, n, quads);
+                    interleave4(l0 + off, l1 + off, l2 + off, l3 + off, n, quads);
                     int64_t phase = px % phases, at = px / phases;
                     for (int64_t j = 0; j < n; ++j) {
                         std::memcpy(dst + ((phase * ph + py) * pw + at) * 4, quads + 4 * j, 4);
@@ -124,19 +133,16 @@ void gather_quads(const Int8ConvPlan& plan, const uint8_t* planes, uint8_t* b, i
 // A 1x1 convolution of stride 1 without padding: B is the data's levels themselves, four
 // channels interleaved, quantized straight into place for channel quads [q0, q1).
 void quantize_quads(const Int8ConvPlan& plan, const float* x, uint8_t* b, int64_t q0, int64_t q1) {
-    const int64_t hw = plan.columns, channels = plan.shape.channels;
-    alignas(64) uint8_t rows[4][kQuantizeChunk];
+    const int64_t hw = plan.columns;
+    alignas(64) uint8_t levels[4 * kQuantizeChunk];
     for (int64_t q = q0; q < q1; ++q) {
-        for (int64_t n0 = 0; n0 < plan.ldb; n0 += kQuantizeChunk) {
-            const int64_t n1 = std::min(plan.ldb, n0 + kQuantizeChunk), end = std::min(n1, hw);
-            for (int64_t j = 0; j < 4; ++j) {
-                const int64_t c = q * 4 + j;
-                const int64_t count = c < channels ? std::max<int64_t>(0, end - n0) : 0;
-                if (count > 0) plan.quantizer.quantize(x + c * hw + n0, count, rows[j]);
-                std::memset(rows[j] + count, plan.quantizer.zero_level, static_cast<size_t>(n1 - n0 - count));
-            }
-            interleave4(rows[0], rows[1], rows[2], rows[3], n1 - n0, b + (q * plan.ldb + n0) * 4);
+        uint8_t* dst = b + q * plan.ldb * 4;
+        for (int64_t n0 = 0; n0 < hw; n0 += kQuantizeChunk) {
+            const int64_t n = std::min(kQuantizeChunk, hw - n0);
+            quantize_quad_rows(plan, x, hw, q, n0, n, levels);
+            interleave4(levels, levels + n, levels + 2 * n, levels + 3 * n, n, dst + n0 * 4);
         }
+        std::memset(dst + hw * 4, plan.quantizer.zero_level, static_cast<size_t>((plan.ldb - hw) * 4));
     }
 }
 
@@ -164,7 +170,7 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
                 ordered[static_cast<size_t>(m * depth + (t * plan.channel_quads + c / 4) * 4 + c % 4)] =
                     q.weights[static_cast<size_t>((m * cin + c) * taps + t)];
     const int lanes = int8_column_panel_rows(plan.level);
-    plan.column_form = plan.columns < lanes;
+    plan.column_form = plan.columns <= 2 * lanes;
     plan.weights = pack_int8_weights(ordered.data(), cout, depth, depth, plan.column_form ? lanes : kInt8Rows);
     plan.terms = Int8RowTerms(q, plan.weights, epilogue.bias, 2 * lanes);
     plan.epilogue = epilogue;
