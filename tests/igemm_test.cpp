@@ -1,11 +1,13 @@
 // kernels/detail/igemm: every int8 level this CPU runs against an int64 reference, bit for bit
 // (the integer sums are exact and the float conversion one fixed sequence), on shapes with edge
-// panels, edge columns, depths not a multiple of 4 and extreme operands (-128, 127 x 255).
+// panels, edge columns, depths not a multiple of 4 and extreme operands (-128, 127 x 255); and the data quantizer at every level against its scalar formula.
 #include "kernels/detail/igemm.hpp"
+#include "kernels/detail/quantize_levels.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -154,6 +156,38 @@ TEST(Int8Gemm, LevelForCapsNeverExceedsTheCpu) {
     for (cpu::Isa isa : {cpu::Isa::Sse, cpu::Isa::Avx2, cpu::Isa::Avx512})
         EXPECT_TRUE(int8_level_supported(int8_level_for(isa))) << cpu::isa_name(isa);
     EXPECT_EQ(int8_level_for(cpu::Isa::Sse), Int8Level::Portable);
+}
+
+
+// The quantizer's loops (kernels/detail/quantize_levels.cpp: intrinsics at AVX2 and AVX-512, vector
+// extensions elsewhere) give the scalar formula's level for every value: ties to even, both ends,
+// NaN and infinities, and every length's tail.
+TEST(Int8Quantizer, EveryLevelMatchesTheScalarFormula) {
+    QuantizedInput q;
+    q.in_low = -0.37f, q.in_high = 0.91f, q.levels = 256, q.zero_index = 74;
+    const float range = q.in_high - q.in_low, steps = 255.f;
+    std::vector<float> x;
+    for (int level = -3; level <= 258; ++level)
+        for (float f : {0.f, 0.5f, 0.49999f, 0.50001f, -0.5f})
+            x.push_back(q.in_low + (static_cast<float>(level) + f) * range / steps);
+    for (float v : {std::nanf(""), INFINITY, -INFINITY, 1e30f, -1e30f, 0.f, -0.f}) x.push_back(v);
+    std::vector<uint8_t> expected(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+        const float t = (x[i] - q.in_low) / range * steps;
+        const float r = t > 0.f ? std::nearbyint(std::min(t, steps)) : 0.f;  // NaN fails t > 0
+        expected[i] = static_cast<uint8_t>(r);
+    }
+    for (cpu::Isa isa : {cpu::Isa::Sse, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
+        if (!cpu::isa_supported(isa)) continue;
+        const Int8Quantizer quantizer(q, isa);
+        for (size_t n : {x.size(), size_t{1}, size_t{15}, size_t{17}, size_t{33}}) {
+            std::vector<uint8_t> got(n + 1, 0xAB);
+            quantizer.quantize(x.data(), static_cast<int64_t>(n), got.data());
+            for (size_t i = 0; i < n; ++i)
+                ASSERT_EQ(int{got[i]}, int{expected[i]}) << cpu::isa_name(isa) << " n " << n << " x " << x[i];
+            EXPECT_EQ(got[n], 0xAB) << "wrote past n at " << cpu::isa_name(isa);
+        }
+    }
 }
 
 }  // namespace

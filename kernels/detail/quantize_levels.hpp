@@ -67,9 +67,8 @@ struct Int8Quantizer {
         : in_low(q.in_low), in_high(q.in_high), steps(static_cast<float>(q.levels - 1)),
           zero_level(static_cast<uint8_t>(q.zero_index)), isa(level) {}
     // levels[0, n) = the levels of x[0, n).
-    void quantize(const float* x, int64_t n, uint8_t* levels) const {
-        cpu::run_at(isa, [&] { quantize_chunk(x, n, in_low, in_high, steps, levels); });
-    }
+    // AVX2 and AVX-512 in intrinsics (quantize_levels.cpp), bit-identical to quantize_chunk.
+    void quantize(const float* x, int64_t n, uint8_t* levels) const;
 };
 
 // Per output row m of the GEMM (an output channel): C = float(start + sum) * alpha + beta with

@@ -170,7 +170,9 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
                 ordered[static_cast<size_t>(m * depth + (t * plan.channel_quads + c / 4) * 4 + c % 4)] =
                     q.weights[static_cast<size_t>((m * cin + c) * taps + t)];
     const int lanes = int8_column_panel_rows(plan.level);
-    plan.column_form = plan.columns <= 2 * lanes;
+    // The column form's 16 accumulators beat the row form's 4 per vector of columns while they fit
+    // in registers: up to two vectors of columns with 32 (AVX-512), below one with 16 (AVX2).
+    plan.column_form = plan.columns < lanes || (lanes >= 16 && plan.columns <= 2 * lanes);
     plan.weights = pack_int8_weights(ordered.data(), cout, depth, depth, plan.column_form ? lanes : kInt8Rows);
     plan.terms = Int8RowTerms(q, plan.weights, epilogue.bias, 2 * lanes);
     plan.epilogue = epilogue;

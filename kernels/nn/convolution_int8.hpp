@@ -46,8 +46,8 @@ struct Int8ConvPlan {
     std::vector<int64_t> tap_offset;  // per (ky, kx): its first byte in a quad plane
     // 1x1, stride 1, no padding: B is quantized straight from the data (no planes).
     bool pointwise = false;
-    // Fewer output pixels than a vector has lanes: the GEMM's column form (igemm.hpp), output
-    // channels in the lanes.
+    // Few output pixels (below a vector's lanes, up to two vectors' with AVX-512): the GEMM's
+    // column form (igemm.hpp), output channels in the lanes.
     bool column_form = false;
     size_t plane_bytes = 0, b_bytes = 0;
     FusedEpilogue epilogue;  // its bias is in terms.beta; residual and activation after the GEMM
