@@ -4,7 +4,9 @@
 // (OpDef::as_activation, OpDef::is_add) and the op receives it in its attributes
 // (OpDef::with_epilogue), from where its prepare step copies what its kernel needs into its plan.
 //
-//   out = act((y + bias) + residual)      y the op's own result; each part optional
+//   out = fq(act((y + bias) + residual))  y the op's own result; each part optional
+//
+// fq, a FakeQuantize with scalar ranges, only for heads that apply it (OpDef::takes_fake_quantize).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +37,14 @@ struct Activation {
     float alpha = 0, beta = 0;  // Clamp: min, max; Elu: alpha; Swish: beta (in alpha)
 };
 
+// FakeQuantize with one range for the whole tensor, as its op computes it
+// (kernels/detail/fake_quantize_row.hpp).
+struct EpilogueFakeQuantize {
+    bool active = false;
+    float in_low = 0, in_high = 0, out_low = 0, out_high = 0;
+    int64_t levels = 0;
+};
+
 struct Epilogue {
     // Added first: empty (none), one value (a scalar) or one value per channel along channel_axis.
     std::vector<float> bias;
@@ -43,10 +53,14 @@ struct Epilogue {
     // connection). The op's own inputs come first.
     bool residual = false;
     Activation act;
+    // Last, on the activation's result.
+    EpilogueFakeQuantize fake_quantize;
     // The IR types of the fused ops after the head, in graph order ("Add", "Add", "ReLU").
     std::vector<std::string> parts;
 
-    bool empty() const { return bias.empty() && !residual && act.kind == ActivationKind::None; }
+    bool empty() const {
+        return bias.empty() && !residual && act.kind == ActivationKind::None && !fake_quantize.active;
+    }
 };
 
 }  // namespace irlite

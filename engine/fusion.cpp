@@ -117,7 +117,8 @@ private:
         if (axis < 0) axis += rank;
         auto epi = std::make_shared<Epilogue>();
         epi->channel_axis = axis;
-        enum Stage { Bias, Residual, Act, Done } stage = Bias;
+        enum Stage { Bias, Residual, Act, Quantize, Done } stage = Bias;
+        const bool takes_fq = head.def->takes_fake_quantize && head.def->takes_fake_quantize(*head.attrs);
         int cur = h;
         std::vector<InferContext::Input> storage;
         while (stage != Done) {
@@ -147,6 +148,11 @@ private:
                 const std::optional<Activation> act = n.def->as_activation(context_of(n, storage));
                 if (!act || act->kind == ActivationKind::None) break;
                 epi->act = *act;
+                stage = Quantize;
+            } else if (takes_fq && n.def->as_fake_quantize && n.inputs[0].node == cur && n.inputs[0].output == 0) {
+                const std::optional<EpilogueFakeQuantize> fq = n.def->as_fake_quantize(context_of(n, storage));
+                if (!fq) break;
+                epi->fake_quantize = *fq;
                 stage = Done;
             } else {
                 break;

@@ -5,6 +5,8 @@
 //   head -> Add(constant bias: a scalar, or per channel along the op's channel axis)
 //        -> Add(residual: any tensor of the output's shape)
 //        -> activation (an op with OpDef::as_activation: ReLU, Clamp, Sigmoid, Swish, ...)
+//        -> FakeQuantize with scalar constant ranges (OpDef::as_fake_quantize), only into a head
+//           whose kernel applies it (OpDef::takes_fake_quantize: an int8 Convolution)
 //
 // e.g. Convolution + Add + ReLU (CNNs), Convolution + Add + Add + ReLU (ResNet's residual block),
 // GroupConvolution + Add + Clamp (MobileNet's ReLU6), MatMul + Add (a linear layer).

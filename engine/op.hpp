@@ -292,6 +292,11 @@ struct OpDef {
     // read it in prepare). Bias runs along output axis epilogue_channel_axis (negative: from the end).
     std::function<std::unique_ptr<OpAttrs>(const OpAttrs&, std::shared_ptr<const Epilogue>)> with_epilogue;
     int epilogue_channel_axis = 1;
+    // A FakeQuantize the epilogue can end with: its scalar ranges and levels, given its constant
+    // inputs; nullopt when they are not scalar constants.
+    std::function<std::optional<EpilogueFakeQuantize>(const InferContext&)> as_fake_quantize;
+    // The kernel these attributes select applies an epilogue's FakeQuantize (few do).
+    std::function<bool(const OpAttrs&)> takes_fake_quantize;
 
     // The low-precision pass (engine/low_precision.hpp); the defaults take no part in it.
     // FakeQuantize: its number of levels, from its attributes.

@@ -43,10 +43,12 @@ struct QuantConv {
     float il = -1.f, ih = 1.f, ol = -1.f, oh = 1.f;
     bool per_channel_scale = true, per_channel_range = false, integer_weights = true, relu = false;
     bool fq_weights = false;  // u8 levels -> Convert -> FakeQuantize(255 levels, output range per channel)
+    bool out_fq = false;      // a FakeQuantize (scalar ranges) after the activation: fused into the int8 layer
     long long out_hw() const { return (hw + 2 * pad - dilation * (k - 1) - 1) / stride + 1; }
 };
 
-// x -> FakeQuantize -> Convolution(i8 Const -> Convert -> Multiply(scale)) -> Add(bias) [-> ReLU] -> out
+// x -> FakeQuantize -> Convolution(i8 Const -> Convert -> Multiply(scale)) -> Add(bias) [-> ReLU]
+//   [-> FakeQuantize] -> out
 struct Built {
     std::string xml;
     std::vector<uint8_t> weights;
@@ -122,6 +124,16 @@ Built build(const QuantConv& q, std::mt19937& rng) {
         b.edge(12, 2, 13, 0);
         last = 13, port = 1;
     }
+    if (q.out_fq) {
+        const float ranges_out[4] = {-0.3f, 1.7f, -0.25f, 1.5f};
+        for (int i = 0; i < 4; ++i)
+            b.constant(20 + i, "out_range" + std::to_string(i), "f32", {}, &ranges_out[i], sizeof(float));
+        b.layer(24, "out_fq", "FakeQuantize", "opset1", "levels=\"256\"",
+                {{0, "", out, ""}, {1, "", {}, ""}, {2, "", {}, ""}, {3, "", {}, ""}, {4, "", {}, ""}}, {{5, "FP32", out, ""}});
+        b.edge(last, port, 24, 0);
+        for (int i = 0; i < 4; ++i) b.edge(20 + i, 0, 24, 1 + i);
+        last = 24, port = 5;
+    }
     b.result(14, "out", "f32", out);
     b.edge(last, port, 14, 0);
     return {b.xml(), b.weights(), in, out};
@@ -131,9 +143,11 @@ struct Outcome {
     std::vector<float> out;
     std::vector<ProfileEntry> profile;
 };
-Outcome run(const Model& model, const std::vector<float>& x, const Dims& in, bool int8, int threads = 1) {
+Outcome run(const Model& model, const std::vector<float>& x, const Dims& in, bool int8, int threads = 1,
+            bool fusion = true) {
     CompileOptions o;
     o.int8 = int8;
+    o.fusion = fusion;
     o.threads = threads;
     o.profiling = true;
     const CompiledModel compiled(model, o);
@@ -204,6 +218,7 @@ TEST(LowPrecision, RandomQuantizedConvolutionsMatchFloatFakeQuantize) {
         q.relu = trial % 2 == 1;
         q.per_channel_scale = trial % 3 != 2;
         q.fq_weights = trial % 5 == 1;
+        q.out_fq = trial % 3 == 1;
         if (trial % 2 == 0) {  // ReLU-style: the range starts at 0
             q.il = q.ol = 0.f;
             q.ih = q.oh = 2.5f;
@@ -221,7 +236,22 @@ TEST(LowPrecision, RandomQuantizedConvolutionsMatchFloatFakeQuantize) {
         const Outcome got = run(model, x, g.in_dims, true);
         ASSERT_FALSE(runs_int8(ref)) << what;
         ASSERT_TRUE(runs_int8(got)) << what;
-        expect_close_to_float(ref, got, what);
+        if (q.out_fq) {
+            // Fused into the int8 layer's epilogue, the FakeQuantize gives its own op's values bit
+            // for bit; its levels then stand in for the float sums' rounding differences.
+            bool fused = false;
+            for (const ProfileEntry& e : got.profile) fused = fused || e.type.find("+FakeQuantize") != std::string::npos;
+            EXPECT_TRUE(fused) << what;
+            for (const ProfileEntry& e : ref.profile)  // a float convolution's kernels do not apply it
+                EXPECT_EQ(e.type.find("+FakeQuantize"), std::string::npos) << what << ": " << e.type;
+            EXPECT_EQ(run(model, x, g.in_dims, true, 1, false).out, got.out) << what << ": fused vs not";
+            ASSERT_EQ(ref.out.size(), got.out.size()) << what;
+            size_t differ = 0;
+            for (size_t i = 0; i < ref.out.size(); ++i) differ += ref.out[i] != got.out[i] ? 1 : 0;
+            EXPECT_LE(differ, ref.out.size() / 50 + 1) << what << ": elements on another level than float's";
+        } else {
+            expect_close_to_float(ref, got, what);
+        }
         expect_identical_across(model, x, g.in_dims, got, {3}, {cpu::Isa::Sse, cpu::Isa::Avx2}, what);
     }
 }

@@ -21,6 +21,7 @@ FusedEpilogue FusedEpilogue::from(const Epilogue* e, int64_t channels) {
     }
     f.residual = e->residual;
     f.act = e->act;
+    f.fake_quantize = e->fake_quantize;
     return f;
 }
 

@@ -17,6 +17,7 @@ struct FusedEpilogue {
     std::vector<float> bias;  // `channels` values, or empty
     bool residual = false;
     Activation act;
+    EpilogueFakeQuantize fake_quantize;  // only kernels that take it see it (OpDef::takes_fake_quantize)
 
     // `channels`: the output's extent along the epilogue's channel axis.
     static FusedEpilogue from(const Epilogue* e, int64_t channels);

@@ -2086,6 +2086,8 @@ OpDef make_conv_def(const char* type, ConvKind kind) {
             quantized->quantized = std::move(q);
             return quantized;
         };
+        // The int8 method ends its epilogue with a FakeQuantize (the next quantized layer's).
+        d.takes_fake_quantize = [](const OpAttrs& a) { return static_cast<const ConvAttrs&>(a).quantized != nullptr; };
     }
     return d;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/detail/fake_quantize_row.hpp"
 #include "kernels/detail/parallel.hpp"
 #include "kernels/detail/quantize_levels.hpp"
 
@@ -238,6 +239,8 @@ void run_int8_convolution(const Int8ConvPlan& plan, int64_t batch, const float* 
                 if (e.active && (e.residual || e.act.kind != ActivationKind::None))
                     apply_block(yi + m0 * plan.columns + n0, plan.columns, m1 - m0, n1 - n0, nullptr, nullptr,
                                 e.residual ? ri + m0 * plan.columns + n0 : nullptr, plan.columns, e.act);
+                if (e.fake_quantize.active)
+                    fake_quantize_block(e.fake_quantize, yi + m0 * plan.columns + n0, plan.columns, m1 - m0, n1 - n0);
             }
         });
     }

@@ -20,6 +20,7 @@
 
 #include "kernels/detail/broadcast.hpp"
 #include "kernels/detail/cpu_isa.hpp"
+#include "kernels/detail/fake_quantize_row.hpp"
 #include "kernels/detail/float_dispatch.hpp"
 #include "kernels/detail/parallel.hpp"
 #include "kernels/detail/small_buffer.hpp"
@@ -140,23 +141,6 @@ inline C quantize(C x, C il, C ih, C ol, C oh, C steps) {
     return std::nearbyint((x - il) / (ih - il) * steps) / steps * (oh - ol) + ol;
 }
 
-// quantize() over a row of f32, in a form the compiler vectorises (cpu::run's clones) with the
-// same result for every element: the interior's t = (x - il) / (ih - il) * steps lies in
-// [0, steps] (both orderings of the range), and for 0 <= t < 2^23, (t + 2^23) - 2^23 rounds it to
-// the nearest even integer as nearbyint does; the ends are selects, as in quantize().
-constexpr float kMagicRoundLimit = 4194304.f;  // 2^22: steps below it keep t in the exact range
-IRLITE_ISA_INLINE void quantize_row(const float* x, int64_t n, float il, float ih, float ol, float oh, float steps,
-                                    float* out) {
-    const float lo = std::min(il, ih), hi = std::max(il, ih), magic = 8388608.f;
-    for (int64_t j = 0; j < n; ++j) {
-        const float v = x[j];
-        const float t = (v - il) / (ih - il) * steps;
-        const float q = (t + magic) - magic;
-        const float mid = q / steps * (oh - ol) + ol;
-        out[j] = v <= lo ? ol : (v > hi ? oh : mid);
-    }
-}
-
 template <class T, class C>
 C load(const T* p, int64_t i) {
     if constexpr (std::is_same_v<T, float16>) return static_cast<C>(f16_to_f32(p[i].bits));
@@ -195,8 +179,8 @@ void run_rows(const FakeQuantizePlan& plan, const std::array<const T*, kInputs>&
             if (plan.advances[0]) {
                 bool vectorised = false;
                 if constexpr (std::is_same_v<T, float>) {
-                    if (steps < kMagicRoundLimit) {
-                        cpu::run([&] { quantize_row(x, plan.row, il, ih, ol, oh, steps, dst); });
+                    if (steps < nn::kMagicRoundLimit) {
+                        cpu::run([&] { nn::fake_quantize_row(x, plan.row, il, ih, ol, oh, steps, dst); });
                         vectorised = true;
                     }
                 }
@@ -242,6 +226,24 @@ void compute(KernelContext& ctx) {
     });
 }
 
+// For an epilogue (engine/epilogue.hpp): f32 ranges that are constants of one element each, and
+// levels the vectorised row form covers.
+std::optional<EpilogueFakeQuantize> as_fake_quantize(const InferContext& ctx) {
+    EpilogueFakeQuantize fq;
+    fq.levels = ctx.attrs<FakeQuantizeAttrs>().levels;
+    if (ctx.num_inputs() != kInputs || static_cast<float>(fq.levels - 1) >= nn::kMagicRoundLimit) return std::nullopt;
+    float range[4];
+    for (size_t i = 1; i < kInputs; ++i) {
+        const Tensor* t = ctx.value(i);
+        if (!t || t->type() != ElementType::f32 || t->num_elements() != 1 || ctx.type(i) != ElementType::f32)
+            return std::nullopt;
+        range[i - 1] = t->data<float>()[0];
+    }
+    fq.in_low = range[0], fq.in_high = range[1], fq.out_low = range[2], fq.out_high = range[3];
+    fq.active = true;
+    return fq;
+}
+
 }  // namespace
 
 OpDef make_fake_quantize_op() {
@@ -255,6 +257,7 @@ OpDef make_fake_quantize_op() {
     d.prepare = prepare;
     d.compute = compute;
     d.quantization_levels = [](const OpAttrs& a) { return static_cast<const FakeQuantizeAttrs&>(a).levels; };
+    d.as_fake_quantize = as_fake_quantize;
     return d;
 }
 

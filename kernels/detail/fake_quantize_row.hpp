@@ -1,0 +1,41 @@
+// FakeQuantize's per-tensor formula over a row of f32 (kernels/quantization/fake_quantize.cpp), in
+// a form the compiler vectorises, shared by the op and by the epilogues that end with one
+// (engine/epilogue.hpp), so that a fused FakeQuantize gives the op's values bit for bit.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "engine/epilogue.hpp"
+#include "kernels/detail/cpu_isa.hpp"
+
+namespace irlite::nn {
+
+// Every element gets the same result as the op's scalar form: the interior's
+// t = (x - il) / (ih - il) * steps lies in [0, steps] (both orderings of the range), and for
+// 0 <= t < 2^23, (t + 2^23) - 2^23 rounds it to the nearest even integer as nearbyint does; the
+// ends are selects, as in the scalar form. Valid for steps below kMagicRoundLimit.
+inline constexpr float kMagicRoundLimit = 4194304.f;  // 2^22: steps below it keep t in the exact range
+IRLITE_ISA_INLINE void fake_quantize_row(const float* x, int64_t n, float il, float ih, float ol, float oh, float steps,
+                                         float* out) {
+    const float lo = std::min(il, ih), hi = std::max(il, ih), magic = 8388608.f;
+    for (int64_t j = 0; j < n; ++j) {
+        const float v = x[j];
+        const float t = (v - il) / (ih - il) * steps;
+        const float q = (t + magic) - magic;
+        const float mid = q / steps * (oh - ol) + ol;
+        out[j] = v <= lo ? ol : (v > hi ? oh : mid);
+    }
+}
+
+// In place over a block of rows x cols floats at c (row stride ldc); fq.levels - 1 below
+// kMagicRoundLimit (as OpDef::as_fake_quantize promises).
+inline void fake_quantize_block(const EpilogueFakeQuantize& fq, float* c, int64_t ldc, int64_t rows, int64_t cols) {
+    const auto steps = static_cast<float>(fq.levels - 1);
+    cpu::run([&] {
+        for (int64_t r = 0; r < rows; ++r)
+            fake_quantize_row(c + r * ldc, cols, fq.in_low, fq.in_high, fq.out_low, fq.out_high, steps, c + r * ldc);
+    });
+}
+
+}  // namespace irlite::nn
