@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/compressed_weights.hpp"
 #include "engine/epilogue.hpp"
 #include "engine/quantized_input.hpp"
 #include "irlite/diagnostic.hpp"
@@ -306,6 +307,14 @@ struct OpDef {
     // the op's attributes with it attached; null when these attributes or the weights' shape rule
     // it out.
     std::function<std::unique_ptr<OpAttrs>(const OpAttrs&, std::shared_ptr<const QuantizedInput>)> with_quantized_input;
+
+    // The weight-compression pass (engine/weight_compression.hpp); the defaults take no part in it.
+    bool is_subtract = false;          // an elementwise a - b (numpy broadcasting)
+    bool is_convert = false;           // input 0's values in another element type
+    bool keeps_element_order = false;  // input 0's elements in the same order, another shape (Reshape)
+    // The kernel can read its weights (input 1) compressed: the op's attributes with them
+    // attached; null when these attributes rule it out. Input 1 is then the weights' integer Const.
+    std::function<std::unique_ptr<OpAttrs>(const OpAttrs&, std::shared_ptr<const CompressedWeights>)> with_compressed_weights;
 
     int max_inputs() const { return variadic_inputs ? INT32_MAX : static_cast<int>(input_roles.size()); }
     // Bit i of value_inputs / shape_only_inputs; false past the masks' 32 bits (a Concat's 40th

@@ -21,6 +21,7 @@
 #include "engine/graph.hpp"
 #include "engine/low_precision.hpp"
 #include "engine/precision.hpp"
+#include "engine/weight_compression.hpp"
 #include "engine/thread_pool.hpp"
 #include "irlite/irlite.hpp"
 #include "engine/log.hpp"
@@ -83,10 +84,11 @@ struct CompiledModel::Impl {
     std::shared_ptr<const ExecutionPlan> plan_for(const std::vector<Shape>& shapes) const;
 
     // The compile passes, in order, on a built graph: inference precision, low precision (int8),
-    // then fusion.
+    // weight compression (both off with CompileOptions::int8 = false), then fusion.
     std::shared_ptr<const Graph> transform(std::shared_ptr<const Graph> built) const {
         if (options.precision == InferencePrecision::F32) built = compute_in_f32(std::move(built), *registry);
         if (options.int8) built = quantize_graph(std::move(built));
+        if (options.int8) built = compress_weights(std::move(built));
         if (options.fusion) built = fuse_graph(std::move(built));
         return built;
     }

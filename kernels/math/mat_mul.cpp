@@ -10,6 +10,7 @@
 #include "kernels/detail/nn_gemm.hpp"
 #include "kernels/detail/parallel.hpp"
 #include "kernels/detail/sgemm.hpp"
+#include "kernels/math/mat_mul_compressed.hpp"
 #include "kernels/math/mat_mul_int8.hpp"
 
 namespace irlite {
@@ -22,6 +23,9 @@ struct MatMulAttrs : OpAttrs {
     // A's FakeQuantize and B's integers, when the low-precision pass made this layer int8
     // (mat_mul_int8.hpp).
     std::shared_ptr<const QuantizedInput> quantized;
+    // B [N, K] compressed, when the weight-compression pass found it (mat_mul_compressed.hpp);
+    // input 1 is then the weights' integer Const, which the kernel does not read.
+    std::shared_ptr<const CompressedWeights> compressed;
 };
 
 std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
@@ -107,7 +111,29 @@ MatMulPlan make_plan(const Ctx& ctx, const MatMulAttrs& attrs, const std::vector
     return p;
 }
 
+const char* compressed_method(CompressedWeights::Format f) {
+    switch (f) {
+        case CompressedWeights::Format::U4: return "compressed-u4";
+        case CompressedWeights::Format::I4: return "compressed-i4";
+        case CompressedWeights::Format::U8: return "compressed-u8";
+        case CompressedWeights::Format::I8: return "compressed-i8";
+    }
+    return "compressed";
+}
+
+// A [..., M, K] times compressed B [N, K]: [..., M, N].
+std::vector<OutputInfo> infer_compressed(const InferContext& ctx, const CompressedWeights& w) {
+    const PartialShape& a = ctx.shape(0);
+    if (ctx.type(0) != ElementType::f32 || !a.is_static() || a.rank() < 2 || a.dims().back() != w.depth)
+        throw Error(ErrorKind::Unsupported, "compressed-unsupported",
+                    "compressed weights on a MatMul whose A is not f32 [..., M, " + std::to_string(w.depth) + "]");
+    Shape out = a.to_shape();
+    out.back() = w.rows;
+    return {{ElementType::f32, PartialShape(out)}};
+}
+
 std::vector<OutputInfo> infer(const InferContext& ctx) {
+    if (const CompressedWeights* w = ctx.attrs<MatMulAttrs>().compressed.get()) return infer_compressed(ctx, *w);
     nn::require_numeric(ctx, 0);
     nn::require_same_type(ctx, 1, 0);
     if (!ctx.shape(0).rank_known() || !ctx.shape(1).rank_known())
@@ -152,6 +178,8 @@ struct MatMulOpPlan : OpPlan {
     bool epilogue_in_kernel = false;
     // The int8 method (the low-precision pass's layers): everything else above is unused.
     std::unique_ptr<nn::Int8MatMulPlan> int8;
+    // The compressed-weight method (the weight-compression pass's layers): likewise.
+    std::unique_ptr<nn::CompressedMatMulPlan> compressed;
     // Scratch: the GEMM's (each thread's region), then A, B and C converted to the compute type
     // (f16/bf16 as f32, narrower integers as 64 bits: nn::conversion_bytes), which the calling
     // thread's region holds for every thread to read (A, B) and write (C).
@@ -231,6 +259,19 @@ bool computes_in_f32(ElementType t) { return t == ElementType::f32 || t == Eleme
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     auto plan = std::make_unique<MatMulOpPlan>();
+    if (auto w = ctx.attrs<MatMulAttrs>().compressed) {
+        const Shape out = infer_compressed(ctx, *w)[0].shape.to_shape();
+        plan->dims.out_shape = out;
+        plan->epilogue = nn::FusedEpilogue::from(ctx.attrs<MatMulAttrs>().epilogue.get(), out.back());
+        int64_t rows = 1;
+        for (size_t i = 0; i + 1 < out.size(); ++i) rows *= out[i];
+        plan->compressed = std::make_unique<nn::CompressedMatMulPlan>(
+            nn::plan_compressed_mat_mul(rows, std::move(w), plan->epilogue, cpu::active_isa()));
+        plan->scratch_bytes = plan->compressed->scratch_bytes();
+        plan->method = compressed_method(plan->compressed->weights->format);
+        plan->epilogue_in_kernel = true;
+        return plan;
+    }
     MatMulPlan& p = plan->dims;
     p = make_plan(ctx, ctx.attrs<MatMulAttrs>(), ctx.shape(0).dims(), ctx.shape(1).dims());
     plan->stride_a = batch_strides(p.batch_a);
@@ -324,6 +365,13 @@ void run_sgemm(const MatMulOpPlan& plan, const float* a, const float* b, float* 
 void compute(KernelContext& ctx) {
     const MatMulOpPlan& p = ctx.plan<MatMulOpPlan>();
     if (ctx.output(0).num_elements() == 0) return;
+    if (p.compressed) {
+        // A fused residual is the last input (f32, the output's shape).
+        const float* res = p.epilogue.residual ? ctx.input(ctx.num_inputs() - 1).data<float>() : nullptr;
+        nn::run_compressed_mat_mul(*p.compressed, ctx.input(0).data<float>(), ctx.output(0).data<float>(), res,
+                                   ctx.scratch(), ctx.pool());
+        return;
+    }
     nn::dispatch_compute(ctx.input(0).type(), [&](auto tag) {
         using C = decltype(tag);
         const nn::ComputeIn<C> a(ctx.input(0), p.space(ctx, 0, p.a_bytes));
@@ -388,6 +436,13 @@ OpDef make_mat_mul_op() {
         auto quantized = std::make_unique<MatMulAttrs>(attrs);
         quantized->quantized = std::move(q);
         return quantized;
+    };
+    d.with_compressed_weights = [](const OpAttrs& a, std::shared_ptr<const CompressedWeights> w) -> std::unique_ptr<OpAttrs> {
+        const auto& attrs = static_cast<const MatMulAttrs&>(a);
+        if (!attrs.transpose_b || attrs.transpose_a || attrs.quantized) return nullptr;
+        auto compressed = std::make_unique<MatMulAttrs>(attrs);
+        compressed->compressed = std::move(w);
+        return compressed;
     };
     return d;
 }

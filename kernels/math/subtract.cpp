@@ -6,7 +6,9 @@
 namespace irlite {
 
 OpDef make_subtract_op() {
-    return detail::make_binary_op<detail::kArithmeticTypes>("Subtract", 1, detail::isa_loop([](auto a, auto b) { return a - b; }));
+    OpDef d = detail::make_binary_op<detail::kArithmeticTypes>("Subtract", 1, detail::isa_loop([](auto a, auto b) { return a - b; }));
+    d.is_subtract = true;  // the weight-compression pass: the zero point of dequantized weights
+    return d;
 }
 
 }  // namespace irlite

@@ -134,6 +134,7 @@ OpDef make_convert_op() {
     d.input_roles = {"data"};
     d.min_inputs = 1;
     d.accepts_packed = true;  // unpacks u1/u4/i4/nf4/f4/f8 (compressed weights: u4 Const -> Convert)
+    d.is_convert = true;
     d.parse_attrs = [](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
         auto a = std::make_unique<ConvertAttrs>();
         a->destination = r.get_element_type("destination_type");

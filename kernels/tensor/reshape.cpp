@@ -106,6 +106,7 @@ void compute(KernelContext& ctx) {
 OpDef make_reshape_op() {
     OpDef d;
     d.type = "Reshape";
+    d.keeps_element_order = true;
     d.version = 1;
     d.input_roles = {"data", "shape"};
     d.min_inputs = 2;

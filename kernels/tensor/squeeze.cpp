@@ -66,6 +66,7 @@ void compute(KernelContext& ctx) {
 OpDef make_squeeze_def(int version) {
     OpDef d;
     d.type = "Squeeze";
+    d.keeps_element_order = true;
     d.version = version;
     d.input_roles = {"data", "axes"};
     d.min_inputs = 1;

@@ -51,6 +51,7 @@ void compute(KernelContext& ctx) {
 OpDef make_unsqueeze_op() {
     OpDef d;
     d.type = "Unsqueeze";
+    d.keeps_element_order = true;
     d.version = 1;
     d.input_roles = {"data", "axes"};
     d.min_inputs = 2;

@@ -8,10 +8,13 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "irlite/irlite.hpp"
+#include "compressed_ir.hpp"
 #include "ir_builder.hpp"
+#include "temp_dir.hpp"
 #include "parser/npy.hpp"
 
 extern "C" {
@@ -130,6 +133,25 @@ TEST(ZeroAllocation, Int8Models) {
     for (const char* name : {"resnet18_int8", "mobilenet_v2_int8", "squeezenet1_1_int8", "resnet18_fp16_int8"}) {
         SCOPED_TRACE(name);
         EXPECT_EQ(allocations_per_run((shared / name / "model.xml").string()), 0) << name;
+    }
+}
+
+// Compressed-weight MatMul (engine/weight_compression.hpp): A reordered in the plan's scratch, the
+// weights unpacked in registers.
+TEST(ZeroAllocation, CompressedWeightMatMul) {
+    for (const char* format : {"u4", "i8"}) {
+        testing::CompressedLinear c;
+        c.format = format;
+        c.rows = 2;
+        c.bias = true;
+        c.f16 = true;
+        const testing::BuiltLinear b = testing::build_compressed_linear(c);
+        const testing::TempDir dir;
+        const std::string xml = dir.file("model.xml");
+        std::ofstream(xml) << b.xml;
+        std::ofstream(dir.file("model.bin"), std::ios::binary)
+            .write(reinterpret_cast<const char*>(b.weights.data()), static_cast<std::streamsize>(b.weights.size()));
+        EXPECT_EQ(allocations_per_run(xml), 0) << format;
     }
 }
 

@@ -1,0 +1,206 @@
+#include "kernels/math/mat_mul_compressed.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/detail/parallel.hpp"
+
+#if IRLITE_ISA_X86
+#include <immintrin.h>
+#endif
+
+namespace irlite {
+
+const char* compressed_format_name(CompressedWeights::Format f) {
+    switch (f) {
+        case CompressedWeights::Format::U4: return "u4";
+        case CompressedWeights::Format::I4: return "i4";
+        case CompressedWeights::Format::U8: return "u8";
+        case CompressedWeights::Format::I8: return "i8";
+    }
+    return "?";
+}
+
+namespace nn {
+namespace {
+
+using RangeFn = void (*)(const CompressedWeights&, const float*, const float*, int64_t, int64_t, float*);
+
+namespace portable {
+struct V {
+    static constexpr int L = 1;
+    using F = float;
+    using I = int32_t;
+    static F zero() { return 0.f; }
+    static F set1(float f) { return f; }
+    static F load(const float* p) { return *p; }
+    static F fmadd(F a, F b, F c) { return a * b + c; }
+    static F fnmadd(F a, F b, F c) { return c - a * b; }
+    static F add(F a, F b) { return a + b; }
+    static F to_float(I i) { return static_cast<float>(i); }
+    static I widen_u8(const uint8_t* p) { return *p; }
+    static I widen_i8(const uint8_t* p) { return static_cast<int8_t>(*p); }
+    static I low_u(I b) { return b & 0xF; }
+    static I high_u(I b) { return b >> 4; }
+    static I low_s(I b) { return (b & 0x8) ? (b & 0xF) - 16 : (b & 0xF); }
+    static I high_s(I b) { return (b & 0x80) ? (b >> 4) - 16 : (b >> 4); }
+    static float hsum(F a) { return a; }
+};
+#define CW_TARGET
+#include "kernels/math/mat_mul_compressed_kernel.inl"
+#undef CW_TARGET
+}  // namespace portable
+
+#if IRLITE_ISA_X86
+// The vector helpers are internal and inlined at their own target.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+namespace avx2 {
+#define CW_TARGET IRLITE_TARGET_AVX2
+struct V {
+    static constexpr int L = 8;
+    using F = __m256;
+    using I = __m256i;
+    CW_TARGET static F zero() { return _mm256_setzero_ps(); }
+    CW_TARGET static F set1(float f) { return _mm256_set1_ps(f); }
+    CW_TARGET static F load(const float* p) { return _mm256_loadu_ps(p); }
+    CW_TARGET static F fmadd(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
+    CW_TARGET static F fnmadd(F a, F b, F c) { return _mm256_fnmadd_ps(a, b, c); }
+    CW_TARGET static F add(F a, F b) { return _mm256_add_ps(a, b); }
+    CW_TARGET static F to_float(I i) { return _mm256_cvtepi32_ps(i); }
+    CW_TARGET static I widen_u8(const uint8_t* p) {
+        return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    }
+    CW_TARGET static I widen_i8(const uint8_t* p) {
+        return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    }
+    CW_TARGET static I low_u(I b) { return _mm256_and_si256(b, _mm256_set1_epi32(0xF)); }
+    CW_TARGET static I high_u(I b) { return _mm256_srli_epi32(b, 4); }
+    CW_TARGET static I low_s(I b) { return _mm256_srai_epi32(_mm256_slli_epi32(b, 28), 28); }
+    CW_TARGET static I high_s(I b) { return _mm256_srai_epi32(_mm256_slli_epi32(b, 24), 28); }
+    CW_TARGET static float hsum(F a) {
+        const __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+        const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
+    }
+};
+#include "kernels/math/mat_mul_compressed_kernel.inl"
+#undef CW_TARGET
+}  // namespace avx2
+
+namespace avx512 {
+#define CW_TARGET IRLITE_TARGET_AVX512
+struct V {
+    static constexpr int L = 16;
+    using F = __m512;
+    using I = __m512i;
+    CW_TARGET static F zero() { return _mm512_setzero_ps(); }
+    CW_TARGET static F set1(float f) { return _mm512_set1_ps(f); }
+    CW_TARGET static F load(const float* p) { return _mm512_loadu_ps(p); }
+    CW_TARGET static F fmadd(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
+    CW_TARGET static F fnmadd(F a, F b, F c) { return _mm512_fnmadd_ps(a, b, c); }
+    CW_TARGET static F add(F a, F b) { return _mm512_add_ps(a, b); }
+    // The masked forms with every lane set: GCC 12 flags the unmasked ones' undefined placeholder.
+    CW_TARGET static F to_float(I i) { return _mm512_mask_cvtepi32_ps(_mm512_setzero_ps(), 0xFFFF, i); }
+    CW_TARGET static I widen_u8(const uint8_t* p) {
+        return _mm512_maskz_cvtepu8_epi32(0xFFFF, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    CW_TARGET static I widen_i8(const uint8_t* p) {
+        return _mm512_maskz_cvtepi8_epi32(0xFFFF, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    CW_TARGET static I low_u(I b) { return _mm512_and_si512(b, _mm512_set1_epi32(0xF)); }
+    CW_TARGET static I high_u(I b) { return _mm512_maskz_srli_epi32(0xFFFF, b, 4); }
+    CW_TARGET static I low_s(I b) { return _mm512_maskz_srai_epi32(0xFFFF, _mm512_maskz_slli_epi32(0xFFFF, b, 28), 28); }
+    CW_TARGET static I high_s(I b) { return _mm512_maskz_srai_epi32(0xFFFF, _mm512_maskz_slli_epi32(0xFFFF, b, 24), 28); }
+    CW_TARGET static float hsum(F a) {
+        const __m256 h = _mm256_add_ps(_mm512_maskz_extractf32x8_ps(0xFF, a, 0), _mm512_maskz_extractf32x8_ps(0xFF, a, 1));
+        const __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+        const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
+    }
+};
+#include "kernels/math/mat_mul_compressed_kernel.inl"
+#undef CW_TARGET
+}  // namespace avx512
+#pragma GCC diagnostic pop
+#endif
+
+RangeFn range_of(const CompressedMatMulPlan& plan) {
+#if IRLITE_ISA_X86
+    if (plan.lanes == 16) return avx512::range_for(plan.weights->format);
+    if (plan.lanes == 8) return avx2::range_for(plan.weights->format);
+#endif
+    return portable::range_for(plan.weights->format);
+}
+
+// One row of A, reordered for the level (mat_mul_compressed.hpp) into `out`, and with zero points
+// the per-lane sums of each group of the reordered row into `sums` ([groups][lanes]).
+void prepare_row(const CompressedMatMulPlan& plan, const float* a, float* out, float* sums) {
+    const CompressedWeights& w = *plan.weights;
+    const int64_t lanes = plan.lanes;
+    if (w.four_bit()) {
+        for (int64_t k = 0; k < w.depth; k += 2 * lanes)
+            for (int64_t j = 0; j < lanes; ++j) out[k + j] = a[k + 2 * j], out[k + lanes + j] = a[k + 2 * j + 1];
+    } else {
+        std::memcpy(out, a, static_cast<size_t>(w.depth) * sizeof(float));
+    }
+    if (w.zero.empty()) return;
+    for (int64_t g = 0; g < w.groups(); ++g) {
+        float* s = sums + g * lanes;
+        std::fill(s, s + lanes, 0.f);
+        for (int64_t k = g * w.group; k < (g + 1) * w.group; k += lanes)
+            for (int64_t j = 0; j < lanes; ++j) s[j] += out[k + j];
+    }
+}
+
+}  // namespace
+
+int64_t CompressedMatMulPlan::a_floats() const {
+    return weights->depth + (weights->zero.empty() ? 0 : weights->groups() * lanes);
+}
+
+size_t CompressedMatMulPlan::scratch_bytes() const {
+    return static_cast<size_t>(rows * a_floats()) * sizeof(float) + 64;
+}
+
+CompressedMatMulPlan plan_compressed_mat_mul(int64_t rows, std::shared_ptr<const CompressedWeights> weights,
+                                             const FusedEpilogue& epilogue, cpu::Isa isa) {
+    CompressedMatMulPlan plan;
+    plan.rows = rows;
+    plan.isa = isa;
+    plan.epilogue = epilogue;
+    // The widest level whose blocks (2 x lanes elements for 4-bit weights, lanes for 8-bit) tile
+    // every group; the portable one tiles any.
+    const int64_t per_lane = weights->four_bit() ? 2 : 1;
+    const auto tiles = [&](int64_t lanes) { return weights->group % (lanes * per_lane) == 0; };
+    if (isa == cpu::Isa::Avx512 && tiles(16)) plan.lanes = 16;
+    else if ((isa == cpu::Isa::Avx512 || isa == cpu::Isa::Avx2) && tiles(8)) plan.lanes = 8;
+    else plan.lanes = 1;
+    plan.weights = std::move(weights);
+    return plan;
+}
+
+void run_compressed_mat_mul(const CompressedMatMulPlan& plan, const float* a, float* c, const float* res,
+                            void* scratch, ThreadPool* pool) {
+    const CompressedWeights& w = *plan.weights;
+    const int64_t m_rows = plan.rows, n = w.rows, k = w.depth, stride = plan.a_floats();
+    auto* prepared = static_cast<float*>(scratch);
+    for (int64_t m = 0; m < m_rows; ++m)
+        prepare_row(plan, a + m * k, prepared + m * stride, prepared + m * stride + k);
+    const RangeFn range = range_of(plan);
+    const FusedEpilogue& e = plan.epilogue;
+    // Blocks of 64 output columns: whole 4-row kernels, and enough blocks for every thread.
+    constexpr int64_t kBlock = 64;
+    detail::for_chunks(pool, (n + kBlock - 1) / kBlock, 1, [&](int64_t b0, int64_t b1) {
+        const int64_t n0 = b0 * kBlock, n1 = std::min(n, b1 * kBlock);
+        for (int64_t m = 0; m < m_rows; ++m) {
+            const float* am = prepared + m * stride;
+            range(w, am, am + k, n0, n1, c + m * n);
+        }
+        if (e.active)
+            apply_block(c + n0, n, m_rows, n1 - n0, nullptr, e.bias_at(n0), e.residual ? res + n0 : nullptr, n, e.act);
+    });
+}
+
+}  // namespace nn
+}  // namespace irlite
