@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "compressed_ir.hpp"
 #include "irlite/irlite.hpp"
 #include "parser/npy.hpp"
 #include "temp_dir.hpp"
@@ -341,6 +342,29 @@ TEST(Cli, InfoCountsInt8Layers) {
     EXPECT_NE(list.find("\"Convolution\""), std::string::npos) << list;
     const CliResult off = irlite({"info", "--no-int8", xml});
     EXPECT_EQ(off.out.find("int8:"), std::string::npos) << off.out;
+}
+
+// `info` counts the layers that read compressed weights, and `--no-int8` none; `bench --profile`
+// names their method.
+TEST(Cli, InfoCountsCompressedWeightLayers) {
+    TempDir dir;
+    testing::CompressedLinear c;
+    c.f16 = true;
+    const testing::BuiltLinear b = testing::build_compressed_linear(c);
+    const std::string xml = dir.file("model.xml");
+    std::ofstream(xml) << b.xml;
+    std::ofstream(dir.file("model.bin"), std::ios::binary)
+        .write(reinterpret_cast<const char*>(b.weights.data()), static_cast<std::streamsize>(b.weights.size()));
+    const CliResult r = irlite({"info", xml});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("compressed: 1 MatMul"), std::string::npos) << r.out;
+    const CliResult json = irlite({"info", "--json", xml});
+    EXPECT_NE(json.out.find("\"compressed\": ["), std::string::npos) << json.out;
+    const CliResult off = irlite({"info", "--no-int8", xml});
+    EXPECT_EQ(off.out.find("compressed:"), std::string::npos) << off.out;
+    const CliResult bench = irlite({"bench", xml, "-n", "2", "--profile"});
+    ASSERT_EQ(bench.exit_code, 0) << bench.err;
+    EXPECT_NE(bench.out.find("compressed-u4"), std::string::npos) << bench.out;
 }
 
 TEST(Cli, DotIsValidGraphvizWithFindingsInRed) {

@@ -10,6 +10,7 @@
 #include "engine/op.hpp"
 #include "engine/precision.hpp"
 #include "engine/opset_catalog.hpp"
+#include "engine/weight_compression.hpp"
 #include "tools/check_report.hpp"
 #include "tools/cli.hpp"
 #include "tools/command_line.hpp"
@@ -30,7 +31,8 @@ const char* kInfoHelp =
     "many of each; a model with dynamic shapes is fused when it runs, for its input shapes.\n"
     "'precision' (f16/bf16 models) says what the layers compute in: f32 by default, with\n"
     "conversions at the boundary, except the layers listed as kept in f16. 'int8' (INT8 models)\n"
-    "counts the layers that run in int8 (README: INT8).\n"
+    "counts the layers that run in int8 (README: INT8), 'compressed' those that read compressed\n"
+    "weights (README: Compressed weights).\n"
     "\n"
     "  -w, --weights FILE   the weights (.bin); default: MODEL.xml with the extension .bin\n"
     "      --no-fusion      do not show what graph fusion makes of the model\n"
@@ -44,6 +46,7 @@ const char* kInfoHelp =
     "                        \"precision\": null | {\"inference\", \"layers\": {TYPE: count},\n"
     "                                      \"conversions\", \"kept_declared\"},\n"
     "                        \"int8\": [{\"type\", \"count\"}],\n"
+    "                        \"compressed\": [{\"type\", \"count\"}],\n"
     "                        \"check\": {\"errors\", \"warnings\"}}  (a shape is a list, -1 = dynamic;\n"
     "                        null for an unknown rank)\n";
 
@@ -78,6 +81,7 @@ struct ModelInfo {
     int nodes_before = 0, nodes_after = 0;           // executed nodes without / with fusion
     bool int8 = true;                                // the low-precision pass ran
     std::vector<std::pair<std::string, int>> int8_layers;  // op type, count of layers run in int8
+    std::vector<std::pair<std::string, int>> compressed_layers;  // op type, count reading compressed weights
     std::vector<OpUse> ops;  // by type name, body layers included
     uint64_t const_bytes = 0;
     struct Body {
@@ -121,6 +125,14 @@ void collect_compiled(const CheckReport& report, ModelInfo& info, bool fusion, I
                 ++counts[std::string(quantized->nodes[i].layer->type)];
         for (const auto& [type, count] : counts) info.int8_layers.emplace_back(type, count);
         graph = quantized;
+        // The weight-compression pass's layers, likewise.
+        const std::shared_ptr<const Graph> compressed = compress_weights(graph);
+        std::map<std::string, int> compressed_counts;
+        for (size_t i = 0; i < compressed->nodes.size(); ++i)
+            if (compressed->nodes[i].live && compressed->nodes[i].attrs != graph->nodes[i].attrs)
+                ++compressed_counts[std::string(compressed->nodes[i].layer->type)];
+        for (const auto& [type, count] : compressed_counts) info.compressed_layers.emplace_back(type, count);
+        graph = compressed;
     }
     if (!fusion) return;
     const std::shared_ptr<const Graph> fused = fuse_graph(graph);
@@ -266,6 +278,11 @@ void print_text(const CheckReport& report, const ModelInfo& info) {
         for (const auto& [type, count] : info.int8_layers) layers += str(layers.empty() ? "" : ", ", count, " ", type);
         std::cout << "int8:    " << layers << " (their FakeQuantize absorbed; --no-int8 runs them in float)\n";
     }
+    if (!info.compressed_layers.empty()) {
+        std::string layers;
+        for (const auto& [type, count] : info.compressed_layers) layers += str(layers.empty() ? "" : ", ", count, " ", type);
+        std::cout << "compressed: " << layers << " (weights read compressed; --no-int8 decompresses them in float)\n";
+    }
     if (!info.fused.empty()) {
         std::cout << "fused (" << info.nodes_before << " nodes run as " << info.nodes_after << "):\n";
         for (const auto& [type, count] : info.fused) std::cout << "  " << pad(type, 40) << count << "\n";
@@ -308,6 +325,8 @@ std::string to_json(const CheckReport& report, const ModelInfo& info) {
     for (const auto& [type, count] : info.fused) fused.push_back({{"type", type}, {"count", count}});
     Json int8 = Json::array();
     for (const auto& [type, count] : info.int8_layers) int8.push_back({{"type", type}, {"count", count}});
+    Json compressed = Json::array();
+    for (const auto& [type, count] : info.compressed_layers) compressed.push_back({{"type", type}, {"count", count}});
     Json bodies = Json::array();
     for (const ModelInfo::Body& b : info.bodies) bodies.push_back({{"path", b.path}, {"layers", b.layers}, {"edges", b.edges}});
     Json document = {{"file", report.file},
@@ -324,6 +343,7 @@ std::string to_json(const CheckReport& report, const ModelInfo& info) {
                      {"bodies", std::move(bodies)},
                      {"precision", precision_json(info.precision)},
                      {"int8", std::move(int8)},
+                     {"compressed", std::move(compressed)},
                      {"check", {{"errors", report.errors}, {"warnings", report.warnings}}}};
     return dump_json(document);
 }
