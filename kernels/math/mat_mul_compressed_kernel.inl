@@ -4,11 +4,6 @@
 // to_float(I), widen_u8(p) / widen_i8(p) (L bytes, zero- or sign-extended to int32), low_u/high_u
 // (the nibbles of zero-extended bytes), low_s/high_s (the same sign-extended), hsum(F).
 
-// Rows are read as R streams at once; the hardware prefetchers fall behind them on the 4-bit
-// path, whose unpacking takes longer per byte (a row block of 11008 x 4096 u4 ran at the i8
-// block's time).
-constexpr int64_t kPrefetchBytes = 1024;
-
 // One row of A (prepared: a, and with zero points the per-lane group sums xs) times rows
 // [n, n + R) of the weights: y[r] for each.
 template <CompressedWeights::Format Fmt, int R>
@@ -22,6 +17,10 @@ CW_TARGET void compressed_rows(const CompressedWeights& w, const float* a, const
     const int64_t depth = w.depth, group = w.group, groups = depth / group;
     const int64_t row_bytes = kFour ? depth / 2 : depth;
     const bool zeros = !w.zero.empty();
+    // The same byte of the next block's rows: the R row streams at once outrun the hardware
+    // prefetchers, the 4-bit path most (its unpacking takes longer per byte). A prefetch past the
+    // weights' end is harmless (no fault).
+    const int64_t ahead = R * row_bytes;
     const uint8_t* q[R];
     for (int r = 0; r < R; ++r) q[r] = w.data.data() + (n + r) * row_bytes;
     F total[R];
@@ -34,7 +33,7 @@ CW_TARGET void compressed_rows(const CompressedWeights& w, const float* a, const
             for (int64_t k = g * group; k < end; k += kChunk) {
                 const F even = V::load(a + k), odd = V::load(a + k + L);
                 for (int r = 0; r < R; ++r) {
-                    __builtin_prefetch(q[r] + k / 2 + kPrefetchBytes);
+                    __builtin_prefetch(q[r] + k / 2 + ahead);
                     const I b = V::widen_u8(q[r] + k / 2);
                     const I lo = kSigned ? V::low_s(b) : V::low_u(b);
                     const I hi = kSigned ? V::high_s(b) : V::high_u(b);
@@ -47,7 +46,7 @@ CW_TARGET void compressed_rows(const CompressedWeights& w, const float* a, const
             for (; k + 2 * kChunk <= end; k += 2 * kChunk) {
                 const F x0 = V::load(a + k), x1 = V::load(a + k + L);
                 for (int r = 0; r < R; ++r) {
-                    __builtin_prefetch(q[r] + k + kPrefetchBytes);
+                    __builtin_prefetch(q[r] + k + ahead);
                     const I b0 = kSigned ? V::widen_i8(q[r] + k) : V::widen_u8(q[r] + k);
                     const I b1 = kSigned ? V::widen_i8(q[r] + k + L) : V::widen_u8(q[r] + k + L);
                     acc0[r] = V::fmadd(V::to_float(b0), x0, acc0[r]);
