@@ -49,6 +49,16 @@ struct Graph {
     std::vector<std::shared_ptr<const IrLayer>> added_layers;
 };
 
+// Per node: how many inputs of live nodes read one of its outputs (the compile passes drop a node
+// when its count falls to 0).
+inline std::vector<int> live_readers(const Graph& g) {
+    std::vector<int> readers(g.nodes.size(), 0);
+    for (const Node& n : g.nodes)
+        if (n.live)
+            for (const ValueRef& r : n.inputs) ++readers[static_cast<size_t>(r.node)];
+    return readers;
+}
+
 struct BuildOptions {
     // Check mode: collect every finding and go on (after an error, inference continues with the
     // declared dims); otherwise the first error is thrown.

@@ -120,10 +120,7 @@ std::shared_ptr<const Graph> quantize_graph(std::shared_ptr<const Graph> graph) 
     const Graph& g = *graph;
     std::shared_ptr<Graph> out;
     // Consumers of each FakeQuantize's output that still read it.
-    std::vector<int> readers(g.nodes.size(), 0);
-    for (const Node& n : g.nodes)
-        if (n.live)
-            for (const ValueRef& r : n.inputs) ++readers[static_cast<size_t>(r.node)];
+    std::vector<int> readers = live_readers(g);
     for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
         const Node& n = g.nodes[ni];
         if (!n.live || !n.def || !n.def->with_quantized_input || !n.shapes_static || n.inputs.size() < 2 ||

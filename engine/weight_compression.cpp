@@ -158,11 +158,7 @@ std::shared_ptr<const Graph> compress_weights(std::shared_ptr<const Graph> graph
     if (!graph) return graph;
     const Graph& g = *graph;
     std::shared_ptr<Graph> out;
-    std::vector<int> readers(g.nodes.size(), 0);
-    for (const Node& n : g.nodes)
-        if (n.live)
-            for (const ValueRef& r : n.inputs) ++readers[static_cast<size_t>(r.node)];
-    for (const int r : g.results) ++readers[static_cast<size_t>(r)];
+    std::vector<int> readers = live_readers(g);
     for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
         const Node& n = g.nodes[ni];
         if (!n.live || !n.def || !n.def->with_compressed_weights || !n.shapes_static || n.inputs.size() < 2 ||

@@ -117,22 +117,18 @@ void collect_compiled(const CheckReport& report, ModelInfo& info, bool fusion, I
             p.kept.push_back(str("'", node.layer->name, "' (", node.layer->type, ")"));
     }
     if (info.int8) {
-        // The low-precision pass's layers: those whose attributes it replaced.
-        const std::shared_ptr<const Graph> quantized = quantize_graph(graph);
-        std::map<std::string, int> counts;
-        for (size_t i = 0; i < quantized->nodes.size(); ++i)
-            if (quantized->nodes[i].live && quantized->nodes[i].attrs != graph->nodes[i].attrs)
-                ++counts[std::string(quantized->nodes[i].layer->type)];
-        for (const auto& [type, count] : counts) info.int8_layers.emplace_back(type, count);
-        graph = quantized;
-        // The weight-compression pass's layers, likewise.
-        const std::shared_ptr<const Graph> compressed = compress_weights(graph);
-        std::map<std::string, int> compressed_counts;
-        for (size_t i = 0; i < compressed->nodes.size(); ++i)
-            if (compressed->nodes[i].live && compressed->nodes[i].attrs != graph->nodes[i].attrs)
-                ++compressed_counts[std::string(compressed->nodes[i].layer->type)];
-        for (const auto& [type, count] : compressed_counts) info.compressed_layers.emplace_back(type, count);
-        graph = compressed;
+        // The layers of the low-precision and weight-compression passes: those whose attributes
+        // each replaced, by op type.
+        const auto changed = [&](const std::shared_ptr<const Graph>& after) {
+            std::map<std::string, int> counts;
+            for (size_t i = 0; i < after->nodes.size(); ++i)
+                if (after->nodes[i].live && after->nodes[i].attrs != graph->nodes[i].attrs)
+                    ++counts[std::string(after->nodes[i].layer->type)];
+            graph = after;
+            return std::vector<std::pair<std::string, int>>(counts.begin(), counts.end());
+        };
+        info.int8_layers = changed(quantize_graph(graph));
+        info.compressed_layers = changed(compress_weights(graph));
     }
     if (!fusion) return;
     const std::shared_ptr<const Graph> fused = fuse_graph(graph);
