@@ -4,6 +4,7 @@
 #   fuzz_ir     IR XML + .bin through read, build, check and one inference
 #   fuzz_npy    .npy bytes through the reader
 #   fuzz_graph  differential: random small graphs vs tests/fuzz/reference_ops.hpp
+#   fuzz_int8   differential: FakeQuantize -> Convolution chains, int8 path vs float path
 # Corpora live in build-san/corpus/<harness>/ (kept between runs), seeded from
 # ../shared/conformance (when present), models/ and the regression inputs in tests/data/fuzz/<harness>/. A crash, sanitizer report,
 # leak, timeout or out-of-memory input is written to fuzz-artifacts/ and makes the script exit 1;
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_ir fuzz_npy fuzz_graph)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_ir fuzz_npy fuzz_graph fuzz_int8)
 
 bash scripts/install-deps.sh
 # The `sanitize` preset (build-san/) is also the one scripts/test.sh runs the suite in: its library
@@ -25,7 +26,7 @@ cmake --build build-san --target "${harnesses[@]}" -j "$(nproc 2>/dev/null || ec
 
 # ---- seed corpora ----------------------------------------------------------------------------
 corpus=build-san/corpus
-mkdir -p "$corpus/fuzz_ir" "$corpus/fuzz_npy" "$corpus/fuzz_graph" fuzz-artifacts
+mkdir -p "$corpus/fuzz_ir" "$corpus/fuzz_npy" "$corpus/fuzz_graph" "$corpus/fuzz_int8" fuzz-artifacts
 seed_dirs=(models)
 if [ -d ../shared/conformance ]; then
   seed_dirs+=(../shared/conformance)
@@ -59,7 +60,7 @@ for top in dirs:
 print(f"seeds: {counts['fuzz_ir']} IR models, {counts['fuzz_npy']} .npy files")
 PY
 # Inputs that once crashed a harness (tests/data/fuzz/<harness>/, also replayed by the unit tests).
-for h in fuzz_ir fuzz_npy fuzz_graph; do
+for h in fuzz_ir fuzz_npy fuzz_graph fuzz_int8; do
   [ -d "tests/data/fuzz/$h" ] && cp -n tests/data/fuzz/$h/* "$corpus/$h/" 2>/dev/null || true
 done
 
@@ -69,6 +70,7 @@ for h in "${harnesses[@]}"; do
   extra=()
   [ "$h" = fuzz_ir ] && extra=(-max_len=65536)
   [ "$h" = fuzz_graph ] && extra=(-max_len=4096)
+  [ "$h" = fuzz_int8 ] && extra=(-max_len=256)
   [ -f "tests/fuzz/$h.dict" ] && extra+=(-dict="tests/fuzz/$h.dict")
   echo "== $h: ${seconds}s"
   before=$(ls fuzz-artifacts | wc -l)
