@@ -29,6 +29,4 @@ struct CompressedWeights {
     bool four_bit() const { return format == Format::U4 || format == Format::I4; }
 };
 
-const char* compressed_format_name(CompressedWeights::Format f);  // "u4", "i4", "u8", "i8"
-
 }  // namespace irlite

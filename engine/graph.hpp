@@ -50,13 +50,30 @@ struct Graph {
 };
 
 // Per node: how many inputs of live nodes read one of its outputs (the compile passes drop a node
-// when its count falls to 0).
+// when its count falls to 0: rewire_input).
 inline std::vector<int> live_readers(const Graph& g) {
     std::vector<int> readers(g.nodes.size(), 0);
     for (const Node& n : g.nodes)
         if (n.live)
             for (const ValueRef& r : n.inputs) ++readers[static_cast<size_t>(r.node)];
     return readers;
+}
+
+// Input `port` of node `node` reads `to` instead; the value it read loses a reader, and a producer
+// left without one (an op, not a Parameter) is no longer live, its own inputs losing a reader in
+// turn. `readers` is live_readers' count, kept up to date.
+inline void rewire_input(Graph& g, std::vector<int>& readers, size_t node, size_t port, ValueRef to) {
+    std::vector<int> released{g.nodes[node].inputs[port].node};
+    g.nodes[node].inputs[port] = to;
+    ++readers[static_cast<size_t>(to.node)];
+    while (!released.empty()) {
+        const auto i = static_cast<size_t>(released.back());
+        released.pop_back();
+        Node& n = g.nodes[i];
+        if (--readers[i] > 0 || !n.live || !n.def || n.def->role != OpRole::Compute) continue;
+        n.live = false;
+        for (const ValueRef& in : n.inputs) released.push_back(in.node);
+    }
 }
 
 struct BuildOptions {

@@ -137,11 +137,8 @@ std::shared_ptr<const Graph> quantize_graph(std::shared_ptr<const Graph> graph) 
         std::unique_ptr<OpAttrs> attrs = n.def->with_quantized_input(*n.attrs, std::make_shared<QuantizedInput>(std::move(*q)));
         if (!attrs) continue;
         if (!out) out = std::make_shared<Graph>(g);
-        Node& changed = out->nodes[ni];
-        changed.attrs = std::shared_ptr<const OpAttrs>(std::move(attrs));
-        changed.inputs[0] = x;
-        ++readers[static_cast<size_t>(x.node)];
-        if (--readers[static_cast<size_t>(data.node)] == 0) out->nodes[static_cast<size_t>(data.node)].live = false;
+        out->nodes[ni].attrs = std::shared_ptr<const OpAttrs>(std::move(attrs));
+        rewire_input(*out, readers, ni, 0, x);
     }
     if (!out) return graph;
     return out;

@@ -8,7 +8,6 @@
 namespace irlite {
 namespace {
 
-
 const Node& node_of(const Graph& g, const ValueRef& r) { return g.nodes[static_cast<size_t>(r.node)]; }
 const OutputInfo& info_of(const Graph& g, const ValueRef& r) {
     return node_of(g, r).outputs[static_cast<size_t>(r.output)];
@@ -139,19 +138,6 @@ std::optional<Match> match(const Graph& g, const Node& mm) {
     return std::nullopt;
 }
 
-// Drops `r`'s producer when nothing live reads it any more, and so on up.
-void release(Graph& g, std::vector<int>& readers, const ValueRef& r) {
-    std::vector<int> stack{r.node};
-    while (!stack.empty()) {
-        const int i = stack.back();
-        stack.pop_back();
-        Node& n = g.nodes[static_cast<size_t>(i)];
-        if (--readers[static_cast<size_t>(i)] > 0 || !n.live || !n.def || n.def->role != OpRole::Compute) continue;
-        n.live = false;
-        for (const ValueRef& in : n.inputs) stack.push_back(in.node);
-    }
-}
-
 }  // namespace
 
 std::shared_ptr<const Graph> compress_weights(std::shared_ptr<const Graph> graph) {
@@ -164,18 +150,14 @@ std::shared_ptr<const Graph> compress_weights(std::shared_ptr<const Graph> graph
         if (!n.live || !n.def || !n.def->with_compressed_weights || !n.shapes_static || n.inputs.size() < 2 ||
             n.outputs.empty() || n.outputs[0].type != ElementType::f32)
             continue;
-        std::optional<Match> m = match(out ? *out : g, n);
+        std::optional<Match> m = match(g, n);
         if (!m) continue;
         const ValueRef ints = m->ints;
         std::unique_ptr<OpAttrs> attrs = n.def->with_compressed_weights(*n.attrs, std::make_shared<CompressedWeights>(std::move(m->weights)));
         if (!attrs) continue;
         if (!out) out = std::make_shared<Graph>(g);
-        Node& changed = out->nodes[ni];
-        changed.attrs = std::shared_ptr<const OpAttrs>(std::move(attrs));
-        const ValueRef old = changed.inputs[1];
-        changed.inputs[1] = ints;
-        ++readers[static_cast<size_t>(ints.node)];
-        release(*out, readers, old);
+        out->nodes[ni].attrs = std::shared_ptr<const OpAttrs>(std::move(attrs));
+        rewire_input(*out, readers, ni, 1, ints);
     }
     if (!out) return graph;
     return out;

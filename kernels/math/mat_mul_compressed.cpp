@@ -10,17 +10,6 @@
 #endif
 
 namespace irlite {
-
-const char* compressed_format_name(CompressedWeights::Format f) {
-    switch (f) {
-        case CompressedWeights::Format::U4: return "u4";
-        case CompressedWeights::Format::I4: return "i4";
-        case CompressedWeights::Format::U8: return "u8";
-        case CompressedWeights::Format::I8: return "i8";
-    }
-    return "?";
-}
-
 namespace nn {
 namespace {
 
@@ -167,7 +156,6 @@ CompressedMatMulPlan plan_compressed_mat_mul(int64_t rows, std::shared_ptr<const
                                              const FusedEpilogue& epilogue, cpu::Isa isa) {
     CompressedMatMulPlan plan;
     plan.rows = rows;
-    plan.isa = isa;
     plan.epilogue = epilogue;
     // The widest level whose blocks (2 x lanes elements for 4-bit weights, lanes for 8-bit) tile
     // every group; the portable one tiles any.

@@ -25,9 +25,8 @@ namespace irlite::nn {
 
 struct CompressedMatMulPlan {
     std::shared_ptr<const CompressedWeights> weights;
-    int64_t rows = 0;   // M: every batch's rows of A
-    int lanes = 1;      // the level's f32 lanes (1: portable)
-    cpu::Isa isa = cpu::Isa::Sse;
+    int64_t rows = 0;  // M: every batch's rows of A
+    int lanes = 1;     // the level's f32 lanes (1: portable)
     FusedEpilogue epilogue;
     // Scratch per row of A: A reordered for the level's unpacking (within each block of 2 x lanes
     // elements, for 4-bit weights: the even elements, then the odd ones) and, with zero points, the
