@@ -351,10 +351,8 @@ TEST(Cli, InfoCountsCompressedWeightLayers) {
     testing::CompressedLinear c;
     c.f16 = true;
     const testing::BuiltLinear b = testing::build_compressed_linear(c);
-    const std::string xml = dir.file("model.xml");
-    std::ofstream(xml) << b.xml;
-    std::ofstream(dir.file("model.bin"), std::ios::binary)
-        .write(reinterpret_cast<const char*>(b.weights.data()), static_cast<std::streamsize>(b.weights.size()));
+    const std::string xml = dir.write("model.xml", b.xml);
+    dir.write("model.bin", std::string(b.weights.begin(), b.weights.end()));
     const CliResult r = irlite({"info", xml});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("compressed: 1 MatMul"), std::string::npos) << r.out;

@@ -13,6 +13,7 @@
 
 #include "compressed_ir.hpp"
 #include "irlite/irlite.hpp"
+#include "run_one_input.hpp"
 #include "kernels/detail/cpu_isa.hpp"
 
 namespace irlite {
@@ -33,16 +34,10 @@ Outcome run(const BuiltLinear& b, const std::vector<float>& x, long long rows, l
     CompileOptions o;
     o.int8 = int8;
     o.threads = threads;
-    o.profiling = true;
-    const CompiledModel compiled(model, o);
-    InferRequest r = compiled.create_infer_request();
-    std::vector<float> data = x;
-    r.set_input(0, Tensor::wrap(ElementType::f32, Shape{rows, depth}, data.data()));
-    r.infer();
+    const testing::OneRun r = testing::run_one_input(model, x, Shape{rows, depth}, o);
     Outcome result;
-    const Tensor& t = r.output(0);
-    result.out.assign(t.data<float>(), t.data<float>() + t.num_elements());
-    for (const ProfileEntry& e : r.profiling())
+    result.out = r.out;
+    for (const ProfileEntry& e : r.profile)
         if (e.type.rfind("MatMul", 0) == 0) result.method = e.method;
     return result;
 }

@@ -18,6 +18,7 @@
 #include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "quantized_ir.hpp"
+#include "run_one_input.hpp"
 #include "kernels/detail/cpu_isa.hpp"
 
 namespace irlite {
@@ -33,27 +34,14 @@ using testing::build;
 using testing::count;
 using testing::join;
 
-struct Outcome {
-    std::vector<float> out;
-    std::vector<ProfileEntry> profile;
-};
+using Outcome = testing::OneRun;
 Outcome run(const Model& model, const std::vector<float>& x, const Dims& in, bool int8, int threads = 1,
             bool fusion = true) {
     CompileOptions o;
     o.int8 = int8;
     o.fusion = fusion;
     o.threads = threads;
-    o.profiling = true;
-    const CompiledModel compiled(model, o);
-    InferRequest r = compiled.create_infer_request();
-    std::vector<float> data = x;
-    r.set_input(0, Tensor::wrap(ElementType::f32, Shape(in.begin(), in.end()), data.data()));
-    r.infer();
-    const Tensor& t = r.output(0);
-    Outcome result;
-    result.out.assign(t.data<float>(), t.data<float>() + t.num_elements());
-    result.profile = r.profiling();
-    return result;
+    return testing::run_one_input(model, x, Shape(in.begin(), in.end()), o);
 }
 bool runs_int8(const Outcome& r) {
     for (const ProfileEntry& e : r.profile)

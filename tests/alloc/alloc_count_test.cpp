@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "irlite/irlite.hpp"
@@ -147,10 +146,8 @@ TEST(ZeroAllocation, CompressedWeightMatMul) {
         c.f16 = true;
         const testing::BuiltLinear b = testing::build_compressed_linear(c);
         const testing::TempDir dir;
-        const std::string xml = dir.file("model.xml");
-        std::ofstream(xml) << b.xml;
-        std::ofstream(dir.file("model.bin"), std::ios::binary)
-            .write(reinterpret_cast<const char*>(b.weights.data()), static_cast<std::streamsize>(b.weights.size()));
+        const std::string xml = dir.write("model.xml", b.xml);
+        dir.write("model.bin", std::string(b.weights.begin(), b.weights.end()));
         EXPECT_EQ(allocations_per_run(xml), 0) << format;
     }
 }

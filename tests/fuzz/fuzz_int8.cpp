@@ -24,6 +24,7 @@
 
 #include "irlite/irlite.hpp"
 #include "quantized_ir.hpp"
+#include "run_one_input.hpp"
 
 namespace {
 
@@ -42,14 +43,7 @@ Outcome run(const irlite::testing::Built& g, const std::vector<float>& x, bool i
         irlite::CompileOptions options;
         options.int8 = int8;
         options.threads = threads;
-        const irlite::CompiledModel compiled(model, options);
-        irlite::InferRequest r = compiled.create_infer_request();
-        std::vector<float> data = x;
-        r.set_input(0, irlite::Tensor::wrap(irlite::ElementType::f32, irlite::Shape(g.in_dims.begin(), g.in_dims.end()),
-                                            data.data()));
-        r.infer();
-        const irlite::Tensor& t = r.output(0);
-        o.out.assign(t.data<float>(), t.data<float>() + t.num_elements());
+        o.out = irlite::testing::run_one_input(model, x, irlite::Shape(g.in_dims.begin(), g.in_dims.end()), options).out;
         o.ok = true;
     } catch (const irlite::Error& e) {
         o.error = e.what();
