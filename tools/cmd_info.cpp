@@ -119,16 +119,18 @@ void collect_compiled(const CheckReport& report, ModelInfo& info, bool fusion, I
     if (info.int8) {
         // The layers of the low-precision and weight-compression passes: those whose attributes
         // each replaced, by op type.
-        const auto changed = [&](const std::shared_ptr<const Graph>& after) {
+        const auto changed = [](const Graph& before, const Graph& after) {
             std::map<std::string, int> counts;
-            for (size_t i = 0; i < after->nodes.size(); ++i)
-                if (after->nodes[i].live && after->nodes[i].attrs != graph->nodes[i].attrs)
-                    ++counts[std::string(after->nodes[i].layer->type)];
-            graph = after;
+            for (size_t i = 0; i < after.nodes.size(); ++i)
+                if (after.nodes[i].live && after.nodes[i].attrs != before.nodes[i].attrs)
+                    ++counts[std::string(after.nodes[i].layer->type)];
             return std::vector<std::pair<std::string, int>>(counts.begin(), counts.end());
         };
-        info.int8_layers = changed(quantize_graph(graph));
-        info.compressed_layers = changed(compress_weights(graph));
+        const std::shared_ptr<const Graph> quantized = quantize_graph(graph);
+        const std::shared_ptr<const Graph> compressed = compress_weights(quantized);
+        info.int8_layers = changed(*graph, *quantized);
+        info.compressed_layers = changed(*quantized, *compressed);
+        graph = compressed;
     }
     if (!fusion) return;
     const std::shared_ptr<const Graph> fused = fuse_graph(graph);
