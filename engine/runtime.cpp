@@ -87,8 +87,7 @@ struct CompiledModel::Impl {
     // weight compression (both off with CompileOptions::int8 = false), then fusion.
     std::shared_ptr<const Graph> transform(std::shared_ptr<const Graph> built) const {
         if (options.precision == InferencePrecision::F32) built = compute_in_f32(std::move(built), *registry);
-        if (options.int8) built = quantize_graph(std::move(built));
-        if (options.int8) built = compress_weights(std::move(built));
+        if (options.int8) built = compress_weights(quantize_graph(std::move(built)));
         if (options.fusion) built = fuse_graph(std::move(built));
         return built;
     }

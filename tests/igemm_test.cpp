@@ -1,6 +1,7 @@
 // kernels/detail/igemm: every int8 level this CPU runs against an int64 reference, bit for bit
 // (the integer sums are exact and the float conversion one fixed sequence), on shapes with edge
-// panels, edge columns, depths not a multiple of 4 and extreme operands (-128, 127 x 255); and the data quantizer at every level against its scalar formula.
+// panels, edge columns, depths not a multiple of 4 and extreme operands (-128, 127 x 255); and
+// the data quantizer at every level against its scalar formula.
 #include "kernels/detail/igemm.hpp"
 #include "kernels/detail/quantize_levels.hpp"
 
@@ -157,7 +158,6 @@ TEST(Int8Gemm, LevelForCapsNeverExceedsTheCpu) {
         EXPECT_TRUE(int8_level_supported(int8_level_for(isa))) << cpu::isa_name(isa);
     EXPECT_EQ(int8_level_for(cpu::Isa::Sse), Int8Level::Portable);
 }
-
 
 // The quantizer's loops (kernels/detail/quantize_levels.cpp: intrinsics at AVX2 and AVX-512, vector
 // extensions elsewhere) give the scalar formula's level for every value: ties to even, both ends,

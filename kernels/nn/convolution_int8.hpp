@@ -10,8 +10,8 @@
 //
 //   y = float(acc - zero_index * sum(w[c])) * (weight_scale[c] * out_step) + bias[c]
 //
-// then the fused residual, activation and FakeQuantize. Integer sums are exact: the result is bit-identical for
-// every thread count and instruction set.
+// then the fused residual, activation and FakeQuantize. Integer sums are exact: the result is
+// bit-identical for every thread count and instruction set.
 #pragma once
 
 #include <cstdint>
