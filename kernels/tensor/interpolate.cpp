@@ -21,8 +21,9 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/index_values.hpp"
-#include "kernels/detail/rule_context.hpp"
+#include "kernels/detail/parallel.hpp"
 
 namespace irlite {
 namespace {
@@ -55,8 +56,8 @@ std::vector<int64_t> fit_pads(const std::vector<int64_t>& pads, size_t rank) {
     return out;
 }
 
-// Everything the kernel needs, derived from the inputs' shapes and values.
-struct Plan {
+// The resize's geometry, derived from the inputs' shapes and values.
+struct Geometry {
     std::vector<int64_t> axes;    // normalized, in input order
     std::vector<float> scales;    // per axis, for coordinate transforms
     PartialShape padded;          // input shape + pads
@@ -109,11 +110,11 @@ void check_types(const InferContext& ctx) {
     }
 }
 
-// The plan; output dims stay kDynamic where they depend on values not known yet.
-Plan make_plan(const InferContext& ctx) {
+// The geometry; output dims stay kDynamic where they depend on values not known yet.
+Geometry make_geometry(const InferContext& ctx) {
     const auto& a = ctx.attrs<InterpolateAttrs>();
     const PartialShape& in = ctx.shape(0);
-    Plan p;
+    Geometry p;
     const size_t rank = in.rank();
     const std::vector<int64_t> pb = fit_pads(a.pads_begin, rank), pe = fit_pads(a.pads_end, rank);
     p.padded = in;
@@ -178,7 +179,7 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
         if (pad < 0) throw Error(ErrorKind::Attribute, "attribute-invalid", "attribute 'pads_begin' must not be negative");
     for (int64_t pad : a.pads_end)
         if (pad < 0) throw Error(ErrorKind::Attribute, "attribute-invalid", "attribute 'pads_end' must not be negative");
-    return {{ctx.type(0), make_plan(ctx).output}};
+    return {{ctx.type(0), make_geometry(ctx).output}};
 }
 
 // ---- coordinates -------------------------------------------------------------------------------
@@ -287,29 +288,139 @@ std::vector<Taps> axis_taps(const InterpolateAttrs& a, float scale, int64_t in_l
     return all;
 }
 
+// ---- plan ---------------------------------------------------------------------------------------
+
+// One separable pass along an axis of a [outer, in_len, inner] tensor: output coordinate x of
+// [outer, out_len, inner] is the sum over taps [first[x], first[x + 1]) of weight * input row index.
+struct AxisPass {
+    size_t axis = 0;
+    int64_t outer = 1, in_len = 1, out_len = 1, inner = 1;
+    std::vector<int64_t> first, index;
+    std::vector<double> weight;
+};
+
+// Everything the kernel needs, made once: the padding, the nearest maps or the filtered passes,
+// and where each piece lives in scratch (the padded input, two buffers the passes alternate).
+struct InterpolatePlan : OpPlan {
+    size_t elem = 0;                 // bytes per element
+    Shape data_shape, padded, output;
+    std::vector<int64_t> pads_begin, padded_strides;  // per dim (empty: no padding)
+    bool nearest = false, f64 = false;
+    std::vector<int64_t> maps, map_first;  // nearest: dim d's input coordinates from maps[map_first[d]]
+    std::vector<AxisPass> passes;          // filtered: in increasing axis order (the passes commute)
+    size_t pad_bytes = 0, buffer_bytes = 0;
+};
+
+size_t round64(size_t n) { return (n + 63) / 64 * 64; }
+
+int64_t elements(const Shape& s) {
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    return n;
+}
+
+// The filtered passes over `geometry`'s axes, in increasing axis order, and the largest tensor
+// any of them reads or writes (elements).
+int64_t plan_passes(const InterpolateAttrs& a, const Geometry& g, bool antialias, InterpolatePlan& plan) {
+    std::vector<size_t> order(g.axes.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return g.axes[x] < g.axes[y]; });
+    Shape shape = plan.padded;
+    int64_t largest = elements(shape);
+    for (size_t k : order) {
+        const auto axis = static_cast<size_t>(g.axes[k]);
+        AxisPass pass;
+        pass.axis = axis;
+        for (size_t d = 0; d < axis; ++d) pass.outer *= shape[d];
+        for (size_t d = axis + 1; d < shape.size(); ++d) pass.inner *= shape[d];
+        pass.in_len = shape[axis];
+        pass.out_len = plan.output[axis];
+        pass.first.push_back(0);
+        for (const Taps& t : axis_taps(a, g.scales[k], pass.in_len, pass.out_len, antialias)) {
+            pass.index.insert(pass.index.end(), t.index.begin(), t.index.end());
+            pass.weight.insert(pass.weight.end(), t.weight.begin(), t.weight.end());
+            pass.first.push_back(static_cast<int64_t>(pass.index.size()));
+        }
+        shape[axis] = pass.out_len;
+        largest = std::max(largest, elements(shape));
+        plan.passes.push_back(std::move(pass));
+    }
+    return largest;
+}
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const auto& a = ctx.attrs<InterpolateAttrs>();
+    const Geometry g = make_geometry(ctx);
+    auto plan = std::make_unique<InterpolatePlan>();
+    plan->method = a.mode == Mode::Nearest ? "nearest" : "separable";
+    plan->elem = element_size(ctx.type(0));
+    plan->data_shape = ctx.shape(0).to_shape();
+    plan->padded = g.padded.to_shape();
+    plan->output = g.output.to_shape();
+    const size_t rank = plan->data_shape.size();
+    if (plan->padded != plan->data_shape) {
+        plan->pads_begin = fit_pads(a.pads_begin, rank);
+        plan->padded_strides = row_major_strides(plan->padded);
+        plan->pad_bytes = round64(static_cast<size_t>(elements(plan->padded)) * plan->elem);
+    }
+    if (elements(plan->output) == 0) return plan;
+    for (int64_t axis : g.axes)
+        if (plan->padded[static_cast<size_t>(axis)] == 0)
+            throw ctx.input_error(0, ErrorKind::Value, "empty-dim",
+                                  str("cannot resize dim ", axis, " of size 0 to ", plan->output[static_cast<size_t>(axis)]));
+    bool downsample = false;
+    for (float s : g.scales) downsample |= s < 1.0f;
+    const bool antialias = a.antialias && downsample;
+    plan->nearest = a.mode == Mode::Nearest;
+    if (plan->nearest) {
+        // Identity maps for the dims not resized; each output coordinate's one tap for the others.
+        plan_passes(a, g, antialias, *plan);
+        size_t k = 0;  // the passes are in increasing axis order
+        for (size_t d = 0; d < rank; ++d) {
+            plan->map_first.push_back(static_cast<int64_t>(plan->maps.size()));
+            const AxisPass* pass = k < plan->passes.size() && plan->passes[k].axis == d ? &plan->passes[k++] : nullptr;
+            for (int64_t x = 0; x < plan->output[d]; ++x)
+                plan->maps.push_back(pass ? pass->index[static_cast<size_t>(pass->first[static_cast<size_t>(x)])] : x);
+        }
+        plan->passes.clear();
+        plan->scratch_bytes = plan->pad_bytes;
+        return plan;
+    }
+    plan->f64 = ctx.type(0) == ElementType::f64;
+    const int64_t largest = plan_passes(a, g, antialias, *plan);
+    plan->buffer_bytes = round64(static_cast<size_t>(largest) * (plan->f64 ? sizeof(double) : sizeof(float)));
+    plan->scratch_bytes = plan->pad_bytes + 2 * plan->buffer_bytes;
+    return plan;
+}
+
 // ---- kernel ------------------------------------------------------------------------------------
 
-// Copies `in` into the middle of a zero tensor of the padded shape.
-Tensor pad_input(const Tensor& in, const std::vector<int64_t>& pb, const Shape& padded_shape) {
-    Tensor out(in.type(), padded_shape);
-    if (in.num_elements() == 0) return out;
-    const size_t rank = in.rank();
-    const size_t elem = element_size(in.type());
-    const std::vector<int64_t> out_strides = row_major_strides(padded_shape);
-    const int64_t row = in.shape()[rank - 1];
-    const int64_t rows = in.num_elements() / row;
-    std::vector<int64_t> counter(rank - 1, 0);
-    for (int64_t r = 0; r < rows; ++r) {
-        int64_t offset = pb[rank - 1];
-        for (size_t d = 0; d + 1 < rank; ++d) offset += (counter[d] + pb[d]) * out_strides[d];
-        std::memcpy(out.bytes() + offset * static_cast<int64_t>(elem), in.bytes() + r * row * static_cast<int64_t>(elem),
-                    static_cast<size_t>(row) * elem);
-        for (size_t d = rank - 1; d-- > 0;) {
-            if (++counter[d] < in.shape()[d]) break;
-            counter[d] = 0;
-        }
+// The offset of row r (all dims but the last) of a tensor of `dims`, in elements, with each
+// coordinate mapped through coordinate(d, c) and `strides` (one row per value of the leading dims).
+template <class Coordinate>
+int64_t row_offset(const Shape& dims, int64_t r, const std::vector<int64_t>& strides, Coordinate coordinate) {
+    int64_t offset = 0;
+    for (size_t d = dims.size() - 1; d-- > 0;) {
+        const int64_t c = r % dims[d];
+        r /= dims[d];
+        offset += coordinate(d, c) * strides[d];
     }
-    return out;
+    return offset;
+}
+
+// The data in the middle of a zero tensor of the padded shape, at `dst`.
+void pad_input(const InterpolatePlan& plan, const Tensor& in, std::byte* dst) {
+    std::memset(dst, 0, static_cast<size_t>(elements(plan.padded)) * plan.elem);
+    const size_t rank = plan.data_shape.size();
+    const int64_t row = plan.data_shape[rank - 1];
+    if (in.num_elements() == 0) return;
+    const int64_t rows = in.num_elements() / row;
+    const auto elem = static_cast<int64_t>(plan.elem);
+    for (int64_t r = 0; r < rows; ++r) {
+        const int64_t offset = plan.pads_begin[rank - 1] +
+                               row_offset(plan.data_shape, r, plan.padded_strides, [&](size_t d, int64_t c) { return c + plan.pads_begin[d]; });
+        std::memcpy(dst + offset * elem, in.bytes() + r * row * elem, static_cast<size_t>(row * elem));
+    }
 }
 
 // One output row of nearest: dst[x] = src[map[x]], items of N bytes.
@@ -327,127 +438,109 @@ void gather_row(std::byte* dst, const std::byte* src, const int64_t* map, int64_
     }
 }
 
-// Nearest: every output element copies one input element (bytes; any type).
-void resize_nearest(const Tensor& in, Tensor& out, const std::vector<std::vector<int64_t>>& maps) {
-    const size_t rank = in.rank();
-    const int64_t elem = static_cast<int64_t>(element_size(in.type()));
-    const std::vector<int64_t> strides = row_major_strides(in.shape());
-    if (out.num_elements() == 0) return;
+// Nearest: every output element copies one input element (bytes; any type), row by row.
+void resize_nearest(const InterpolatePlan& plan, const std::byte* in, Tensor& out, ThreadPool* pool) {
+    const size_t rank = plan.output.size();
+    const auto elem = static_cast<int64_t>(plan.elem);
     if (rank == 0) {
-        std::memcpy(out.data(), in.data(), static_cast<size_t>(elem));
+        std::memcpy(out.data(), in, plan.elem);
         return;
     }
-    const int64_t row = out.shape()[rank - 1];
+    const int64_t row = plan.output[rank - 1];
     const int64_t rows = out.num_elements() / row;
-    const std::vector<int64_t>& last = maps[rank - 1];
-    std::vector<int64_t> counter(rank - 1, 0);
+    const int64_t* last = plan.maps.data() + plan.map_first[rank - 1];
     std::byte* dst = out.bytes();
-    for (int64_t r = 0; r < rows; ++r) {
-        int64_t base = 0;
-        for (size_t d = 0; d + 1 < rank; ++d) base += maps[d][static_cast<size_t>(counter[d])] * strides[d];
-        gather_row(dst, in.bytes() + base * elem, last.data(), row, static_cast<size_t>(elem));
-        dst += row * elem;
-        for (size_t d = rank - 1; d-- > 0;) {
-            if (++counter[d] < out.shape()[d]) break;
-            counter[d] = 0;
+    const int64_t grain = std::max<int64_t>(1, detail::kCopyGrainBytes / std::max<int64_t>(1, row * elem));
+    detail::for_chunks(pool, rows, grain, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+            int64_t base = 0, rest = r, stride = 1;
+            for (size_t d = rank; d-- > 0;) {
+                if (d + 1 < rank) {
+                    const int64_t c = rest % plan.output[d];
+                    rest /= plan.output[d];
+                    base += plan.maps[static_cast<size_t>(plan.map_first[d] + c)] * stride;
+                }
+                stride *= plan.padded[d];
+            }
+            gather_row(dst + r * row * elem, in + base * elem, last, row, plan.elem);
         }
-    }
+    });
 }
 
-// One separable pass along `axis`: shape[axis] goes from in_len to taps.size().
+// One pass: dst [outer, out_len, inner] from src [outer, in_len, inner].
 template <class C>
-std::vector<C> resize_axis(const std::vector<C>& src, Shape& shape, size_t axis, const std::vector<Taps>& taps) {
-    int64_t outer = 1, inner = 1;
-    for (size_t d = 0; d < axis; ++d) outer *= shape[d];
-    for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
-    const int64_t in_len = shape[axis];
-    const int64_t out_len = static_cast<int64_t>(taps.size());
-    std::vector<C> dst(static_cast<size_t>(outer * out_len * inner), C{0});
-    for (int64_t o = 0; o < outer; ++o) {
-        const C* s = src.data() + o * in_len * inner;
-        for (int64_t x = 0; x < out_len; ++x) {
-            C* d = dst.data() + (o * out_len + x) * inner;
-            const Taps& t = taps[static_cast<size_t>(x)];
-            for (size_t k = 0; k < t.index.size(); ++k) {
-                const C w = static_cast<C>(t.weight[k]);
-                const C* row = s + t.index[k] * inner;
+void run_pass(const AxisPass& pass, const C* src, C* dst, ThreadPool* pool) {
+    const int64_t units = pass.outer * pass.out_len, inner = pass.inner;
+    const int64_t taps = static_cast<int64_t>(pass.index.size()) / std::max<int64_t>(pass.out_len, 1) + 1;
+    const int64_t grain = std::max<int64_t>(1, detail::kEltwiseGrain / std::max<int64_t>(1, inner * taps));
+    detail::for_chunks(pool, units, grain, [&](int64_t u0, int64_t u1) {
+        for (int64_t u = u0; u < u1; ++u) {
+            const int64_t o = u / pass.out_len, x = u % pass.out_len;
+            const C* s = src + o * pass.in_len * inner;
+            C* d = dst + u * inner;
+            std::fill(d, d + inner, C{0});
+            for (int64_t k = pass.first[static_cast<size_t>(x)]; k < pass.first[static_cast<size_t>(x) + 1]; ++k) {
+                const C w = static_cast<C>(pass.weight[static_cast<size_t>(k)]);
+                const C* row = s + pass.index[static_cast<size_t>(k)] * inner;
                 for (int64_t i = 0; i < inner; ++i) d[i] += w * row[i];
             }
         }
-    }
-    shape[axis] = out_len;
-    return dst;
+    });
 }
 
+// Linear, linear_onnx, cubic: the data in compute type C, one pass per axis between two scratch
+// buffers (the last straight into the output when it has type C), then stored in the output type.
 template <class C>
-void resize_filtered(const Tensor& in, Tensor& out, const std::vector<int64_t>& axes,
-                     const std::vector<std::vector<Taps>>& taps) {
-    std::vector<C> buf(static_cast<size_t>(in.num_elements()));
-    dispatch_type(in.type(), [&](auto tag) {
+void resize_filtered(const InterpolatePlan& plan, const std::byte* in, ElementType type, Tensor& out, std::byte* buffers,
+                     ThreadPool* pool) {
+    C* buf[2] = {reinterpret_cast<C*>(buffers), reinterpret_cast<C*>(buffers + plan.buffer_bytes)};
+    const int64_t n = elements(plan.padded);
+    dispatch_type(type, [&](auto tag) {
         using T = decltype(tag);
-        const T* p = in.data<T>();
-        for (size_t i = 0; i < buf.size(); ++i) {
-            if constexpr (std::is_same_v<T, float16>) buf[i] = static_cast<C>(f16_to_f32(p[i].bits));
-            else if constexpr (std::is_same_v<T, bfloat16>) buf[i] = static_cast<C>(bf16_to_f32(p[i].bits));
-            else if constexpr (std::is_floating_point_v<T>) buf[i] = static_cast<C>(p[i]);
+        const T* p = reinterpret_cast<const T*>(in);
+        for (int64_t i = 0; i < n; ++i) {
+            if constexpr (std::is_same_v<T, float16>) buf[0][i] = static_cast<C>(f16_to_f32(p[i].bits));
+            else if constexpr (std::is_same_v<T, bfloat16>) buf[0][i] = static_cast<C>(bf16_to_f32(p[i].bits));
+            else if constexpr (std::is_floating_point_v<T>) buf[0][i] = static_cast<C>(p[i]);
         }
     });
-    Shape shape = in.shape();
-    for (size_t k = 0; k < axes.size(); ++k) buf = resize_axis(buf, shape, static_cast<size_t>(axes[k]), taps[k]);
+    const bool direct = out.type() == element_type_of<C>();
+    int cur = 0;
+    for (size_t k = 0; k < plan.passes.size(); ++k) {
+        C* dst = direct && k + 1 == plan.passes.size() ? out.data<C>() : buf[1 - cur];
+        run_pass(plan.passes[k], buf[cur], dst, pool);
+        if (dst == out.data<C>()) return;
+        cur = 1 - cur;
+    }
+    const C* result = buf[cur];
     dispatch_type(out.type(), [&](auto tag) {
         using T = decltype(tag);
         T* o = out.data<T>();
-        for (size_t i = 0; i < buf.size(); ++i) {
-            if constexpr (std::is_same_v<T, float16>) o[i] = float16{f32_to_f16(static_cast<float>(buf[i]))};
-            else if constexpr (std::is_same_v<T, bfloat16>) o[i] = bfloat16{f32_to_bf16(static_cast<float>(buf[i]))};
-            else if constexpr (std::is_floating_point_v<T>) o[i] = static_cast<T>(buf[i]);
+        for (int64_t i = 0; i < out.num_elements(); ++i) {
+            if constexpr (std::is_same_v<T, float16>) o[i] = float16{f32_to_f16(static_cast<float>(result[i]))};
+            else if constexpr (std::is_same_v<T, bfloat16>) o[i] = bfloat16{f32_to_bf16(static_cast<float>(result[i]))};
+            else if constexpr (std::is_floating_point_v<T>) o[i] = static_cast<T>(result[i]);
         }
     });
 }
 
 void compute(KernelContext& ctx) {
-    const auto& a = ctx.attrs<InterpolateAttrs>();
-    const InferContext rule = detail::rule_context(ctx);
-    const Plan plan = make_plan(rule);
-    Tensor& out = ctx.output(0);
+    const auto& plan = ctx.plan<InterpolatePlan>();
     const Tensor& data = ctx.input(0);
-    const size_t rank = data.rank();
-    const Shape padded = plan.padded.to_shape();
-    const Tensor in = padded == data.shape() ? data : pad_input(data, fit_pads(a.pads_begin, rank), padded);
+    Tensor& out = ctx.output(0);
+    IRLITE_CHECK(data.shape() == plan.data_shape && out.shape() == plan.output, ErrorKind::ShapeRule,
+                 "kernel-output-mismatch", "Interpolate was prepared for ", to_string(plan.data_shape), " -> ",
+                 to_string(plan.output), ", not ", to_string(data.shape()), " -> ", to_string(out.shape()));
     if (out.num_elements() == 0) return;
-    for (size_t k = 0; k < plan.axes.size(); ++k) {
-        const size_t axis = static_cast<size_t>(plan.axes[k]);
-        if (padded[axis] == 0)
-            throw ctx.input_error(0, ErrorKind::Value, "empty-dim",
-                                  str("cannot resize dim ", axis, " of size 0 to ", out.shape()[axis]));
+    auto* scratch = static_cast<std::byte*>(ctx.scratch());
+    const std::byte* in = data.bytes();
+    if (!plan.pads_begin.empty()) {
+        pad_input(plan, data, scratch);
+        in = scratch;
     }
-    bool downsample = false;
-    for (float s : plan.scales) downsample |= s < 1.0f;
-    const bool antialias = a.antialias && downsample;
-    // Axes in increasing order (the passes commute); taps per axis.
-    std::vector<size_t> order(plan.axes.size());
-    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return plan.axes[x] < plan.axes[y]; });
-    std::vector<int64_t> axes;
-    std::vector<std::vector<Taps>> taps;
-    for (size_t k : order) {
-        const size_t axis = static_cast<size_t>(plan.axes[k]);
-        axes.push_back(plan.axes[k]);
-        taps.push_back(axis_taps(a, plan.scales[k], padded[axis], out.shape()[axis], antialias));
-    }
-    if (a.mode == Mode::Nearest) {
-        std::vector<std::vector<int64_t>> maps(rank);
-        for (size_t d = 0; d < rank; ++d)
-            for (int64_t x = 0; x < out.shape()[d]; ++x) maps[d].push_back(x);
-        for (size_t k = 0; k < axes.size(); ++k) {
-            auto& m = maps[static_cast<size_t>(axes[k])];
-            for (size_t x = 0; x < m.size(); ++x) m[x] = taps[k][x].index[0];
-        }
-        resize_nearest(in, out, maps);
-        return;
-    }
-    if (in.type() == ElementType::f64) resize_filtered<double>(in, out, axes, taps);
-    else resize_filtered<float>(in, out, axes, taps);
+    if (plan.nearest) return resize_nearest(plan, in, out, ctx.pool());
+    if (plan.f64) resize_filtered<double>(plan, in, data.type(), out, scratch + plan.pad_bytes, ctx.pool());
+    else resize_filtered<float>(plan, in, data.type(), out, scratch + plan.pad_bytes, ctx.pool());
 }
 
 // ---- definition --------------------------------------------------------------------------------
@@ -499,6 +592,7 @@ OpDef make_interpolate_v4_op() {
     d.value_inputs = inputs(1, 2, 3);
     d.parse_attrs = [](const AttrReader& r) { return parse(r, 4); };
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }
@@ -513,6 +607,7 @@ OpDef make_interpolate_v11_op() {
     d.value_inputs = inputs(1, 2);
     d.parse_attrs = [](const AttrReader& r) { return parse(r, 11); };
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }
