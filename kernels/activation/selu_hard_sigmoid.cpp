@@ -9,6 +9,7 @@
 #include "engine/op.hpp"
 #include "kernels/detail/float_dispatch.hpp"
 #include "kernels/detail/parallel.hpp"
+#include "kernels/detail/unary.hpp"
 
 namespace irlite {
 namespace {
@@ -76,6 +77,7 @@ OpDef make_def(const char* type, std::vector<std::string> roles, KernelFn fn) {
     d.input_roles = std::move(roles);
     d.min_inputs = 3;
     d.infer = infer;
+    d.prepare = detail::prepare_eltwise;
     d.compute = std::move(fn);
     return d;
 }

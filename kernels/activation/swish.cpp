@@ -58,6 +58,7 @@ OpDef make_swish_op() {
     d.input_roles = {"data", "beta"};
     d.min_inputs = 1;
     d.infer = infer;
+    d.prepare = prepare_eltwise;
     d.compute = compute;
     // Graph fusion: only with beta known at compile time.
     d.as_activation = [](const InferContext& ctx) -> std::optional<Activation> {

@@ -82,14 +82,15 @@ OpDef unary_op_def(std::string type, int version, TypeMask allowed) {
     d.input_roles = {"data"};
     d.min_inputs = 1;
     d.infer = [allowed](const InferContext& ctx) { return infer_unary(ctx, allowed); };
-    // Elementwise: the output may overwrite the input when nothing else reads it.
-    d.prepare = [](const InferContext&) {
-        auto plan = std::make_unique<OpPlan>();
-        plan->in_place.push_back({0, 0});
-        plan->method = "eltwise";
-        return plan;
-    };
+    d.prepare = prepare_eltwise;
     return d;
+}
+
+std::unique_ptr<OpPlan> prepare_eltwise(const InferContext&) {
+    auto plan = std::make_unique<OpPlan>();
+    plan->in_place.push_back({0, 0});
+    plan->method = "eltwise";
+    return plan;
 }
 
 }  // namespace irlite::detail

@@ -165,6 +165,10 @@ void run_unary(KernelContext& ctx, const Attrs& attrs, const Fn& fn) {
 // infer_unary(allowed). The caller adds parse_attrs and compute.
 OpDef unary_op_def(std::string type, int version, TypeMask allowed);
 
+// The plan of an elementwise op of input 0 -> output 0 whose other inputs are scalars read at run
+// time: nothing to plan but that the output may overwrite the input when nothing else reads it.
+std::unique_ptr<OpPlan> prepare_eltwise(const InferContext&);
+
 // An OpDef for a unary elementwise op with input 'data', element types kAllowed, in opsets
 // version..latest. `parse` reads Attrs (null when the op has none: Attrs is then NoAttrs).
 template <TypeMask kAllowed, UnaryIntegers kIntegers = UnaryIntegers::None, class Attrs = NoAttrs, class Fn>

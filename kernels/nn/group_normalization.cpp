@@ -66,18 +66,31 @@ T store(double v) {
     else return static_cast<T>(v);
 }
 
+// The sizes the kernel walks: samples, channels per group, positions per channel.
+struct GroupNormPlan : OpPlan {
+    int64_t n = 0, spatial = 1, per_group = 0, group_size = 0;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    auto plan = std::make_unique<GroupNormPlan>();
+    plan->method = "per-group";
+    const PartialShape& x = ctx.shape(0);
+    plan->n = x[0];
+    for (size_t d = 2; d < x.rank(); ++d) plan->spatial *= x[d];
+    plan->per_group = x[1] / ctx.attrs<GroupNormAttrs>().groups;
+    plan->group_size = plan->per_group * plan->spatial;
+    return plan;
+}
+
 template <class T>
 void normalize(const KernelContext& ctx, Tensor& out) {
     const auto& a = ctx.attrs<GroupNormAttrs>();
-    const Tensor& x = ctx.input(0);
-    const T* in = x.data<T>();
+    const auto& plan = ctx.plan<GroupNormPlan>();
+    const T* in = ctx.input(0).data<T>();
     const T* scale = ctx.input(1).data<T>();
     const T* bias = ctx.input(2).data<T>();
     T* o = out.data<T>();
-    const int64_t n = x.shape()[0], channels = x.shape()[1];
-    int64_t spatial = 1;
-    for (size_t d = 2; d < x.rank(); ++d) spatial *= x.shape()[d];
-    const int64_t per_group = channels / a.groups, group_size = per_group * spatial;
+    const int64_t n = plan.n, spatial = plan.spatial, per_group = plan.per_group, group_size = plan.group_size;
     // One (sample, group) per task: its own statistics, fixed order (thread-count independent).
     detail::for_chunks(ctx.pool(), n * a.groups, 1, [&](int64_t first, int64_t last) {
         for (int64_t ng = first; ng < last; ++ng) {
@@ -124,6 +137,7 @@ OpDef make_group_normalization_op() {
     d.min_inputs = 3;
     d.parse_attrs = parse;
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

@@ -188,13 +188,11 @@ void clustered(const PriorBoxAttrs& a, int64_t lh, int64_t lw, int64_t ih, int64
 
 void prior_box(const PriorBoxAttrs& a, int64_t lh, int64_t lw, int64_t ih, int64_t iw, BoxWriter& w) {
     double step = a.step;
-    std::vector<double> min_size = a.min_size;
     const bool step_zero = a.step == 0;
-    if (!a.scale_all_sizes) {
-        // MXNet-style: sizes and the step are fractions of the image height.
-        if (!step_zero) step *= static_cast<double>(ih);
-        for (double& s : min_size) s *= static_cast<double>(ih);
-    }
+    // MXNet-style (scale_all_sizes=false): sizes and the step are fractions of the image height.
+    const double size_scale = a.scale_all_sizes ? 1.0 : static_cast<double>(ih);
+    if (!step_zero) step *= size_scale;
+    const auto min_size = [&](size_t m) { return a.min_size[m] * size_scale; };
     const double step_x = step_zero ? static_cast<double>(iw) / static_cast<double>(lw) : step;
     const double step_y = step_zero ? static_cast<double>(ih) / static_cast<double>(lh) : step;
     for (int64_t h = 0; h < lh; ++h)
@@ -226,22 +224,23 @@ void prior_box(const PriorBoxAttrs& a, int64_t lh, int64_t lw, int64_t ih, int64
                     }
                 }
             }
-            for (size_t m = 0; m < min_size.size(); ++m) {
-                const double half = min_size[m] * 0.5;
+            const size_t sizes = a.min_size.size();
+            for (size_t m = 0; m < sizes; ++m) {
+                const double half = min_size(m) * 0.5;
                 w.box(cx, cy, half, half);
                 const auto max_box = [&] {
                     if (a.scale_all_sizes && m < a.max_size.size()) {
-                        const double side = std::sqrt(min_size[m] * a.max_size[m]) * 0.5;
+                        const double side = std::sqrt(min_size(m) * a.max_size[m]) * 0.5;
                         w.box(cx, cy, side, side);
                     }
                 };
                 const auto ratio_boxes = [&] {
-                    if (!a.scale_all_sizes && m + 1 != min_size.size()) return;
+                    if (!a.scale_all_sizes && m + 1 != sizes) return;
                     const size_t base = a.scale_all_sizes ? m : 0;
                     for (const double ratio : a.aspect_ratios) {
                         if (std::fabs(ratio - 1.0) < 1e-6) continue;
                         const double ar = std::sqrt(ratio);
-                        w.box(cx, cy, min_size[base] * 0.5 * ar, min_size[base] * 0.5 / ar);
+                        w.box(cx, cy, min_size(base) * 0.5 * ar, min_size(base) * 0.5 / ar);
                     }
                 };
                 if (a.min_max_order) {
@@ -255,15 +254,30 @@ void prior_box(const PriorBoxAttrs& a, int64_t lh, int64_t lw, int64_t ih, int64
         }
 }
 
+// [height, width] of a size input at run time, into out (no allocation); false unless it has two.
+bool read_size(const Tensor& t, int64_t (&out)[2]) {
+    if (t.num_elements() != 2) return false;
+    detail::read_index_values(t, out);
+    return true;
+}
+
+// The output's shape is settled before prepare (the sizes are known then, or the output would be
+// dynamic); what is left for the kernel is to write the boxes, which depend on the sizes' values.
+std::unique_ptr<OpPlan> prepare(const InferContext&) {
+    auto plan = std::make_unique<OpPlan>();
+    plan->method = "boxes";
+    return plan;
+}
+
 void compute(KernelContext& ctx) {
     const auto& a = ctx.attrs<PriorBoxAttrs>();
-    const std::vector<int64_t> layer = detail::read_index_values(ctx.input(kOutputSize));
-    const std::vector<int64_t> image =
-        ctx.num_inputs() > kImageSize ? detail::read_index_values(ctx.input(kImageSize)) : layer;
+    int64_t layer[2] = {0, 0}, image[2] = {0, 0};
+    const bool sizes_ok = read_size(ctx.input(kOutputSize), layer) &&
+                          read_size(ctx.input(ctx.num_inputs() > kImageSize ? kImageSize : kOutputSize), image);
     Tensor& out = ctx.output(0);
     const int64_t boxes = out.num_elements() / 2;
-    IRLITE_CHECK(layer.size() == 2 && image.size() == 2 && boxes == 4 * layer[0] * layer[1] * priors_per_point(a),
-                 ErrorKind::ShapeRule, "kernel-output-mismatch", "output disagrees with the sizes");
+    IRLITE_CHECK(sizes_ok && boxes == 4 * layer[0] * layer[1] * priors_per_point(a), ErrorKind::ShapeRule,
+                 "kernel-output-mismatch", "output disagrees with the sizes");
     float* o = out.data<float>();
     BoxWriter w{o, 0, image[1] ? 1.0 / static_cast<double>(image[1]) : 0.0, image[0] ? 1.0 / static_cast<double>(image[0]) : 0.0,
                 a.clip};
@@ -287,6 +301,7 @@ OpDef make_def(const char* type, int version, int first, int last, AttrParser pa
     d.value_inputs = (1u << kOutputSize) | (1u << kImageSize);
     d.parse_attrs = std::move(parse);
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

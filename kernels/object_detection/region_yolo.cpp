@@ -163,18 +163,35 @@ void region(const T* x, T* y, const RegionYoloAttrs& a, int64_t area) {
     else sigmoid(x + first_class, y + first_class, a.classes * area);
 }
 
+// Per image: `regions` blocks of k channels of `area` positions each, then (do_softmax only) the
+// channels past them, copied.
+struct RegionYoloPlan : OpPlan {
+    int64_t n = 0, area = 0, regions = 0, k = 0, in_batch = 0, out_batch = 0;
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const auto& a = ctx.attrs<RegionYoloAttrs>();
+    const PartialShape& s = ctx.shape(0);
+    auto plan = std::make_unique<RegionYoloPlan>();
+    plan->method = a.do_softmax ? "softmax" : "sigmoid";
+    plan->n = s[0], plan->area = s[2] * s[3];
+    plan->regions = a.regions(), plan->k = a.per_region();
+    const int64_t c = s[1];
+    IRLITE_CHECK(c >= plan->regions * plan->k, ErrorKind::ShapeRule, "shape-invalid", "data has ", c, " channels; ",
+                 plan->regions * plan->k, " needed");
+    plan->in_batch = c * plan->area;
+    plan->out_batch = a.do_softmax ? plan->in_batch : plan->regions * plan->k * plan->area;
+    return plan;
+}
+
 void compute(KernelContext& ctx) {
     const auto& a = ctx.attrs<RegionYoloAttrs>();
+    const auto& p = ctx.plan<RegionYoloPlan>();
     const Tensor& in = ctx.input(0);
     Tensor& out = ctx.output(0);
-    const Shape& s = in.shape();
-    const int64_t n = s[0], c = s[1], area = s[2] * s[3];
-    const int64_t regions = a.regions(), k = a.per_region();
-    IRLITE_CHECK(c >= regions * k, ErrorKind::ShapeRule, "shape-invalid", "data has ", c, " channels; ", regions * k, " needed");
-    const int64_t in_batch = c * area;
-    const int64_t out_batch = a.do_softmax ? in_batch : regions * k * area;
-    IRLITE_CHECK(out.num_elements() == n * out_batch, ErrorKind::ShapeRule, "kernel-output-mismatch", "output shape ",
-                 to_string(out.shape()), " disagrees with the input ", to_string(s));
+    const int64_t regions = p.regions, k = p.k, area = p.area, in_batch = p.in_batch, out_batch = p.out_batch;
+    IRLITE_CHECK(out.num_elements() == p.n * out_batch, ErrorKind::ShapeRule, "kernel-output-mismatch", "output shape ",
+                 to_string(out.shape()), " disagrees with the input ", to_string(in.shape()));
     if (out.num_elements() == 0) return;
     dispatch_type(in.type(), [&](auto tag) {
         using T = decltype(tag);
@@ -183,7 +200,7 @@ void compute(KernelContext& ctx) {
                       std::is_same_v<T, bfloat16>) {
             const T* x = in.data<T>();
             T* y = out.data<T>();
-            const int64_t units = n * regions;
+            const int64_t units = p.n * regions;
             const int64_t grain = std::max<int64_t>(1, detail::kCopyGrainBytes / std::max<int64_t>(1, k * area * 8));
             detail::for_chunks(ctx.pool(), units, grain, [&](int64_t begin, int64_t end) {
                 for (int64_t u = begin; u < end; ++u) {
@@ -194,7 +211,7 @@ void compute(KernelContext& ctx) {
             // Channels past the regions' (do_softmax only: otherwise the output has none).
             const int64_t tail = out_batch - regions * k * area;
             if (tail > 0)
-                for (int64_t b = 0; b < n; ++b)
+                for (int64_t b = 0; b < p.n; ++b)
                     std::copy(x + b * in_batch + regions * k * area, x + (b + 1) * in_batch, y + b * out_batch + regions * k * area);
         }
     });
@@ -210,6 +227,7 @@ OpDef make_region_yolo_op() {
     d.min_inputs = 1;
     d.parse_attrs = parse;
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

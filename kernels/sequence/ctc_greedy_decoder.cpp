@@ -104,6 +104,13 @@ void decode(const Tensor& data, const Tensor& mask, Tensor& out, bool merge_repe
     }
 }
 
+// The shape rule settled the shapes; what is left to plan is nothing (the decoding reads values).
+std::unique_ptr<OpPlan> prepare_decoder(const InferContext&) {
+    auto plan = std::make_unique<OpPlan>();
+    plan->method = "greedy";
+    return plan;
+}
+
 void compute(KernelContext& ctx) {
     const Tensor& data = ctx.input(kData);
     const Tensor& mask = ctx.input(kMask);
@@ -238,6 +245,7 @@ OpDef make_ctc_greedy_decoder_seq_len_op() {
     d.num_outputs = 2;
     d.parse_attrs = parse_seq_len;
     d.infer = infer_seq_len;
+    d.prepare = prepare_decoder;
     d.compute = compute_seq_len;
     return d;
 }
@@ -250,6 +258,7 @@ OpDef make_ctc_greedy_decoder_op() {
     d.min_inputs = 2;
     d.parse_attrs = parse;
     d.infer = infer;
+    d.prepare = prepare_decoder;
     d.compute = compute;
     return d;
 }

@@ -73,25 +73,54 @@ void convert_buffer(const From* in, To* out, int64_t n) {
     for (int64_t i = 0; i < n; ++i) out[i] = convert_value<To>(in[i]);
 }
 
+// The plan: for the 4- and 8-bit float inputs, the destination value of every code (16 or 256),
+// made once here (the decompression of NNCF/FP8 weights happens at inference, into the arena).
+// Converting to the same type makes the output a view of the input.
+struct ConvertPlan : OpPlan {
+    std::vector<std::byte> table;  // [code] -> the destination value's bytes
+};
+
+bool is_packed_float(ElementType t) { return is_packed(t) && t != ElementType::u1 && t != ElementType::u4 && t != ElementType::i4; }
+bool has_nibble_codes(ElementType t) { return t == ElementType::nf4 || t == ElementType::f4e2m1; }
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    auto plan = std::make_unique<ConvertPlan>();
+    plan->method = "convert";
+    const ElementType from = ctx.type(0), to = ctx.attrs<ConvertAttrs>().destination;
+    if (from == to && !is_packed(from)) {
+        plan->views.push_back({0, 0, 0});
+        plan->method = "view";
+    } else if (is_packed_float(from) && !is_packed(to)) {
+        dispatch_type(to, [&](auto to_tag) {
+            using To = decltype(to_tag);
+            const unsigned codes = has_nibble_codes(from) ? 16u : 256u;
+            plan->table.resize(codes * sizeof(To));
+            for (unsigned code = 0; code < codes; ++code) {
+                const To v = convert_value<To>(packed_float_code(from, code));
+                std::memcpy(plan->table.data() + code * sizeof(To), &v, sizeof(To));
+            }
+        });
+    }
+    return plan;
+}
+
 // Packed input. u1/u4/i4: element by element through int64 (the values are small integers). The
-// 4- and 8-bit floats: through a table of the destination values of every code (16 or 256), built
-// per run (the decompression of NNCF/FP8 weights happens at inference, into the arena).
-void convert_packed(const Tensor& in, Tensor& out) {
+// 4- and 8-bit floats: through the plan's table.
+void convert_packed(const ConvertPlan& plan, const Tensor& in, Tensor& out) {
     const ElementType from = in.type();
     const int64_t n = in.num_elements();
     const auto* bytes = static_cast<const uint8_t*>(in.data());
     dispatch_type(out.type(), [&](auto to_tag) {
         using To = decltype(to_tag);
         To* o = out.data<To>();
-        if (from == ElementType::u1 || from == ElementType::u4 || from == ElementType::i4) {
+        if (!is_packed_float(from)) {
             for (int64_t i = 0; i < n; ++i) o[i] = convert_value<To>(packed_element(in.data(), from, i));
             return;
         }
-        To table[256];
-        const bool nibbles = from == ElementType::nf4 || from == ElementType::f4e2m1;
-        for (unsigned code = 0; code < (nibbles ? 16u : 256u); ++code)
-            table[code] = convert_value<To>(packed_float_code(from, code));
-        if (nibbles) {
+        IRLITE_CHECK(plan.table.size() == (has_nibble_codes(from) ? 16u : 256u) * sizeof(To), ErrorKind::Value,
+                     "internal-error", "Convert's code table was made for another type");
+        const auto* table = reinterpret_cast<const To*>(plan.table.data());
+        if (has_nibble_codes(from)) {
             for (int64_t i = 0; i < n; ++i) o[i] = table[(bytes[i >> 1] >> ((i & 1) * 4)) & 0xF];
         } else {
             for (int64_t i = 0; i < n; ++i) o[i] = table[bytes[i]];
@@ -104,7 +133,7 @@ void compute(KernelContext& ctx) {
     Tensor& out = ctx.output(0);
     IRLITE_CHECK(!is_packed(out.type()) || in.type() == out.type(), ErrorKind::Unsupported, "element-type-unsupported",
                  "irlite converts from ", to_string(in.type()), " but not to ", to_string(out.type()));
-    if (is_packed(in.type()) && in.type() != out.type()) return convert_packed(in, out);
+    if (is_packed(in.type()) && in.type() != out.type()) return convert_packed(ctx.plan<ConvertPlan>(), in, out);
     if (in.type() == out.type()) {
         detail::parallel_memcpy(ctx.pool(), out.data(), in.data(), in.byte_size());
         return;
@@ -143,6 +172,7 @@ OpDef make_convert_op() {
     d.infer = [](const InferContext& ctx) {
         return std::vector<OutputInfo>{{ctx.attrs<ConvertAttrs>().destination, ctx.shape(0)}};
     };
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

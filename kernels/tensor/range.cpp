@@ -128,29 +128,48 @@ void fill_integer(Tensor& out, int64_t start, int64_t step, int64_t length) {
     for (int64_t i = 0; i < length; ++i, v += step) o[i] = static_cast<T>(v);
 }
 
-void compute(KernelContext& ctx) {
-    Tensor& out = ctx.output(0);
-    for (size_t i = 0; i < 3; ++i)
-        if (ctx.input(i).num_elements() != 1)
+// The range from the three values, which prepare always sees: a step prepared at compile time has
+// constant inputs (a run-time one prepares when it runs, KernelContext::plan).
+struct RangePlan : OpPlan {
+    RangeParams params;
+    int64_t exact_start = 0, exact_step = 0;  // integer outputs: the inputs read exactly
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    auto plan = std::make_unique<RangePlan>();
+    plan->method = "fill";
+    const Tensor* values[3];
+    for (size_t i = 0; i < 3; ++i) {
+        values[i] = ctx.value(i);
+        IRLITE_CHECK(values[i], ErrorKind::Value, "internal-error", "Range prepared without the value of ", kRoles[i]);
+        if (values[i]->num_elements() != 1)
             throw ctx.input_error(i, ErrorKind::ShapeRule, "not-scalar",
-                                  str(kRoles[i], " must hold one value, got shape ", to_string(ctx.input(i).shape())));
+                                  str(kRoles[i], " must hold one value, got shape ", to_string(values[i]->shape())));
+    }
+    const ElementType out_type = output_type_of(ctx);
     int64_t exact[3];
-    const bool has_exact = exact_values([&](int i) -> const Tensor& { return ctx.input(static_cast<size_t>(i)); }, exact);
-    const RangeParams p = range_params(
-        out.type(), [&](int i) { return ctx.input(static_cast<size_t>(i)).value_as_double(0); }, has_exact ? exact : nullptr,
+    const bool has_exact = exact_values([&](int i) -> const Tensor& { return *values[i]; }, exact);
+    plan->params = range_params(
+        out_type, [&](int i) { return values[i]->value_as_double(0); }, has_exact ? exact : nullptr,
         [&](int i, const std::string& msg) { return ctx.input_error(static_cast<size_t>(i), ErrorKind::Value, "invalid-value", msg); });
+    // Integer inputs are read exactly (doubles lose precision above 2^53).
+    const auto read_exact = [&](int i) {
+        const Tensor& t = *values[i];
+        return is_integral(t.type()) ? t.value_as_int64(0) : static_cast<int64_t>(std::trunc(t.value_as_double(0)));
+    };
+    if (is_integral(out_type)) plan->exact_start = read_exact(0), plan->exact_step = read_exact(2);
+    return plan;
+}
+
+void compute(KernelContext& ctx) {
+    const RangePlan& plan = ctx.plan<RangePlan>();
+    Tensor& out = ctx.output(0);
+    IRLITE_CHECK(out.num_elements() == plan.params.length, ErrorKind::ShapeRule, "kernel-output-mismatch", "output has ",
+                 out.num_elements(), " elements, the range ", plan.params.length);
     dispatch_type(out.type(), [&](auto tag) {
         using T = decltype(tag);
-        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-            // Integer inputs are read exactly (doubles lose precision above 2^53).
-            const auto read_exact = [&](size_t i) {
-                const Tensor& t = ctx.input(i);
-                return is_integral(t.type()) ? t.value_as_int64(0) : static_cast<int64_t>(std::trunc(t.value_as_double(0)));
-            };
-            fill_integer<T>(out, read_exact(0), read_exact(2), p.length);
-        } else if constexpr (!std::is_same_v<T, bool>) {
-            fill<T>(out, p);
-        }
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) fill_integer<T>(out, plan.exact_start, plan.exact_step, plan.params.length);
+        else if constexpr (!std::is_same_v<T, bool>) fill<T>(out, plan.params);
     });
 }
 
@@ -164,6 +183,7 @@ OpDef make_range(int version, int first_opset, int last_opset) {
     d.min_inputs = 3;
     d.value_inputs = inputs(0, 1, 2);
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

@@ -21,19 +21,28 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{type, PartialShape({static_cast<int64_t>(in.rank())})}};
 }
 
+// Checks that every dim fits the output type; nothing else to plan. (A step whose shapes are not
+// known at compile time prepares when it first runs: KernelContext::plan.)
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    const PartialShape& shape = ctx.shape(0);
+    if (ctx.attrs<ShapeOfAttrs>().output_type == ElementType::i32)
+        for (size_t i = 0; i < shape.rank(); ++i)
+            if (shape[i] > std::numeric_limits<int32_t>::max())
+                throw ctx.input_error(0, ErrorKind::Value, "value-out-of-range",
+                                      str("dim ", i, " = ", shape[i], " does not fit output_type i32 (max ",
+                                          std::numeric_limits<int32_t>::max(), ")"));
+    auto plan = std::make_unique<OpPlan>();
+    plan->method = "shape";
+    return plan;
+}
+
 void compute(KernelContext& ctx) {
+    ctx.plan<OpPlan>();  // the dims were checked against the output type there
     const Shape& shape = ctx.input(0).shape();
     Tensor& out = ctx.output(0);
-    if (out.type() == ElementType::i64) {
-        for (size_t i = 0; i < shape.size(); ++i) out.data<int64_t>()[i] = shape[i];
-        return;
-    }
     for (size_t i = 0; i < shape.size(); ++i) {
-        if (shape[i] > std::numeric_limits<int32_t>::max())
-            throw ctx.input_error(0, ErrorKind::Value, "value-out-of-range",
-                                  str("dim ", i, " = ", shape[i], " does not fit output_type i32 (max ",
-                                      std::numeric_limits<int32_t>::max(), ")"));
-        out.data<int32_t>()[i] = static_cast<int32_t>(shape[i]);
+        if (out.type() == ElementType::i64) out.data<int64_t>()[i] = shape[i];
+        else out.data<int32_t>()[i] = static_cast<int32_t>(shape[i]);
     }
 }
 
@@ -47,6 +56,7 @@ OpDef make_shape_of(int version, int first_opset, int last_opset) {
     d.min_inputs = 1;
     d.shape_only_inputs = inputs(0);
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }
