@@ -14,8 +14,10 @@
 // buffer; a 1x1 stride-1 convolution is a GEMM on the data itself, and a group with one input
 // channel (depthwise, MobileNet) runs a direct kernel.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
+#include <optional>
 #include <thread>
 #include <type_traits>
 
@@ -169,12 +171,32 @@ std::vector<OutputInfo> infer(const InferContext& ctx, ConvKind kind) {
 
 // ---- kernels ---------------------------------------------------------------------------------
 
+// Numbers per spatial axis (at most 3: rank 3..5), held inline so that the N-d path allocates
+// nothing per run.
+class Dims {
+public:
+    static constexpr size_t kMax = 3;
+    explicit Dims(size_t n = 0, int64_t value = 0) : n_(n) { v_.fill(value); }
+    size_t size() const { return n_; }
+    int64_t& operator[](size_t i) { return v_[i]; }
+    int64_t operator[](size_t i) const { return v_[i]; }
+    int64_t back() const { return v_[n_ - 1]; }
+    void push_back(int64_t x) { v_[n_++] = x; }
+    void pop_back() { --n_; }
+    const int64_t* begin() const { return v_.data(); }
+    const int64_t* end() const { return v_.data() + n_; }
+
+private:
+    std::array<int64_t, kMax> v_{};
+    size_t n_ = 0;
+};
+
 // Visits every multi-index of dims in row-major order.
 template <class F>
-void for_each_index(const std::vector<int64_t>& dims, F&& f) {
+void for_each_index(const Dims& dims, F&& f) {
     int64_t total = 1;
     for (int64_t d : dims) total *= d;
-    std::vector<int64_t> index(dims.size(), 0);
+    Dims index(dims.size(), 0);
     for (int64_t n = 0; n < total; ++n) {
         f(index);
         for (size_t d = dims.size(); d-- > 0;) {
@@ -184,8 +206,8 @@ void for_each_index(const std::vector<int64_t>& dims, F&& f) {
     }
 }
 
-std::vector<int64_t> strides_of(const std::vector<nn::AxisWindow>& axes, bool data_side) {
-    std::vector<int64_t> s(axes.size(), 1);
+Dims strides_of(const std::vector<nn::AxisWindow>& axes, bool data_side) {
+    Dims s(axes.size(), 1);
     for (size_t i = axes.size(); i-- > 1;) s[i - 1] = s[i] * (data_side ? axes[i].in : axes[i].out);
     return s;
 }
@@ -196,14 +218,15 @@ struct Segment {
     int64_t column;  // position of the run's first element in the chunk
     int64_t first;   // coordinate of that element along the last axis
     int64_t count;
-    std::vector<int64_t> lead;  // coordinates along the other axes
+    Dims lead;  // coordinates along the other axes
 };
 
-// Splits positions [begin, begin + len) of a row-major grid of `dims` into segments.
-std::vector<Segment> segments_of(const std::vector<int64_t>& dims, int64_t begin, int64_t len) {
-    std::vector<Segment> out;
+// Splits positions [begin, begin + len) of a row-major grid of `dims` into segments, visited in
+// order (made as they are visited: nothing to allocate).
+template <class F>
+void for_each_segment(const Dims& dims, int64_t begin, int64_t len, F&& f) {
     const int64_t last = dims.back();
-    const std::vector<int64_t> lead_dims(dims.begin(), dims.end() - 1);
+    const size_t lead_rank = dims.size() - 1;
     int64_t pos = begin;
     while (pos < begin + len) {
         Segment s;
@@ -211,25 +234,24 @@ std::vector<Segment> segments_of(const std::vector<int64_t>& dims, int64_t begin
         s.first = pos % last;
         s.count = std::min(last - s.first, begin + len - pos);
         int64_t rest = pos / last;
-        s.lead.assign(lead_dims.size(), 0);
-        for (size_t d = lead_dims.size(); d-- > 0;) {
-            s.lead[d] = rest % lead_dims[d];
-            rest /= lead_dims[d];
+        s.lead = Dims(lead_rank, 0);
+        for (size_t d = lead_rank; d-- > 0;) {
+            s.lead[d] = rest % dims[d];
+            rest /= dims[d];
         }
         pos += s.count;
-        out.push_back(std::move(s));
+        f(s);
     }
-    return out;
 }
 
-std::vector<int64_t> axis_dims(const std::vector<nn::AxisWindow>& axes, bool data_side) {
-    std::vector<int64_t> d;
+Dims axis_dims(const std::vector<nn::AxisWindow>& axes, bool data_side) {
+    Dims d;
     for (const auto& a : axes) d.push_back(data_side ? a.in : a.out);
     return d;
 }
 
-std::vector<int64_t> kernel_dims(const std::vector<nn::AxisWindow>& axes) {
-    std::vector<int64_t> d;
+Dims kernel_dims(const std::vector<nn::AxisWindow>& axes) {
+    Dims d;
     for (const auto& a : axes) d.push_back(a.kernel);
     return d;
 }
@@ -238,8 +260,8 @@ std::vector<int64_t> kernel_dims(const std::vector<nn::AxisWindow>& axes) {
 // reaches (lead * stride - pad_begin + tap * dilation on each axis), or -1 when that falls outside
 // [0, limit): the data when forward (lead are result coordinates), the result otherwise (lead are
 // data coordinates).
-int64_t lead_offset(const std::vector<nn::AxisWindow>& axes, const std::vector<int64_t>& lead,
-                    const std::vector<int64_t>& tap, const std::vector<int64_t>& strides, bool forward) {
+int64_t lead_offset(const std::vector<nn::AxisWindow>& axes, const Dims& lead, const Dims& tap, const Dims& strides,
+                    bool forward) {
     int64_t off = 0;
     for (size_t a = 0; a + 1 < axes.size(); ++a) {
         const nn::AxisWindow& w = axes[a];
@@ -256,24 +278,26 @@ template <class T>
 void im2col(const ConvProblem& p, const T* x, int64_t begin, int64_t len, T* col) {
     const auto& axes = p.axes;
     const nn::AxisWindow& last = axes.back();
-    const std::vector<Segment> segments = segments_of(axis_dims(axes, false), begin, len);
-    const std::vector<int64_t> in_strides = strides_of(axes, true);
+    const Dims out_dims = axis_dims(axes, false);
+    const Dims in_strides = strides_of(axes, true);
     const int64_t in_spatial = p.in_spatial();
     int64_t row = 0;
     for (int64_t c = 0; c < p.in_per_group; ++c) {
         const T* xc = x + c * in_spatial;
-        for_each_index(kernel_dims(axes), [&](const std::vector<int64_t>& tap) {
+        for_each_index(kernel_dims(axes), [&](const Dims& tap) {
             T* dst_row = col + row++ * len;
             const int64_t shift = tap.back() * last.dilation - last.pad_begin;
-            const auto [lo, hi] = nn::affine_range(last.out, last.stride, shift, last.in);
-            for (const Segment& s : segments) {
+            // (a pair, not a structured binding: the lambda below captures lo and hi)
+            const auto range = nn::affine_range(last.out, last.stride, shift, last.in);
+            const int64_t lo = range.first, hi = range.second;
+            for_each_segment(out_dims, begin, len, [&](const Segment& s) {
                 T* dst = dst_row + s.column;
                 const int64_t off = lead_offset(axes, s.lead, tap, in_strides, true);
                 const int64_t a = std::clamp(lo, s.first, s.first + s.count);
                 const int64_t b = std::clamp(hi, a, s.first + s.count);
                 if (off < 0) {
                     std::fill(dst, dst + s.count, T(0));
-                    continue;
+                    return;
                 }
                 std::fill(dst, dst + (a - s.first), T(0));
                 const T* src = xc + off;  // element o of the run reads src[o * stride + shift]
@@ -283,7 +307,7 @@ void im2col(const ConvProblem& p, const T* x, int64_t begin, int64_t len, T* col
                     for (int64_t o = a; o < b; ++o) dst[o - s.first] = src[o * last.stride + shift];
                 }
                 std::fill(dst + (b - s.first), dst + s.count, T(0));
-            }
+            });
         });
     }
 }
@@ -294,25 +318,27 @@ template <class T>
 void col2im_add(const ConvProblem& p, const T* col, int64_t begin, int64_t len, T* y) {
     const auto& axes = p.axes;
     const nn::AxisWindow& last = axes.back();
-    const std::vector<Segment> segments = segments_of(axis_dims(axes, true), begin, len);
-    const std::vector<int64_t> out_strides = strides_of(axes, false);
+    const Dims in_dims = axis_dims(axes, true);
+    const Dims out_strides = strides_of(axes, false);
     const int64_t out_spatial = p.out_spatial();
     int64_t row = 0;
     for (int64_t c = 0; c < p.out_per_group; ++c) {
         T* yc = y + c * out_spatial;
-        for_each_index(kernel_dims(axes), [&](const std::vector<int64_t>& tap) {
+        for_each_index(kernel_dims(axes), [&](const Dims& tap) {
             const T* src_row = col + row++ * len;
             const int64_t shift = tap.back() * last.dilation - last.pad_begin;
-            const auto [lo, hi] = nn::affine_range(last.in, last.stride, shift, last.out);
-            for (const Segment& s : segments) {
+            // (a pair, not a structured binding: the lambda below captures lo and hi)
+            const auto range = nn::affine_range(last.in, last.stride, shift, last.out);
+            const int64_t lo = range.first, hi = range.second;
+            for_each_segment(in_dims, begin, len, [&](const Segment& s) {
                 const int64_t off = lead_offset(axes, s.lead, tap, out_strides, false);
-                if (off < 0) continue;
+                if (off < 0) return;
                 const int64_t a = std::clamp(lo, s.first, s.first + s.count);
                 const int64_t b = std::clamp(hi, a, s.first + s.count);
                 const T* src = src_row + s.column;  // element i of the run is src[i - s.first]
                 T* dst = yc + off;
                 for (int64_t i = a; i < b; ++i) dst[i * last.stride + shift] += src[i - s.first];
-            }
+            });
         });
     }
 }
@@ -323,25 +349,22 @@ template <class T>
 void direct_single_channel(const ConvProblem& p, const T* x, const T* w, T* y) {
     const auto& axes = p.axes;
     const nn::AxisWindow& last = axes.back();
-    const std::vector<int64_t> in_strides = strides_of(axes, true);
-    std::vector<int64_t> out_lead = axis_dims(axes, false), kernel_lead = kernel_dims(axes);
+    const Dims in_strides = strides_of(axes, true);
+    Dims out_lead = axis_dims(axes, false), kernel_lead = kernel_dims(axes);
     out_lead.pop_back();
     kernel_lead.pop_back();
-    std::vector<std::pair<int64_t, int64_t>> ranges;
-    for (int64_t k = 0; k < last.kernel; ++k)
-        ranges.push_back(nn::affine_range(last.out, last.stride, k * last.dilation - last.pad_begin, last.in));
     std::fill(y, y + p.out_spatial(), T(0));
     T* y_row = y;
-    for_each_index(out_lead, [&](const std::vector<int64_t>& lead) {
+    for_each_index(out_lead, [&](const Dims& lead) {
         const T* w_row = w;
-        for_each_index(kernel_lead, [&](const std::vector<int64_t>& tap) {
+        for_each_index(kernel_lead, [&](const Dims& tap) {
             const int64_t off = lead_offset(axes, lead, tap, in_strides, true);
             if (off >= 0) {
                 for (int64_t k = 0; k < last.kernel; ++k) {
                     const T wv = w_row[k];
                     const T* src = x + off;
                     const int64_t shift = k * last.dilation - last.pad_begin;
-                    const auto [lo, hi] = ranges[static_cast<size_t>(k)];
+                    const auto [lo, hi] = nn::affine_range(last.out, last.stride, shift, last.in);
                     if (last.stride == 1) {
                         for (int64_t o = lo; o < hi; ++o) y_row[o] += wv * src[o + shift];
                     } else {
@@ -966,17 +989,41 @@ struct ConvPlan : OpPlan {
     bool epilogue_in_kernel = false;
     // The int8 method (the low-precision pass's layers): everything else above is unused.
     std::unique_ptr<nn::Int8ConvPlan> int8;
+    // f16 / bf16 data, filters and result converted to f32 (nn::ComputeIn / ComputeOut) in the
+    // calling thread's scratch after the method's own bytes (which every thread's task uses):
+    // at convert_offset, x_bytes, then w_bytes (0 when the run never reads the filters: packed in
+    // the plan), then y_bytes.
+    bool reads_filters = true;
+    size_t convert_offset = 0, x_bytes = 0, w_bytes = 0, y_bytes = 0;
+    nn::ScratchSpace convert_space(const KernelContext& ctx, size_t offset, size_t bytes) const {
+        if (bytes == 0) return {};
+        return {static_cast<std::byte*>(ctx.scratch()) + convert_offset + offset, bytes};
+    }
 };
 
+// The generic path's column block (im2col forward, col2im backprop): elements of it in scratch,
+// 0 when the forward path reads the data directly (one input channel, or 1x1 stride 1).
+bool generic_direct(const ConvProblem& p) { return p.in_per_group == 1 && p.out_per_group <= 4; }
+
+int64_t generic_col_elements(const ConvProblem& p, bool backprop) {
+    if (backprop) {
+        const int64_t rows = p.out_per_group * p.kernel_size();
+        return rows * chunk_columns(rows, p.in_spatial());
+    }
+    if (generic_direct(p) || is_pointwise(p)) return 0;
+    const int64_t rows = p.in_per_group * p.kernel_size();
+    return rows * chunk_columns(rows, p.out_spatial());
+}
+
+// `col`: generic_col_elements(p, false) elements of scratch.
 template <class T>
-void forward(const ConvProblem& p, const T* x, const T* w, T* y) {
+void forward(const ConvProblem& p, const T* x, const T* w, T* y, T* col) {
     const int64_t cin = p.in_per_group, cout = p.out_per_group, kernel = p.kernel_size();
     const int64_t in_spatial = p.in_spatial(), out_spatial = p.out_spatial();
     const int64_t rows = cin * kernel;
-    const bool direct = cin == 1 && cout <= 4;
+    const bool direct = generic_direct(p);
     const bool pointwise = is_pointwise(p);
     const int64_t chunk = chunk_columns(rows, out_spatial);
-    std::vector<T> col(direct || pointwise ? 0 : static_cast<size_t>(rows * chunk));
     for (int64_t n = 0; n < p.batch; ++n) {
         for (int64_t g = 0; g < p.groups; ++g) {
             const T* xg = x + (n * p.groups + g) * cin * in_spatial;
@@ -989,22 +1036,21 @@ void forward(const ConvProblem& p, const T* x, const T* w, T* y) {
             } else {
                 for (int64_t begin = 0; begin < out_spatial; begin += chunk) {
                     const int64_t len = std::min(chunk, out_spatial - begin);
-                    im2col(p, xg, begin, len, col.data());
-                    nn::gemm<T>(false, false, cout, len, rows, wg, rows, col.data(), len, yg + begin, out_spatial,
-                                false);
+                    im2col(p, xg, begin, len, col);
+                    nn::gemm<T>(false, false, cout, len, rows, wg, rows, col, len, yg + begin, out_spatial, false);
                 }
             }
         }
     }
 }
 
+// `col`: generic_col_elements(p, true) elements of scratch.
 template <class T>
-void backprop(const ConvProblem& p, const T* x, const T* w, T* y) {
+void backprop(const ConvProblem& p, const T* x, const T* w, T* y, T* col) {
     const int64_t cin = p.in_per_group, cout = p.out_per_group, kernel = p.kernel_size();
     const int64_t in_spatial = p.in_spatial(), out_spatial = p.out_spatial();
     const int64_t rows = cout * kernel;
     const int64_t chunk = chunk_columns(rows, in_spatial);
-    std::vector<T> col(static_cast<size_t>(rows * chunk));
     std::fill(y, y + p.batch * p.groups * cout * out_spatial, T(0));
     for (int64_t n = 0; n < p.batch; ++n) {
         for (int64_t g = 0; g < p.groups; ++g) {
@@ -1013,8 +1059,8 @@ void backprop(const ConvProblem& p, const T* x, const T* w, T* y) {
             T* yg = y + (n * p.groups + g) * cout * out_spatial;
             for (int64_t begin = 0; begin < in_spatial; begin += chunk) {
                 const int64_t len = std::min(chunk, in_spatial - begin);
-                nn::gemm<T>(true, false, rows, len, cin, wg, rows, xg + begin, in_spatial, col.data(), len, false);
-                col2im_add(p, col.data(), begin, len, yg);
+                nn::gemm<T>(true, false, rows, len, cin, wg, rows, xg + begin, in_spatial, col, len, false);
+                col2im_add(p, col, begin, len, yg);
             }
         }
     }
@@ -1536,7 +1582,7 @@ void pack_filters(const InferContext& ctx, ConvPlan& plan, int64_t rows) {
                    plan.packed.data() + static_cast<size_t>(g) * plan.packed_group_floats);
 }
 
-std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
+std::unique_ptr<ConvPlan> plan_method(const InferContext& ctx, ConvKind kind) {
     const PartialShape& data = ctx.shape(0);
     std::optional<std::vector<int64_t>> output_shape;
     if (is_backprop(kind) && ctx.num_inputs() > 2) output_shape = read_output_shape(ctx, ctx.value(2), ctx.shape(2), data.rank() - 2);
@@ -1602,6 +1648,28 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
         return plan;
     }
     plan->method = method_name(plan->algorithm);
+    const size_t elem = ctx.type(0) == ElementType::f64 ? sizeof(double) : sizeof(float);
+    plan->scratch_bytes = static_cast<size_t>(generic_col_elements(p, is_backprop(kind))) * elem;
+    return plan;
+}
+
+int64_t count_of(const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+}
+
+// The method's plan, then room for the f16 / bf16 conversions (ConvPlan::convert_offset).
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx, ConvKind kind) {
+    std::unique_ptr<ConvPlan> plan = plan_method(ctx, kind);
+    plan->reads_filters = !plan->int8 && !plan->winograd && !plan->channels_last && plan->packed.empty();
+    plan->x_bytes = nn::conversion_bytes(ctx.type(0), count_of(ctx.shape(0).dims()));
+    plan->w_bytes = plan->reads_filters ? nn::conversion_bytes(ctx.type(1), count_of(ctx.shape(1).dims())) : 0;
+    plan->y_bytes = nn::conversion_bytes(ctx.type(0), count_of(plan->problem.out_shape));
+    if (plan->x_bytes + plan->w_bytes + plan->y_bytes > 0) {
+        plan->convert_offset = (plan->scratch_bytes + 63) / 64 * 64;
+        plan->scratch_bytes = plan->convert_offset + plan->x_bytes + plan->w_bytes + plan->y_bytes;
+    }
     return plan;
 }
 
@@ -1999,7 +2067,6 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
             const int64_t image = task / blocks, g = image % p.groups;
             const int64_t first = (task % blocks) * block, len = std::min(block, out_spatial - first);
             const T* xg = x + image * cin * in_spatial;
-            const T* wg = w + g * cout * rows;
             T* yg = y + image * cout * out_spatial;
             auto* scratch = static_cast<std::byte*>(ctx.scratch());
             int64_t ldb = 0;
@@ -2016,6 +2083,7 @@ void forward_2d(const ConvPlan& plan, const T* x, const T* w, T* y, const T* res
                     continue;
                 }
             }
+            const T* wg = w + g * cout * rows;  // the filters, unpacked (never null here)
             nn::gemm<T>(false, false, cout, len, rows, wg, rows, b, ldb, yg + first, out_spatial, false);
         }
     });
@@ -2027,8 +2095,11 @@ void compute(KernelContext& ctx, ConvKind kind) {
     if (ctx.output(0).num_elements() == 0) return;
     nn::dispatch_float(data.type(), [&](auto tag) {
         using T = decltype(tag);
-        const nn::ComputeIn<T> x(data), w(ctx.input(1));
-        nn::ComputeOut<T> y(ctx.output(0));
+        const nn::ComputeIn<T> x(data, plan.convert_space(ctx, 0, plan.x_bytes));
+        std::optional<nn::ComputeIn<T>> w;  // none when the filters are packed in the plan
+        if (plan.reads_filters) w.emplace(ctx.input(1), plan.convert_space(ctx, plan.x_bytes, plan.w_bytes));
+        const T* wd = w ? w->data() : nullptr;
+        nn::ComputeOut<T> y(ctx.output(0), plan.convert_space(ctx, plan.x_bytes + plan.w_bytes, plan.y_bytes));
         // A fused residual is the last input (f32, the output's shape).
         const T* res = nullptr;
         if constexpr (std::is_same_v<T, float>)
@@ -2040,9 +2111,9 @@ void compute(KernelContext& ctx, ConvKind kind) {
                 return;
             }
         }
-        if (is_backprop(kind)) backprop(plan.problem, x.data(), w.data(), y.data());
-        else if (plan.algorithm == ConvMethod::Generic) forward(plan.problem, x.data(), w.data(), y.data());
-        else forward_2d(plan, x.data(), w.data(), y.data(), res, ctx);
+        if (is_backprop(kind)) backprop(plan.problem, x.data(), wd, y.data(), static_cast<T*>(ctx.scratch()));
+        else if (plan.algorithm == ConvMethod::Generic) forward(plan.problem, x.data(), wd, y.data(), static_cast<T*>(ctx.scratch()));
+        else forward_2d(plan, x.data(), wd, y.data(), res, ctx);
         if (!plan.epilogue_in_kernel) {
             // Paths without a fused epilogue of their own: over the whole output, image by image.
             const ConvProblem& p = plan.problem;
