@@ -60,6 +60,50 @@ DwLayout dw_phase_layout(const ConvProblem& p) {
 
 namespace {
 
+// dw_rows_vec at 3 x 3 (MobileNets): the 9 weights stay in registers as vectors and 5 blocks are
+// made together (5 sums + 9 weights + 1 load: 15 of the 16 vector registers), every loop
+// unrolled, so that a tap is one load and a multiply and add per block, with no weight
+// broadcast or spilled sum in the loop. Columns of unit stride and dilation (the tap
+// columns 0, 1, 2) are address displacements, so the row offsets are the only index
+// registers. Same sums in the same order.
+// Makes the blocks from `block` on, kBlocks3 at a time while that many are left, each located by
+// next(in, out) (dw_rows_vec's cursor); returns the first block not made. tap_w: the taps'
+// columns (dw_tap_column), row_step: the padded rows between kernel rows.
+template <class T, int V, class Next>
+int64_t dw_blocks_3x3(const T* w, const int64_t (&tap_w)[3], int64_t row_step, int64_t block, int64_t total,
+                      Next& next) {
+    using Vec = typename DwVec<T, V>::type;
+    constexpr int kBlocks3 = 5;
+    const auto splat = [&](int t) -> Vec { return w[t] - Vec{}; };  // x - 0 is x for every x, -0 too
+    const Vec wv[9] = {splat(0), splat(1), splat(2), splat(3), splat(4), splat(5), splat(6), splat(7), splat(8)};
+    const auto run3 = [&](auto unit_columns) {
+        constexpr bool kUnit = decltype(unit_columns)::value;
+        const int64_t rs[3] = {0, row_step, 2 * row_step};
+        const int64_t cols[3] = {kUnit ? 0 : tap_w[0], kUnit ? 1 : tap_w[1], kUnit ? 2 : tap_w[2]};
+        const T* in5[kBlocks3];
+        T* out5[kBlocks3];
+        for (; block + kBlocks3 <= total; block += kBlocks3) {
+#pragma GCC unroll 5
+            for (int i = 0; i < kBlocks3; ++i) next(in5[i], out5[i]);
+            Vec acc[kBlocks3] = {};
+#pragma GCC unroll 9
+            for (int t = 0; t < 9; ++t) {
+#pragma GCC unroll 5
+                for (int i = 0; i < kBlocks3; ++i) {
+                    Vec v;
+                    std::memcpy(&v, in5[i] + rs[t / 3] + (kUnit ? t % 3 : cols[t % 3]), sizeof v);
+                    acc[i] += wv[t] * v;
+                }
+            }
+#pragma GCC unroll 5
+            for (int i = 0; i < kBlocks3; ++i) std::memcpy(out5[i], &acc[i], sizeof(Vec));
+        }
+    };
+    if (tap_w[0] == 0 && tap_w[1] == 1 && tap_w[2] == 2) run3(std::true_type{});
+    else run3(std::false_type{});
+    return block;
+}
+
 // One output plane from the padded plane `xp` (dw_phase_layout: at any stride, the V outputs of a
 // block read V consecutive elements per tap), in blocks of V columns (needs out_w >= V). Blocks
 // are numbered row by row; kBlocks of them are made together, so that the sums of independent
@@ -119,45 +163,13 @@ void dw_rows_vec(const ConvProblem& p, const DwLayout& l, const T* xp, const T* 
         }
     };
     int64_t block = 0;
-    if constexpr (K == 3) {
-        // 3 x 3 (MobileNets): the 9 weights stay in registers as vectors and 5 blocks are made
-        // together (5 sums + 9 weights + 1 load: 15 of the 16 vector registers), every loop
-        // unrolled, so that a tap is one load and a multiply and add per block, with no weight
-        // broadcast or spilled sum in the loop. Columns of unit stride and dilation (the tap
-        // columns 0, 1, 2) are address displacements, so the row offsets are the only index
-        // registers. Same sums in the same order.
-        constexpr int kBlocks3 = 5;
-        const auto splat = [&](int t) -> Vec { return w[t] - Vec{}; };  // x - 0 is x for every x, -0 too
-        const Vec wv[9] = {splat(0), splat(1), splat(2), splat(3), splat(4), splat(5), splat(6), splat(7), splat(8)};
-        const auto run3 = [&](auto unit_columns) {
-            constexpr bool kUnit = decltype(unit_columns)::value;
-            const int64_t rs[3] = {0, row_step, 2 * row_step};
-            const int64_t cols[3] = {kUnit ? 0 : tap_w[0], kUnit ? 1 : tap_w[1], kUnit ? 2 : tap_w[2]};
-            const T* in5[kBlocks3];
-            T* out5[kBlocks3];
-            for (; block + kBlocks3 <= total; block += kBlocks3) {
-#pragma GCC unroll 5
-                for (int i = 0; i < kBlocks3; ++i) {
-                    locate(0);
-                    in5[i] = in[0];
-                    out5[i] = out[0];
-                }
-                Vec acc[kBlocks3] = {};
-#pragma GCC unroll 9
-                for (int t = 0; t < 9; ++t) {
-#pragma GCC unroll 5
-                    for (int i = 0; i < kBlocks3; ++i) {
-                        Vec v;
-                        std::memcpy(&v, in5[i] + rs[t / 3] + (kUnit ? t % 3 : cols[t % 3]), sizeof v);
-                        acc[i] += wv[t] * v;
-                    }
-                }
-#pragma GCC unroll 5
-                for (int i = 0; i < kBlocks3; ++i) std::memcpy(out5[i], &acc[i], sizeof(Vec));
-            }
+    if constexpr (K == 3) {  // 3 x 3 (MobileNets): dw_blocks_3x3
+        auto next = [&](const T*& in_block, T*& out_block) {
+            locate(0);
+            in_block = in[0];
+            out_block = out[0];
         };
-        if (tap_w[0] == 0 && tap_w[1] == 1 && tap_w[2] == 2) run3(std::true_type{});
-        else run3(std::false_type{});
+        block = dw_blocks_3x3<T, V>(w, tap_w, row_step, block, total, next);
     }
     for (; block + kBlocks <= total; block += kBlocks) {
         for (int i = 0; i < kBlocks; ++i) locate(i);
