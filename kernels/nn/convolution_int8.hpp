@@ -1,5 +1,6 @@
 // Convolution in int8 (the low-precision pass's layers: engine/low_precision.hpp): one method of
-// Convolution (kernels/nn/convolution.cpp), 2-D, one group, f32 data quantized on the way in.
+// Convolution (kernels/nn/convolution.cpp chooses it; the others are listed in
+// kernels/nn/convolution_methods.hpp), 2-D, one group, f32 data quantized on the way in.
 //
 // Per image: the data is quantized to its u8 levels (the absorbed FakeQuantize's formula,
 // engine/quantized_input.hpp) into zero-padded quad planes (four channels interleaved, the pad at
