@@ -13,10 +13,15 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/float_value.hpp"
+#include "kernels/detail/parallel.hpp"
 #include "kernels/detail/small_buffer.hpp"
 
 namespace irlite {
 namespace {
+
+using detail::load_as;
+using detail::store_at;
 
 constexpr size_t kQ = 0, kK = 1, kV = 2, kMask = 3, kScale = 4;
 
@@ -103,20 +108,6 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{type, PartialShape(dims)}};
 }
 
-template <class T, class C>
-C load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return static_cast<C>(f16_to_f32(p[i].bits));
-    else if constexpr (std::is_same_v<T, bfloat16>) return static_cast<C>(bf16_to_f32(p[i].bits));
-    else return static_cast<C>(p[i]);
-}
-
-template <class T, class C>
-void store(T* p, int64_t i, C v) {
-    if constexpr (std::is_same_v<T, float16>) p[i] = float16{f32_to_f16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<T, bfloat16>) p[i] = bfloat16{f32_to_bf16(static_cast<float>(v))};
-    else p[i] = static_cast<T>(v);
-}
-
 // The element offset of a tensor's [batch..., 0, 0] for an output batch index, with numpy
 // broadcasting (a dim of 1, or a missing leading dim, does not advance).
 int64_t batch_offset(const Shape& shape, const Shape& out_batch, int64_t flat) {
@@ -134,46 +125,48 @@ int64_t batch_offset(const Shape& shape, const Shape& out_batch, int64_t flat) {
     return offset;
 }
 
+// The sizes, and per output batch index each operand's [batch..., 0, 0] offset (numpy broadcast):
+// worked out once, so that a run only computes.
+struct SdpaPlan : OpPlan {
+    int64_t L = 0, S = 0, E = 0, Ev = 0, batches = 1;
+    int64_t mask_l = 1, mask_s = 1;  // the mask's last two dims (1 for a missing one)
+    std::vector<int64_t> q_at, k_at, v_at, mask_at;
+};
+
 template <class T>
-void attention(const KernelContext& ctx, Tensor& out) {
+void attention(const KernelContext& ctx, const SdpaPlan& p, Tensor& out) {
     using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
     const auto& a = ctx.attrs<SdpaAttrs>();
-    const Tensor& q = ctx.input(kQ);
-    const Tensor& k = ctx.input(kK);
-    const Tensor& v = ctx.input(kV);
-    const Shape& os = out.shape();
-    const int64_t L = os[os.size() - 2], Ev = os.back(), E = q.shape().back(), S = k.shape()[k.rank() - 2];
-    const Shape out_batch(os.begin(), os.end() - 2);
-    int64_t batches = 1;
-    for (int64_t d : out_batch) batches *= d;
+    const int64_t L = p.L, Ev = p.Ev, E = p.E, S = p.S;
     C scale = static_cast<C>(1.0 / std::sqrt(static_cast<double>(E)));
     if (ctx.num_inputs() > kScale) scale = static_cast<C>(ctx.input(kScale).value_as_double(0));
     const Tensor* mask = ctx.num_inputs() > kMask && !a.causal ? &ctx.input(kMask) : nullptr;
     const bool mask_bool = mask && mask->type() == ElementType::boolean;
-    // A mask of rank < 2 (a scalar) applies to every score alike.
-    const int64_t mask_l = mask && mask->rank() >= 2 ? mask->shape()[mask->rank() - 2] : 1;
-    const int64_t mask_s = mask && mask->rank() >= 1 ? mask->shape().back() : 1;
     const C neg_inf = -std::numeric_limits<C>::infinity();
-    auto* scores = static_cast<C*>(ctx.scratch());  // S values of one query row
-    const T* qd = q.data<T>();
-    const T* kd = k.data<T>();
-    const T* vd = v.data<T>();
+    const T* qd = ctx.input(kQ).data<T>();
+    const T* kd = ctx.input(kK).data<T>();
+    const T* vd = ctx.input(kV).data<T>();
     T* od = out.data<T>();
-    for (int64_t b = 0; b < batches; ++b) {
-        const T* qb = qd + batch_offset(q.shape(), out_batch, b);
-        const T* kb = kd + batch_offset(k.shape(), out_batch, b);
-        const T* vb = vd + batch_offset(v.shape(), out_batch, b);
-        const int64_t mb = mask ? batch_offset(mask->shape(), out_batch, b) : 0;
-        T* ob = od + b * L * Ev;
-        for (int64_t i = 0; i < L; ++i) {
+    // One task per query row; each thread scores into its own scratch.
+    const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, S * (E + Ev)));
+    detail::for_chunks(ctx.pool(), p.batches * L, grain, [&](int64_t r0, int64_t r1) {
+        auto* scores = static_cast<C*>(ctx.scratch());  // S values of one query row
+        for (int64_t r = r0; r < r1; ++r) {
+            const auto b = static_cast<size_t>(r / L);
+            const int64_t i = r % L;
+            const T* qb = qd + p.q_at[b];
+            const T* kb = kd + p.k_at[b];
+            const T* vb = vd + p.v_at[b];
+            const int64_t mb = mask ? p.mask_at[b] : 0;
+            T* ob = od + static_cast<int64_t>(b) * L * Ev;
             C max = neg_inf;
             for (int64_t j = 0; j < S; ++j) {
                 C s = 0;
-                for (int64_t e = 0; e < E; ++e) s += load<T, C>(qb, i * E + e) * load<T, C>(kb, j * E + e);
+                for (int64_t e = 0; e < E; ++e) s += load_as<C>(qb, i * E + e) * load_as<C>(kb, j * E + e);
                 s *= scale;
                 if (a.causal && j > i) s = neg_inf;
                 if (mask) {
-                    const int64_t at = mb + (mask_l == 1 ? 0 : i) * mask_s + (mask_s == 1 ? 0 : j);
+                    const int64_t at = mb + (p.mask_l == 1 ? 0 : i) * p.mask_s + (p.mask_s == 1 ? 0 : j);
                     if (mask_bool) {
                         if (!mask->data<bool>()[at]) s = neg_inf;
                     } else {
@@ -190,33 +183,47 @@ void attention(const KernelContext& ctx, Tensor& out) {
             }
             for (int64_t c = 0; c < Ev; ++c) {
                 C acc = 0;
-                for (int64_t j = 0; j < S; ++j) acc += scores[j] * load<T, C>(vb, j * Ev + c);
-                store<T, C>(ob, i * Ev + c, acc / sum);
+                for (int64_t j = 0; j < S; ++j) acc += scores[j] * load_as<C>(vb, j * Ev + c);
+                store_at(ob, i * Ev + c, acc / sum);
             }
         }
-    }
+    });
 }
 
-struct SdpaPlan : OpPlan {};
-
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
-    infer(ctx);
+    const std::vector<OutputInfo> out = infer(ctx);
     auto plan = std::make_unique<SdpaPlan>();
-    const auto& k = ctx.shape(kK).dims();
-    plan->scratch_bytes = static_cast<size_t>(k[k.size() - 2]) * sizeof(double);
+    const Shape os = out[0].shape.to_shape(), q = ctx.shape(kQ).to_shape(), k = ctx.shape(kK).to_shape();
+    plan->L = os[os.size() - 2], plan->Ev = os.back(), plan->E = q.back(), plan->S = k[k.size() - 2];
+    const Shape out_batch(os.begin(), os.end() - 2);
+    for (int64_t d : out_batch) plan->batches *= d;
+    const auto offsets = [&](size_t port) {
+        const Shape shape = ctx.shape(port).to_shape();
+        std::vector<int64_t> at(static_cast<size_t>(plan->batches));
+        for (int64_t b = 0; b < plan->batches; ++b) at[static_cast<size_t>(b)] = batch_offset(shape, out_batch, b);
+        return at;
+    };
+    plan->q_at = offsets(kQ), plan->k_at = offsets(kK), plan->v_at = offsets(kV);
+    if (ctx.num_inputs() > kMask && !ctx.attrs<SdpaAttrs>().causal) {
+        const Shape m = ctx.shape(kMask).to_shape();
+        plan->mask_l = m.size() >= 2 ? m[m.size() - 2] : 1;
+        plan->mask_s = m.size() >= 1 ? m.back() : 1;
+        plan->mask_at = offsets(kMask);
+    }
+    plan->scratch_bytes = static_cast<size_t>(plan->S) * sizeof(double);
     plan->method = "attention";
     return plan;
 }
 
 void compute(KernelContext& ctx) {
-    ctx.plan<SdpaPlan>();
+    const auto& plan = ctx.plan<SdpaPlan>();
     Tensor& out = ctx.output(0);
     if (out.num_elements() == 0) return;
     switch (out.type()) {
-        case ElementType::f16: return attention<float16>(ctx, out);
-        case ElementType::bf16: return attention<bfloat16>(ctx, out);
-        case ElementType::f64: return attention<double>(ctx, out);
-        default: return attention<float>(ctx, out);
+        case ElementType::f16: return attention<float16>(ctx, plan, out);
+        case ElementType::bf16: return attention<bfloat16>(ctx, plan, out);
+        case ElementType::f64: return attention<double>(ctx, plan, out);
+        default: return attention<float>(ctx, plan, out);
     }
 }
 

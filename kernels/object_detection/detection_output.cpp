@@ -22,11 +22,11 @@
 // decrease_label_id = true (MXNet), whose semantics OpenVINO's specification leaves open.
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <numeric>
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/float_value.hpp"
 
 namespace irlite {
 namespace {
@@ -162,21 +162,39 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{out, PartialShape({1, 1, g.rows, 7})}};
 }
 
-struct DetectionPlan : OpPlan {
-    Geometry g;
-};
-
-std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
-    infer(ctx);
-    auto plan = std::make_unique<DetectionPlan>();
-    plan->g = geometry(ctx, ctx.shape(kLoc).dims(), ctx.shape(kConf).dims(), ctx.shape(kPriors).dims());
-    plan->method = "ssd-nms";
-    return plan;
-}
-
 struct Box {
     double xmin = 0, ymin = 0, xmax = 0, ymax = 0;
 };
+
+// A box kept by a class's NMS: its score, label, prior, and its position among the image's kept
+// boxes (which the sorts below use to break ties, as a stable sort would).
+struct Kept {
+    double score;
+    int64_t label, prior, at;
+};
+
+// Scratch, per image: every decoded box, one class's candidate priors, and the kept boxes of every
+// class (at most min(top_k, priors) per class). Sizes follow the inputs' shapes, so the
+// worst case is bounded by (and of the order of) the class scores' size.
+struct DetectionPlan : OpPlan {
+    Geometry g;
+    size_t boxes_at = 0, order_at = 0, kept_at = 0;
+};
+
+size_t round64(size_t n) { return (n + 63) / 64 * 64; }
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    infer(ctx);
+    const auto& a = ctx.attrs<DetectionAttrs>();
+    auto plan = std::make_unique<DetectionPlan>();
+    const Geometry& g = plan->g = geometry(ctx, ctx.shape(kLoc).dims(), ctx.shape(kConf).dims(), ctx.shape(kPriors).dims());
+    const int64_t per_class = a.top_k > -1 ? std::min(a.top_k, g.priors) : g.priors;
+    plan->order_at = round64(static_cast<size_t>(g.priors * g.loc_classes) * sizeof(Box));
+    plan->kept_at = plan->order_at + round64(static_cast<size_t>(g.priors) * sizeof(int64_t));
+    plan->scratch_bytes = plan->kept_at + static_cast<size_t>(g.classes * per_class) * sizeof(Kept);
+    plan->method = "ssd-nms";
+    return plan;
+}
 
 double iou(const Box& a, const Box& b) {
     const double ix = std::min(a.xmax, b.xmax) - std::max(a.xmin, b.xmin);
@@ -211,13 +229,6 @@ struct FloatView {
 FloatView view(const Tensor& t) { return {t.data(), t.type()}; }
 
 template <class T>
-T from_double(double v) {
-    if constexpr (std::is_same_v<T, float16>) return float16{f32_to_f16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<T, bfloat16>) return bfloat16{f32_to_bf16(static_cast<float>(v))};
-    else return static_cast<T>(v);
-}
-
-template <class T>
 void detect(const KernelContext& ctx, const DetectionPlan& plan, Tensor& out) {
     const auto& a = ctx.attrs<DetectionAttrs>();
     const Geometry& g = plan.g;
@@ -230,13 +241,16 @@ void detect(const KernelContext& ctx, const DetectionPlan& plan, Tensor& out) {
     const int64_t prior_batch_elems = proposal_rows * g.priors * g.prior_size;
     (void)prior_batch_stride;
     const int64_t offset = a.normalized ? 0 : 1;
-    std::vector<Box> boxes(static_cast<size_t>(g.priors * g.loc_classes));
+    auto* scratch = static_cast<std::byte*>(ctx.scratch());
+    Box* boxes = reinterpret_cast<Box*>(scratch);
+    auto* order = reinterpret_cast<int64_t*>(scratch + plan.order_at);
+    Kept* kept = reinterpret_cast<Kept*>(scratch + plan.kept_at);
     int64_t row = 0;
     const auto emit = [&](int64_t n, int64_t label, double score, const Box& b0) {
         if (row >= g.rows) return;
         const Box b = a.clip_after ? clipped(b0) : b0;
         const double v[7] = {static_cast<double>(n), static_cast<double>(label), score, b.xmin, b.ymin, b.xmax, b.ymax};
-        for (int j = 0; j < 7; ++j) o[row * 7 + j] = from_double<T>(v[j]);
+        for (int j = 0; j < 7; ++j) o[row * 7 + j] = detail::store_as<T>(v[j]);
         ++row;
     };
     for (int64_t n = 0; n < g.batch; ++n) {
@@ -266,58 +280,58 @@ void detect(const KernelContext& ctx, const DetectionPlan& plan, Tensor& out) {
                     const double w = std::exp(v[2] * l2) * pw, h = std::exp(v[3] * l3) * ph;
                     b = {cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2};
                 }
-                boxes[static_cast<size_t>(p * g.loc_classes + c)] = a.clip_before ? clipped(b) : b;
+                boxes[p * g.loc_classes + c] = a.clip_before ? clipped(b) : b;
             }
         }
-        // Per class: candidates, top_k, NMS.
-        std::map<int64_t, std::vector<int64_t>> kept;  // label -> prior indices, best first
+        // Per class, in label order: candidates, top_k, NMS; the class's kept boxes are the kept
+        // list's last segment.
         int64_t total = 0;
-        std::vector<int64_t> order;
         for (int64_t c = 0; c < g.classes; ++c) {
             if (c == a.background) continue;
             const auto score = [&](int64_t p) { return conf((n * g.priors + p) * g.classes + c); };
-            order.clear();
+            int64_t count = 0;
             for (int64_t p = 0; p < g.priors; ++p)
-                if (score(p) > a.confidence_threshold) order.push_back(p);
-            std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return score(x) > score(y); });
-            if (a.top_k > -1 && static_cast<int64_t>(order.size()) > a.top_k) order.resize(static_cast<size_t>(a.top_k));
+                if (score(p) > a.confidence_threshold) order[count++] = p;
+            // Best first; equal scores keep prior order (the candidates were made in that order).
+            std::sort(order, order + count, [&](int64_t x, int64_t y) {
+                const double sx = score(x), sy = score(y);
+                return sx > sy || (sx == sy && x < y);
+            });
+            if (a.top_k > -1 && count > a.top_k) count = a.top_k;
             const int64_t lc = a.share_location ? 0 : c;
-            std::vector<int64_t>& keep = kept[c];
-            for (const int64_t p : order) {
-                const Box& b = boxes[static_cast<size_t>(p * g.loc_classes + lc)];
+            const int64_t first = total;
+            for (int64_t i = 0; i < count; ++i) {
+                const int64_t p = order[i];
+                const Box& b = boxes[p * g.loc_classes + lc];
                 bool ok = true;
-                for (const int64_t k : keep)
-                    if (iou(b, boxes[static_cast<size_t>(k * g.loc_classes + lc)]) > a.nms_threshold) {
+                for (int64_t k = first; k < total; ++k)
+                    if (iou(b, boxes[kept[k].prior * g.loc_classes + lc]) > a.nms_threshold) {
                         ok = false;
                         break;
                     }
-                if (ok) keep.push_back(p);
+                if (ok) kept[total] = {score(p), c, p, total}, ++total;
             }
-            total += static_cast<int64_t>(keep.size());
         }
-        // keep_top_k over all classes.
+        // keep_top_k over all classes: the best, then back in label order (best first within a
+        // label), ties in the order they were kept.
         if (a.keep_top_k > -1 && total > a.keep_top_k) {
-            struct Candidate {
-                double score;
-                int64_t label, prior;
-            };
-            std::vector<Candidate> all;
-            for (const auto& [label, priors_kept] : kept)
-                for (const int64_t p : priors_kept) all.push_back({conf((n * g.priors + p) * g.classes + label), label, p});
-            std::stable_sort(all.begin(), all.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
-            all.resize(static_cast<size_t>(a.keep_top_k));
-            kept.clear();
-            for (const Candidate& c : all) kept[c.label].push_back(c.prior);
+            std::sort(kept, kept + total, [](const Kept& x, const Kept& y) {
+                return x.score > y.score || (x.score == y.score && x.at < y.at);
+            });
+            total = a.keep_top_k;
+            std::sort(kept, kept + total, [](const Kept& x, const Kept& y) {
+                if (x.label != y.label) return x.label < y.label;
+                return x.score > y.score || (x.score == y.score && x.at < y.at);
+            });
         }
-        for (const auto& [label, priors_kept] : kept) {
-            const int64_t lc = a.share_location ? 0 : label;
-            for (const int64_t p : priors_kept)
-                emit(n, label, conf((n * g.priors + p) * g.classes + label), boxes[static_cast<size_t>(p * g.loc_classes + lc)]);
+        for (int64_t k = 0; k < total; ++k) {
+            const int64_t lc = a.share_location ? 0 : kept[k].label;
+            emit(n, kept[k].label, kept[k].score, boxes[kept[k].prior * g.loc_classes + lc]);
         }
     }
     // The end marker, then zeros.
     for (int64_t r = row; r < g.rows; ++r)
-        for (int j = 0; j < 7; ++j) o[r * 7 + j] = from_double<T>(r == row && j == 0 ? -1.0 : 0.0);
+        for (int j = 0; j < 7; ++j) o[r * 7 + j] = detail::store_as<T>(r == row && j == 0 ? -1.0 : 0.0);
 }
 
 void compute(KernelContext& ctx) {
