@@ -8,11 +8,15 @@
 
 #include "engine/op.hpp"
 #include "kernels/detail/float_dispatch.hpp"
+#include "kernels/detail/float_value.hpp"
 #include "kernels/detail/parallel.hpp"
 #include "kernels/detail/unary.hpp"
 
 namespace irlite {
 namespace {
+
+using detail::load_as;
+using detail::store_as;
 
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const ElementType type = ctx.type(0);
@@ -33,20 +37,6 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{type, ctx.shape(0)}};
 }
 
-template <class T, class C>
-C load(const T& v) {
-    if constexpr (std::is_same_v<T, float16>) return static_cast<C>(f16_to_f32(v.bits));
-    else if constexpr (std::is_same_v<T, bfloat16>) return static_cast<C>(bf16_to_f32(v.bits));
-    else return static_cast<C>(v);
-}
-
-template <class T, class C>
-T store(C v) {
-    if constexpr (std::is_same_v<T, float16>) return float16{f32_to_f16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<T, bfloat16>) return bfloat16{f32_to_bf16(static_cast<float>(v))};
-    else return static_cast<T>(v);
-}
-
 template <bool kSelu>
 void compute(KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
@@ -60,11 +50,11 @@ void compute(KernelContext& ctx) {
         const C a = static_cast<C>(p1), b = static_cast<C>(p2);
         detail::for_chunks(ctx.pool(), x.num_elements(), 1 << 14, [&](int64_t first, int64_t last) {
             for (int64_t i = first; i < last; ++i) {
-                const C v = load<T, C>(in[i]);
+                const C v = load_as<C>(in[i]);
                 C r;
                 if constexpr (kSelu) r = b * (v > C(0) ? v : a * std::expm1(v));
                 else r = std::isnan(v) ? v : std::min(C(1), std::max(C(0), a * v + b));
-                o[i] = store<T, C>(r);
+                o[i] = store_as<T>(r);
             }
         });
     });

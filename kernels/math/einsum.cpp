@@ -13,10 +13,14 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/float_value.hpp"
 #include "kernels/detail/small_buffer.hpp"
 
 namespace irlite {
 namespace {
+
+using detail::load_as;
+using detail::store_as;
 
 // Labels are small ints: letters 0..51, ellipsis dims 64 + i (counted from the leftmost).
 constexpr int kEllipsisBase = 64;
@@ -210,20 +214,6 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     return plan;
 }
 
-template <class T, class C>
-C load(const T& v) {
-    if constexpr (std::is_same_v<T, float16>) return static_cast<C>(f16_to_f32(v.bits));
-    else if constexpr (std::is_same_v<T, bfloat16>) return static_cast<C>(bf16_to_f32(v.bits));
-    else return static_cast<C>(v);
-}
-
-template <class T, class C>
-T store(C v) {
-    if constexpr (std::is_same_v<T, float16>) return float16{f32_to_f16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<T, bfloat16>) return bfloat16{f32_to_bf16(static_cast<float>(v))};
-    else return static_cast<T>(v);
-}
-
 // One odometer over every label (output labels outer, summed ones inner): each run of `inner`
 // steps sums into one output element, in output order.
 template <class T, class C>
@@ -235,7 +225,7 @@ void run(const KernelContext& ctx, const EinsumPlan& plan, Tensor& out) {
     int64_t outputs = 1, inner = 1;
     for (size_t d = 0; d < loops; ++d) (d < plan.output_loops ? outputs : inner) *= plan.loop_dims[d];
     if (inner == 0) {
-        for (int64_t e = 0; e < outputs; ++e) o[e] = store<T, C>(C(0));
+        for (int64_t e = 0; e < outputs; ++e) o[e] = store_as<T>(C(0));
         return;
     }
     detail::SmallBuffer<int64_t> at(loops);
@@ -244,10 +234,10 @@ void run(const KernelContext& ctx, const EinsumPlan& plan, Tensor& out) {
     int64_t e = 0, r = 0;
     for (int64_t step = 0, total = outputs * inner; step < total; ++step) {
         C product = C(1);
-        for (size_t i = 0; i < n; ++i) product = static_cast<C>(product * load<T, C>(data[i][offset[i]]));
+        for (size_t i = 0; i < n; ++i) product = static_cast<C>(product * load_as<C>(data[i][offset[i]]));
         sum = static_cast<C>(sum + product);
         if (++r == inner) {
-            o[e++] = store<T, C>(sum);
+            o[e++] = store_as<T>(sum);
             sum = C(0);
             r = 0;
         }

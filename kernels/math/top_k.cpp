@@ -18,10 +18,13 @@
 #include <type_traits>
 
 #include "kernels/detail/eltwise.hpp"
+#include "kernels/detail/float_value.hpp"
 #include "kernels/detail/index_values.hpp"
 
 namespace irlite {
 namespace {
+
+using detail::load_as;
 
 constexpr size_t kData = 0, kK = 1;
 
@@ -106,13 +109,6 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     return plan;
 }
 
-template <class T>
-double as_double(const T& v) {
-    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(v.bits);
-    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(v.bits);
-    else return static_cast<double>(v);
-}
-
 // "a ranks before b": by value (NaN highest), then by the lower index.
 template <class T>
 struct Ranking {
@@ -125,7 +121,7 @@ struct Ranking {
         if constexpr (std::is_integral_v<T>) {
             if (x != y) return largest ? x > y : x < y;
         } else {
-            const double u = as_double(x), v = as_double(y);
+            const double u = load_as<double>(x), v = load_as<double>(y);
             const bool un = std::isnan(u), vn = std::isnan(v);
             if (un != vn) return largest ? un : vn;  // NaN above every number
             if (!un && u != v) return largest ? u > v : u < v;

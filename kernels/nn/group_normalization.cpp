@@ -9,10 +9,14 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/float_value.hpp"
 #include "kernels/detail/parallel.hpp"
 
 namespace irlite {
 namespace {
+
+using detail::load_as;
+using detail::store_as;
 
 struct GroupNormAttrs : OpAttrs {
     int64_t groups = 1;
@@ -52,20 +56,6 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{type, data}};
 }
 
-template <class T>
-double load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(p[i].bits);
-    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(p[i].bits);
-    else return static_cast<double>(p[i]);
-}
-
-template <class T>
-T store(double v) {
-    if constexpr (std::is_same_v<T, float16>) return float16{f32_to_f16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<T, bfloat16>) return bfloat16{f32_to_bf16(static_cast<float>(v))};
-    else return static_cast<T>(v);
-}
-
 // The sizes the kernel walks: samples, channels per group, positions per channel.
 struct GroupNormPlan : OpPlan {
     int64_t n = 0, spatial = 1, per_group = 0, group_size = 0;
@@ -96,20 +86,20 @@ void normalize(const KernelContext& ctx, Tensor& out) {
         for (int64_t ng = first; ng < last; ++ng) {
             const int64_t base = ng * group_size;
             double sum = 0;
-            for (int64_t i = 0; i < group_size; ++i) sum += load(in, base + i);
+            for (int64_t i = 0; i < group_size; ++i) sum += load_as<double>(in, base + i);
             const double mean = group_size ? sum / static_cast<double>(group_size) : 0;
             double sq = 0;
             for (int64_t i = 0; i < group_size; ++i) {
-                const double dlt = load(in, base + i) - mean;
+                const double dlt = load_as<double>(in, base + i) - mean;
                 sq += dlt * dlt;
             }
             const double inv = 1.0 / std::sqrt((group_size ? sq / static_cast<double>(group_size) : 0) + a.epsilon);
             const int64_t c0 = (ng % a.groups) * per_group;
             for (int64_t c = 0; c < per_group; ++c) {
-                const double s = load(scale, c0 + c) * inv, b = load(bias, c0 + c);
+                const double s = load_as<double>(scale, c0 + c) * inv, b = load_as<double>(bias, c0 + c);
                 for (int64_t i = 0; i < spatial; ++i) {
                     const int64_t at = base + c * spatial + i;
-                    o[at] = store<T>((load(in, at) - mean) * s + b);
+                    o[at] = store_as<T>((load_as<double>(in, at) - mean) * s + b);
                 }
             }
         }

@@ -13,11 +13,15 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/detail/float_value.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/parallel.hpp"
 
 namespace irlite {
 namespace {
+
+using detail::load_as;
+using detail::store_at;
 
 constexpr size_t kData = 0, kAxes = 1;
 
@@ -88,20 +92,6 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     return plan;
 }
 
-template <class T, class C>
-C load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return static_cast<C>(f16_to_f32(p[i].bits));
-    else if constexpr (std::is_same_v<T, bfloat16>) return static_cast<C>(bf16_to_f32(p[i].bits));
-    else return static_cast<C>(p[i]);
-}
-
-template <class T, class C>
-void store(T* p, int64_t i, C v) {
-    if constexpr (std::is_same_v<T, float16>) p[i] = float16{f32_to_f16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<T, bfloat16>) p[i] = bfloat16{f32_to_bf16(static_cast<float>(v))};
-    else p[i] = static_cast<T>(v);
-}
-
 // dst = the window sum of src along one axis: dst[o, c, i] = sum of src[o, j, i] for j in the
 // window of c clipped to [0, length).
 template <class C>
@@ -130,7 +120,7 @@ void run(const KernelContext& ctx, const LrnPlan& plan, const Tensor& data, Tens
     T* y = out.data<T>();
     C* buf[2] = {static_cast<C*>(ctx.scratch()), static_cast<C*>(ctx.scratch()) + plan.elements};
     for (int64_t e = 0; e < plan.elements; ++e) {
-        const C v = load<T, C>(x, e);
+        const C v = load_as<C>(x, e);
         buf[0][e] = v * v;
     }
     int current = 0;
@@ -141,7 +131,7 @@ void run(const KernelContext& ctx, const LrnPlan& plan, const Tensor& data, Tens
     const C* sum = buf[current];
     const C bias = static_cast<C>(a.bias), scale = static_cast<C>(plan.scale), beta = static_cast<C>(a.beta);
     for (int64_t e = 0; e < plan.elements; ++e)
-        store<T, C>(y, e, load<T, C>(x, e) / std::pow(bias + scale * sum[e], beta));
+        store_at(y, e, load_as<C>(x, e) / std::pow(bias + scale * sum[e], beta));
 }
 
 void compute(KernelContext& ctx) {

@@ -57,9 +57,13 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/float_value.hpp"
 
 namespace irlite {
 namespace {
+
+using detail::load_as;
+using detail::store_as;
 
 constexpr size_t kProbs = 0, kDeltas = 1, kImage = 2;
 
@@ -250,20 +254,6 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
 }
 
 template <class T>
-float load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(p[i].bits);
-    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(p[i].bits);
-    else return static_cast<float>(p[i]);
-}
-
-template <class T>
-T store(float v) {
-    if constexpr (std::is_same_v<T, float16>) return float16{f32_to_f16(v)};
-    else if constexpr (std::is_same_v<T, bfloat16>) return bfloat16{f32_to_bf16(v)};
-    else return static_cast<T>(v);
-}
-
-template <class T>
 constexpr bool kFloating = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float> ||
                            std::is_same_v<T, double>;
 
@@ -317,11 +307,11 @@ void enumerate(const KernelContext& ctx, const ProposalPlan& plan, const Image& 
             const int64_t at = h * wid + w;
             Box* out = boxes + at * k_count;
             for (int64_t k = 0; k < k_count; ++k) {
-                const float dx = load(deltas, (k * 4 + 0) * area + at) / a.box_coordinate_scale;
-                const float dy = load(deltas, (k * 4 + 1) * area + at) / a.box_coordinate_scale;
-                const float dlw = load(deltas, (k * 4 + 2) * area + at) / a.box_size_scale;
-                const float dlh = load(deltas, (k * 4 + 3) * area + at) / a.box_size_scale;
-                const float score = load(scores, k * area + at);
+                const float dx = load_as<float>(deltas, (k * 4 + 0) * area + at) / a.box_coordinate_scale;
+                const float dy = load_as<float>(deltas, (k * 4 + 1) * area + at) / a.box_coordinate_scale;
+                const float dlw = load_as<float>(deltas, (k * 4 + 2) * area + at) / a.box_size_scale;
+                const float dlh = load_as<float>(deltas, (k * 4 + 3) * area + at) / a.box_size_scale;
+                const float score = load_as<float>(scores, k * area + at);
                 float x0 = x + awm[k], y0 = y + ahm[k], x1 = x + awp[k], y1 = y + ahp[k];
                 if (a.tensorflow) {
                     x0 = clip(x0, im.width);
@@ -405,15 +395,15 @@ void propose(KernelContext& ctx, const ProposalPlan& plan) {
                 c[2] /= im.width;
                 c[3] /= im.height;
             }
-            out[r * 5] = store<TP>(static_cast<float>(n));
-            for (int i = 0; i < 4; ++i) out[r * 5 + 1 + i] = store<TP>(c[i]);
-            if (out_probs) out_probs[r] = store<TP>(b.score);
+            out[r * 5] = store_as<TP>(static_cast<float>(n));
+            for (int i = 0; i < 4; ++i) out[r * 5 + 1 + i] = store_as<TP>(c[i]);
+            if (out_probs) out_probs[r] = store_as<TP>(b.score);
         }
         for (int64_t r = count; r < post; ++r) {
-            for (int i = 0; i < 5; ++i) out[r * 5 + i] = store<TP>(0.0f);
-            if (out_probs) out_probs[r] = store<TP>(0.0f);
+            for (int i = 0; i < 5; ++i) out[r * 5 + i] = store_as<TP>(0.0f);
+            if (out_probs) out_probs[r] = store_as<TP>(0.0f);
         }
-        if (count < post) out[count * 5] = store<TP>(-1.0f);
+        if (count < post) out[count * 5] = store_as<TP>(-1.0f);
     }
 }
 

@@ -25,6 +25,7 @@
 #include <cmath>
 
 #include "engine/op.hpp"
+#include "kernels/detail/float_value.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/parallel.hpp"
 
@@ -107,27 +108,9 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
 // Storage type T seen as compute type C (float for f16/bf16/f32, double for f64).
 template <class T>
 struct FloatIo {
-    using C = float;
-    static float load(T v) { return static_cast<float>(v); }
-    static T store(float v) { return static_cast<T>(v); }
-};
-template <>
-struct FloatIo<double> {
-    using C = double;
-    static double load(double v) { return v; }
-    static double store(double v) { return v; }
-};
-template <>
-struct FloatIo<float16> {
-    using C = float;
-    static float load(float16 v) { return f16_to_f32(v.bits); }
-    static float16 store(float v) { return float16{f32_to_f16(v)}; }
-};
-template <>
-struct FloatIo<bfloat16> {
-    using C = float;
-    static float load(bfloat16 v) { return bf16_to_f32(v.bits); }
-    static bfloat16 store(float v) { return bfloat16{f32_to_bf16(v)}; }
+    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    static C load(T v) { return detail::load_as<C>(v); }
+    static T store(C v) { return detail::store_as<T>(v); }
 };
 
 template <class T>

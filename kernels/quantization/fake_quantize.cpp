@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "kernels/detail/broadcast.hpp"
+#include "kernels/detail/float_value.hpp"
 #include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/fake_quantize_row.hpp"
 #include "kernels/detail/float_dispatch.hpp"
@@ -141,20 +142,6 @@ inline C quantize(C x, C il, C ih, C ol, C oh, C steps) {
     return std::nearbyint((x - il) / (ih - il) * steps) / steps * (oh - ol) + ol;
 }
 
-template <class T, class C>
-C load(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return static_cast<C>(f16_to_f32(p[i].bits));
-    else if constexpr (std::is_same_v<T, bfloat16>) return static_cast<C>(bf16_to_f32(p[i].bits));
-    else return static_cast<C>(p[i]);
-}
-
-template <class T, class C>
-void store(T* p, int64_t i, C v) {
-    if constexpr (std::is_same_v<T, float16>) p[i] = float16{f32_to_f16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<T, bfloat16>) p[i] = bfloat16{f32_to_bf16(static_cast<float>(v))};
-    else p[i] = static_cast<T>(v);
-}
-
 template <class T>
 void run_rows(const FakeQuantizePlan& plan, const std::array<const T*, kInputs>& in, T* out, int64_t first,
               int64_t last) {
@@ -174,8 +161,8 @@ void run_rows(const FakeQuantizePlan& plan, const std::array<const T*, kInputs>&
         const T* x = in[0] + offset[0];
         if (!plan.advances[1] && !plan.advances[2] && !plan.advances[3] && !plan.advances[4]) {
             // One range for the whole row: the common per-tensor and per-channel cases.
-            const C il = load<T, C>(in[1], offset[1]), ih = load<T, C>(in[2], offset[2]);
-            const C ol = load<T, C>(in[3], offset[3]), oh = load<T, C>(in[4], offset[4]);
+            const C il = load_as<C>(in[1], offset[1]), ih = load_as<C>(in[2], offset[2]);
+            const C ol = load_as<C>(in[3], offset[3]), oh = load_as<C>(in[4], offset[4]);
             if (plan.advances[0]) {
                 bool vectorised = false;
                 if constexpr (std::is_same_v<T, float>) {
@@ -185,17 +172,17 @@ void run_rows(const FakeQuantizePlan& plan, const std::array<const T*, kInputs>&
                     }
                 }
                 if (!vectorised)
-                    for (int64_t j = 0; j < plan.row; ++j) store<T, C>(dst, j, quantize(load<T, C>(x, j), il, ih, ol, oh, steps));
+                    for (int64_t j = 0; j < plan.row; ++j) store_at(dst, j, quantize(load_as<C>(x, j), il, ih, ol, oh, steps));
             } else {
-                const C v = quantize(load<T, C>(x, 0), il, ih, ol, oh, steps);
-                for (int64_t j = 0; j < plan.row; ++j) store<T, C>(dst, j, v);
+                const C v = quantize(load_as<C>(x, 0), il, ih, ol, oh, steps);
+                for (int64_t j = 0; j < plan.row; ++j) store_at(dst, j, v);
             }
         } else {
             for (int64_t j = 0; j < plan.row; ++j) {
                 C v[kInputs];
                 for (size_t i = 0; i < kInputs; ++i)
-                    v[i] = load<T, C>(in[i], offset[i] + (plan.advances[i] ? j : 0));
-                store<T, C>(dst, j, quantize(v[0], v[1], v[2], v[3], v[4], steps));
+                    v[i] = load_as<C>(in[i], offset[i] + (plan.advances[i] ? j : 0));
+                store_at(dst, j, quantize(v[0], v[1], v[2], v[3], v[4], steps));
             }
         }
         // Next row.

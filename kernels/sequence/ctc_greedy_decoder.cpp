@@ -18,9 +18,13 @@
 #include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/float_value.hpp"
 
 namespace irlite {
 namespace {
+
+using detail::load_as;
+using detail::store_as;
 
 constexpr size_t kData = 0, kMask = 1;
 
@@ -66,20 +70,6 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
 }
 
 template <class T>
-double value(const T* p, int64_t i) {
-    if constexpr (std::is_same_v<T, float16>) return f16_to_f32(p[i].bits);
-    else if constexpr (std::is_same_v<T, bfloat16>) return bf16_to_f32(p[i].bits);
-    else return static_cast<double>(p[i]);
-}
-
-template <class T>
-T from_double(double v) {
-    if constexpr (std::is_same_v<T, float16>) return float16{f32_to_f16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<T, bfloat16>) return bfloat16{f32_to_bf16(static_cast<float>(v))};
-    else return static_cast<T>(v);
-}
-
-template <class T>
 void decode(const Tensor& data, const Tensor& mask, Tensor& out, bool merge_repeated) {
     const int64_t steps = data.shape()[0], batch = data.shape()[1], classes = data.shape()[2];
     const T* logits = data.data<T>();
@@ -89,18 +79,18 @@ void decode(const Tensor& data, const Tensor& mask, Tensor& out, bool merge_repe
     for (int64_t n = 0; n < batch; ++n) {
         T* row = o + n * steps;
         int64_t emitted = 0, previous = -1;
-        for (int64_t t = 0; t < steps && value(m, t * batch + n) != 0; ++t) {
+        for (int64_t t = 0; t < steps && load_as<double>(m, t * batch + n) != 0; ++t) {
             const T* l = logits + (t * batch + n) * classes;
             int64_t best = 0;
-            double best_value = value(l, 0);
+            double best_value = load_as<double>(l, 0);
             for (int64_t c = 1; c < classes; ++c) {
-                const double v = value(l, c);
+                const double v = load_as<double>(l, c);
                 if (v > best_value) best = c, best_value = v;
             }
-            if (best != blank && !(merge_repeated && best == previous)) row[emitted++] = from_double<T>(static_cast<double>(best));
+            if (best != blank && !(merge_repeated && best == previous)) row[emitted++] = store_as<T>(static_cast<double>(best));
             previous = best;
         }
-        for (int64_t t = emitted; t < steps; ++t) row[t] = from_double<T>(-1.0);
+        for (int64_t t = emitted; t < steps; ++t) row[t] = store_as<T>(-1.0);
     }
 }
 
@@ -199,9 +189,9 @@ void decode_seq_len(const KernelContext& ctx, const Tensor& data, Tensor& classe
         for (int64_t t = 0; t < length; ++t) {
             const T* l = logits + (n * steps + t) * num_classes;
             int64_t best = 0;
-            double best_value = value(l, 0);
+            double best_value = load_as<double>(l, 0);
             for (int64_t c = 1; c < num_classes; ++c)
-                if (value(l, c) > best_value) best = c, best_value = value(l, c);
+                if (load_as<double>(l, c) > best_value) best = c, best_value = load_as<double>(l, c);
             if (best != blank && !(merge && best == previous)) out[n * steps + emitted++] = static_cast<I>(best);
             previous = best;
         }

@@ -22,6 +22,7 @@
 
 #include "engine/op.hpp"
 #include "kernels/detail/eltwise.hpp"
+#include "kernels/detail/float_value.hpp"
 #include "kernels/detail/index_values.hpp"
 #include "kernels/detail/parallel.hpp"
 
@@ -498,11 +499,8 @@ void resize_filtered(const InterpolatePlan& plan, const std::byte* in, ElementTy
     dispatch_type(type, [&](auto tag) {
         using T = decltype(tag);
         const T* p = reinterpret_cast<const T*>(in);
-        for (int64_t i = 0; i < n; ++i) {
-            if constexpr (std::is_same_v<T, float16>) buf[0][i] = static_cast<C>(f16_to_f32(p[i].bits));
-            else if constexpr (std::is_same_v<T, bfloat16>) buf[0][i] = static_cast<C>(bf16_to_f32(p[i].bits));
-            else if constexpr (std::is_floating_point_v<T>) buf[0][i] = static_cast<C>(p[i]);
-        }
+        if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
+            for (int64_t i = 0; i < n; ++i) buf[0][i] = detail::load_as<C>(p[i]);
     });
     const bool direct = out.type() == element_type_of<C>();
     int cur = 0;
@@ -516,11 +514,8 @@ void resize_filtered(const InterpolatePlan& plan, const std::byte* in, ElementTy
     dispatch_type(out.type(), [&](auto tag) {
         using T = decltype(tag);
         T* o = out.data<T>();
-        for (int64_t i = 0; i < out.num_elements(); ++i) {
-            if constexpr (std::is_same_v<T, float16>) o[i] = float16{f32_to_f16(static_cast<float>(result[i]))};
-            else if constexpr (std::is_same_v<T, bfloat16>) o[i] = bfloat16{f32_to_bf16(static_cast<float>(result[i]))};
-            else if constexpr (std::is_floating_point_v<T>) o[i] = static_cast<T>(result[i]);
-        }
+        if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
+            for (int64_t i = 0; i < out.num_elements(); ++i) o[i] = detail::store_as<T>(result[i]);
     });
 }
 
