@@ -1,4 +1,4 @@
-// irlite's own op set: the registry filled from the one list in all_ops.cpp. engine/ defines the
+// irlite's own op set: the registry filled from the one list in kernels/op_list.inc. engine/ defines the
 // registry type and never includes this; api/ (Model::read), the tools and the tests do.
 #pragma once
 

@@ -257,10 +257,10 @@ OpDef make_def(int version, int first, int last) {
 
 }  // namespace
 
-OpDef make_nms_1_op() { return make_def(1, 1, 2); }
-OpDef make_nms_3_op() { return make_def(3, 3, 3); }
-OpDef make_nms_4_op() { return make_def(4, 4, 4); }
-OpDef make_nms_5_op() { return make_def(5, 5, 8); }
-OpDef make_nms_9_op() { return make_def(9, 9, kLatestOpset); }
+OpDef make_non_max_suppression_1_op() { return make_def(1, 1, 2); }
+OpDef make_non_max_suppression_3_op() { return make_def(3, 3, 3); }
+OpDef make_non_max_suppression_4_op() { return make_def(4, 4, 4); }
+OpDef make_non_max_suppression_5_op() { return make_def(5, 5, 8); }
+OpDef make_non_max_suppression_9_op() { return make_def(9, 9, kLatestOpset); }
 
 }  // namespace irlite

@@ -156,7 +156,7 @@ OpDef make_broadcast(int version, int first_opset, int last_opset) {
 
 }  // namespace
 
-OpDef make_broadcast_v1_op() { return make_broadcast(1, 1, 2); }
-OpDef make_broadcast_v3_op() { return make_broadcast(3, 3, kLatestOpset); }
+OpDef make_broadcast_1_op() { return make_broadcast(1, 1, 2); }
+OpDef make_broadcast_3_op() { return make_broadcast(3, 3, kLatestOpset); }
 
 }  // namespace irlite

@@ -184,8 +184,8 @@ OpDef make_gather(int version, int first_opset, int last_opset) {
 
 }  // namespace
 
-OpDef make_gather_v1_op() { return make_gather(1, 1, 6); }
-OpDef make_gather_v7_op() { return make_gather(7, 7, 7); }
-OpDef make_gather_v8_op() { return make_gather(8, 8, kLatestOpset); }
+OpDef make_gather_1_op() { return make_gather(1, 1, 6); }
+OpDef make_gather_7_op() { return make_gather(7, 7, 7); }
+OpDef make_gather_8_op() { return make_gather(8, 8, kLatestOpset); }
 
 }  // namespace irlite

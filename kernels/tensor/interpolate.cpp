@@ -576,7 +576,7 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r, int version) {
 
 }  // namespace
 
-OpDef make_interpolate_v4_op() {
+OpDef make_interpolate_4_op() {
     OpDef d;
     d.type = "Interpolate";
     d.version = 4;
@@ -592,7 +592,7 @@ OpDef make_interpolate_v4_op() {
     return d;
 }
 
-OpDef make_interpolate_v11_op() {
+OpDef make_interpolate_11_op() {
     OpDef d;
     d.type = "Interpolate";
     d.version = 11;

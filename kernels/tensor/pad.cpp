@@ -244,7 +244,7 @@ OpDef make_pad(int version, int first_opset, int last_opset) {
 
 }  // namespace
 
-OpDef make_pad_v1_op() { return make_pad(1, 1, 11); }
-OpDef make_pad_v12_op() { return make_pad(12, 12, kLatestOpset); }
+OpDef make_pad_1_op() { return make_pad(1, 1, 11); }
+OpDef make_pad_12_op() { return make_pad(12, 12, kLatestOpset); }
 
 }  // namespace irlite

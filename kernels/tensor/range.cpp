@@ -190,13 +190,13 @@ OpDef make_range(int version, int first_opset, int last_opset) {
 
 }  // namespace
 
-OpDef make_range_v1_op() {
+OpDef make_range_1_op() {
     OpDef d = make_range(1, 1, 3);
     d.parse_attrs = [](const AttrReader&) -> std::unique_ptr<OpAttrs> { return std::make_unique<RangeAttrs>(); };
     return d;
 }
 
-OpDef make_range_v4_op() {
+OpDef make_range_4_op() {
     OpDef d = make_range(4, 4, kLatestOpset);
     d.parse_attrs = [](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
         auto a = std::make_unique<RangeAttrs>();

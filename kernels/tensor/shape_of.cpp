@@ -63,13 +63,13 @@ OpDef make_shape_of(int version, int first_opset, int last_opset) {
 
 }  // namespace
 
-OpDef make_shape_of_v1_op() {
+OpDef make_shape_of_1_op() {
     OpDef d = make_shape_of(1, 1, 2);
     d.parse_attrs = [](const AttrReader&) -> std::unique_ptr<OpAttrs> { return std::make_unique<ShapeOfAttrs>(); };
     return d;
 }
 
-OpDef make_shape_of_v3_op() {
+OpDef make_shape_of_3_op() {
     OpDef d = make_shape_of(3, 3, kLatestOpset);
     d.parse_attrs = [](const AttrReader& r) -> std::unique_ptr<OpAttrs> {
         auto a = std::make_unique<ShapeOfAttrs>();
