@@ -1,5 +1,6 @@
 #include "engine/op.hpp"
 
+#include "engine/ascii_text.hpp"
 #include "engine/opset_catalog.hpp"
 #include "engine/thread_pool.hpp"
 
@@ -13,22 +14,9 @@
 namespace irlite {
 namespace {
 
-// ASCII lower case: IR names are ASCII, and std::tolower's locale lookup per character shows in
-// the load time of large models.
-char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = ascii_lower(c);
-    return out;
-}
-
-std::string trim(std::string_view s) {
-    size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-    return std::string(s.substr(b, e - b));
-}
+using text::ascii_lower;
+using text::lower;
+using text::trim;
 
 // Whole-string integer parse; false on junk, empty or overflow.
 bool parse_i64(std::string_view text, int64_t& out) {
@@ -236,34 +224,6 @@ std::string OpDef::opset_range() const {
     if (last_opset >= kLatestOpset) return str("opset", first_opset, "+");
     if (first_opset == last_opset) return str("opset", first_opset);
     return str("opset", first_opset, "..opset", last_opset);
-}
-
-std::string canonical_op_type(std::string_view type) {
-    std::string t = lower(type);
-    if (t == "constant") return "const";
-    return t;  // PReLU/PRelu, ReLU/Relu, SoftMax/Softmax differ only in case
-}
-
-bool op_type_is(std::string_view type, std::string_view key) {
-    const auto equal_ignoring_case = [](std::string_view a, std::string_view b) {
-        if (a.size() != b.size()) return false;
-        for (size_t i = 0; i < a.size(); ++i)
-            if (ascii_lower(a[i]) != b[i]) return false;
-        return true;
-    };
-    return equal_ignoring_case(type, key) || (key == "const" && equal_ignoring_case(type, "constant"));
-}
-
-std::optional<int> parse_opset(std::string_view version) {
-    const std::string v = lower(trim(version));
-    if (v.rfind("opset", 0) != 0 || v.size() == 5 || v.size() > 8) return std::nullopt;
-    int n = 0;
-    for (size_t i = 5; i < v.size(); ++i) {
-        if (!std::isdigit(static_cast<unsigned char>(v[i]))) return std::nullopt;
-        n = n * 10 + (v[i] - '0');
-    }
-    if (n < 1) return std::nullopt;
-    return n;
 }
 
 namespace {

@@ -19,6 +19,7 @@
 
 #include "engine/compressed_weights.hpp"
 #include "engine/epilogue.hpp"
+#include "engine/opset_catalog.hpp"
 #include "engine/quantized_input.hpp"
 #include "irlite/diagnostic.hpp"
 #include "irlite/error.hpp"
@@ -348,14 +349,5 @@ private:
     std::vector<OpDef> defs_;
     std::unordered_map<std::string, std::vector<size_t>> by_type_;  // canonical type -> defs_ indices
 };
-
-// The canonical lower-case key for an IR type name (applies the aliases).
-std::string canonical_op_type(std::string_view type);
-
-// canonical_op_type(type) == key, without building a string (key is a canonical key).
-bool op_type_is(std::string_view type, std::string_view key);
-
-// "opset8" -> 8; nullopt for anything else ("experimental", "extension", "opsetX").
-std::optional<int> parse_opset(std::string_view version);
 
 }  // namespace irlite

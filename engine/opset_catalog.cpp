@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "engine/ascii_text.hpp"
 #include "irlite/error.hpp"
-#include "engine/op.hpp"
 
 namespace irlite {
 namespace {
@@ -198,6 +198,38 @@ std::string closest_op_type(std::string_view type) {
         }
     }
     return best;
+}
+
+using text::ascii_lower;
+using text::lower;
+using text::trim;
+
+std::string canonical_op_type(std::string_view type) {
+    std::string t = lower(type);
+    if (t == "constant") return "const";
+    return t;  // PReLU/PRelu, ReLU/Relu, SoftMax/Softmax differ only in case
+}
+
+bool op_type_is(std::string_view type, std::string_view key) {
+    const auto equal_ignoring_case = [](std::string_view a, std::string_view b) {
+        if (a.size() != b.size()) return false;
+        for (size_t i = 0; i < a.size(); ++i)
+            if (ascii_lower(a[i]) != b[i]) return false;
+        return true;
+    };
+    return equal_ignoring_case(type, key) || (key == "const" && equal_ignoring_case(type, "constant"));
+}
+
+std::optional<int> parse_opset(std::string_view version) {
+    const std::string v = lower(trim(version));
+    if (v.rfind("opset", 0) != 0 || v.size() == 5 || v.size() > 8) return std::nullopt;
+    int n = 0;
+    for (size_t i = 5; i < v.size(); ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(v[i]))) return std::nullopt;
+        n = n * 10 + (v[i] - '0');
+    }
+    if (n < 1) return std::nullopt;
+    return n;
 }
 
 }  // namespace irlite

@@ -67,4 +67,15 @@ std::string describe_catalog_entries(const std::vector<const OpsetCatalogEntry*>
 // The catalog's op type nearest to `type` (edit distance at most 2, ignoring case), or "".
 std::string closest_op_type(std::string_view type);
 
+// Op type names and opset versions as IR files write them.
+
+// The canonical lower-case key for an IR type name (applies the aliases).
+std::string canonical_op_type(std::string_view type);
+
+// canonical_op_type(type) == key, without building a string (key is a canonical key).
+bool op_type_is(std::string_view type, std::string_view key);
+
+// "opset8" -> 8; nullopt for anything else ("experimental", "extension", "opsetX").
+std::optional<int> parse_opset(std::string_view version);
+
 }  // namespace irlite

@@ -1,5 +1,5 @@
-// The fused epilogue's activations (kernels/detail/epilogue.hpp).
-#include "kernels/detail/epilogue.hpp"
+// The fused epilogue's activations (kernels/detail/apply_epilogue.hpp).
+#include "kernels/detail/apply_epilogue.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // irlite check: validate a model without running it and report every problem found.
 #include <iostream>
 
-#include "tools/check_report.hpp"
+#include "tools/shape_overrides.hpp"
 #include "tools/cli.hpp"
 #include "tools/command_line.hpp"
 #include "tools/json.hpp"

@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "engine/op.hpp"
-#include "tools/check_report.hpp"
+#include "tools/shape_overrides.hpp"
 #include "tools/cli.hpp"
 #include "tools/command_line.hpp"
 

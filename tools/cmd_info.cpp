@@ -11,7 +11,7 @@
 #include "engine/precision.hpp"
 #include "engine/opset_catalog.hpp"
 #include "engine/weight_compression.hpp"
-#include "tools/check_report.hpp"
+#include "tools/shape_overrides.hpp"
 #include "tools/cli.hpp"
 #include "tools/command_line.hpp"
 #include "tools/json.hpp"

@@ -10,7 +10,7 @@
 
 #include "irlite/irlite.hpp"
 #include "parser/npy.hpp"
-#include "tools/check_report.hpp"
+#include "tools/shape_overrides.hpp"
 #include "tools/cli.hpp"
 #include "api/compare.hpp"
 #include "tools/command_line.hpp"

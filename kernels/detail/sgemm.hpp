@@ -27,6 +27,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/detail/gemm_activation.hpp"
+
 namespace irlite::nn {
 
 // Instruction set of the micro-kernel. Packed layouts differ between them.
@@ -103,8 +105,6 @@ struct GemmOperand {
     }
     bool is_indexed() const { return row_off != nullptr; }
 };
-
-enum class GemmActivation : uint8_t { None, Relu, Clamp };
 
 // Applied once per element after the full sum: act(sum + bias). Row bias: bias[i] for row i of C (the
 // output channel when A holds conv weights). Column bias: bias[j] for column j (the output feature of

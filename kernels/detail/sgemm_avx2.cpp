@@ -1,6 +1,7 @@
 // The GEMM's AVX2 + FMA micro-kernels (sgemm_microkernels.inl on 8-float vectors): 6 x 16 on A
 // panels of 6 rows, the wide 1 x 64 and 2 x 32 for short tiles, an indexed B read in place (a
 // vector is one run), and 4 x 8..24 on 4-row A panels (M a multiple of 4 but not of 6).
+#include "kernels/detail/sgemm.hpp"
 #include "kernels/detail/sgemm_kernels.hpp"
 
 #if IRLITE_ISA_X86

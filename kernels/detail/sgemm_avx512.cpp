@@ -1,6 +1,7 @@
 // The GEMM's AVX-512 micro-kernels (sgemm_microkernels.inl on 16-float vectors): 12 x 32 on A
 // panels of 12 rows, the wide 1 x 128 and 2..4 x 64 for short tiles, 12 x 16 half-width ones for a
 // right edge of 16 columns or fewer, and an indexed B read in place (a vector joins two runs).
+#include "kernels/detail/sgemm.hpp"
 #include "kernels/detail/sgemm_kernels.hpp"
 
 #if IRLITE_ISA_X86

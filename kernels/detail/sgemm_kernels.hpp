@@ -4,7 +4,7 @@
 #pragma once
 
 #include "kernels/detail/cpu_isa.hpp"
-#include "kernels/detail/sgemm.hpp"
+#include "kernels/detail/gemm_activation.hpp"
 
 #include <cstdint>
 

@@ -1,6 +1,7 @@
 // The GEMM's portable micro-kernels (sgemm_microkernels.inl on 4-float vectors of GCC's vector
 // extension: SSE2 on any x86-64, NEON on Arm, scalar code elsewhere): 4 x 8 on A panels of 4 rows.
 // A product then a sum, not a fused multiply-add (the build's -ffp-contract=off keeps them apart).
+#include "kernels/detail/sgemm.hpp"
 #include "kernels/detail/sgemm_kernels.hpp"
 #include "kernels/detail/simd.hpp"
 

@@ -5,7 +5,7 @@
 // Attributes: transpose_a, transpose_b (default false).
 // Output: broadcast(A batch, B batch) + [M, N].
 // Types: f32 and f64 through Eigen's GEMM, f16/bf16 computed in f32, every integer type (sums wrap).
-#include "kernels/detail/epilogue.hpp"
+#include "kernels/detail/apply_epilogue.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/nn_gemm.hpp"
 #include "kernels/detail/parallel.hpp"

@@ -19,7 +19,7 @@
 #include "engine/compressed_weights.hpp"
 #include "engine/thread_pool.hpp"
 #include "kernels/detail/cpu_isa.hpp"
-#include "kernels/detail/epilogue.hpp"
+#include "kernels/detail/apply_epilogue.hpp"
 
 namespace irlite::nn {
 

@@ -24,7 +24,7 @@
 #include <variant>
 
 #include "kernels/detail/cpu_isa.hpp"
-#include "kernels/detail/epilogue.hpp"
+#include "kernels/detail/apply_epilogue.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/nn/convolution_int8.hpp"
 #include "kernels/nn/convolution_methods.hpp"

@@ -21,7 +21,7 @@
 #include "engine/epilogue.hpp"
 #include "engine/quantized_input.hpp"
 #include "engine/thread_pool.hpp"
-#include "kernels/detail/epilogue.hpp"
+#include "kernels/detail/apply_epilogue.hpp"
 #include "kernels/detail/igemm.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/quantize_levels.hpp"

@@ -25,7 +25,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/detail/epilogue.hpp"
+#include "kernels/detail/apply_epilogue.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/sgemm.hpp"
 

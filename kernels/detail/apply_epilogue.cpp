@@ -1,4 +1,4 @@
-#include "kernels/detail/epilogue.hpp"
+#include "kernels/detail/apply_epilogue.hpp"
 
 #include <algorithm>
 #include <cstring>

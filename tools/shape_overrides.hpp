@@ -1,5 +1,5 @@
-// What `irlite check` finds in a model, shared by check (text/JSON), info and dot (which draws the
-// layers with findings in red).
+// The --shape overrides of check, run and bench, and check as the command line runs it with them
+// (the findings, the document and the graph: check prints them, info and dot draw from them).
 #pragma once
 
 #include <cstdint>

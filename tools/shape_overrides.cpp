@@ -1,4 +1,4 @@
-#include "tools/check_report.hpp"
+#include "tools/shape_overrides.hpp"
 
 #include "tools/cli.hpp"
 
