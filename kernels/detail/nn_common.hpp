@@ -67,6 +67,10 @@ void load_as(const Tensor& src, C* dst);
 template <class C>
 void store_as(const C* src, Tensor& dst);
 
+// `bytes` rounded up to whole 64-byte lines: the size of a piece of a kernel's scratch, so that the
+// piece after it keeps KernelContext::scratch()'s 64-byte alignment.
+inline size_t round64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
 // Bytes of scratch that ComputeIn / ComputeOut need for `count` elements of `type` converted to
 // its compute type (dispatch_compute's: f16 and bf16 to float, narrower integers to 64 bits),
 // rounded up to 64; 0 when the type is its own compute type (f32, f64, i64, u64). Prepare adds
@@ -80,7 +84,7 @@ inline size_t conversion_bytes(ElementType type, int64_t count) {
         default: break;
     }
     const size_t each = type == ElementType::f16 || type == ElementType::bf16 ? 4 : 8;
-    return (static_cast<size_t>(std::max<int64_t>(count, 0)) * each + 63) / 64 * 64;
+    return round64(static_cast<size_t>(std::max<int64_t>(count, 0)) * each);
 }
 
 // Part of a kernel's scratch memory (KernelContext::scratch()), e.g. conversion_bytes of it.

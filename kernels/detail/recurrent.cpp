@@ -250,8 +250,6 @@ void plan_product(Product& p, int64_t m, int64_t n, int64_t k, const Tensor* con
                    p.packed.data() + static_cast<size_t>(d) * p.stride);
 }
 
-size_t round64(size_t b) { return (b + 63) / 64 * 64; }
-
 }  // namespace
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx, const RecurrentOp& op) {
@@ -284,10 +282,10 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, const RecurrentOp& op) 
     p->method = p->f32 ? (!p->proj.packed.empty() || !p->rec.packed.empty() ? "sgemm-packed" : "sgemm") : "gemm";
 
     const size_t elem = p->f32 ? sizeof(float) : sizeof(double);
-    size_t at = round64(std::max({p->proj.gemm.scratch_bytes, p->rec.gemm.scratch_bytes, p->rec_h.gemm.scratch_bytes}));
+    size_t at = nn::round64(std::max({p->proj.gemm.scratch_bytes, p->rec.gemm.scratch_bytes, p->rec_h.gemm.scratch_bytes}));
     auto take = [&](int64_t count, size_t size) {
         const size_t o = at;
-        at += round64(static_cast<size_t>(count) * size);
+        at += nn::round64(static_cast<size_t>(count) * size);
         return o;
     };
     p->off_xp = take(p->n * p->t * gh, elem);

@@ -18,8 +18,6 @@ namespace {
 constexpr int64_t kTaskRows = 4 * kInt8Rows;
 constexpr int64_t kTaskColumns = 128;
 
-size_t round64(size_t n) { return (n + 63) / 64 * 64; }
-
 // out[4 n + j] = row j's byte n: four channels' levels as the GEMM's quads.
 void interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3, int64_t count,
                  uint8_t* out) {

@@ -27,6 +27,7 @@
 
 #include "engine/op.hpp"
 #include "kernels/detail/float_value.hpp"
+#include "kernels/detail/nn_common.hpp"
 
 namespace irlite {
 namespace {
@@ -181,16 +182,14 @@ struct DetectionPlan : OpPlan {
     size_t boxes_at = 0, order_at = 0, kept_at = 0;
 };
 
-size_t round64(size_t n) { return (n + 63) / 64 * 64; }
-
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     infer(ctx);
     const auto& a = ctx.attrs<DetectionAttrs>();
     auto plan = std::make_unique<DetectionPlan>();
     const Geometry& g = plan->g = geometry(ctx, ctx.shape(kLoc).dims(), ctx.shape(kConf).dims(), ctx.shape(kPriors).dims());
     const int64_t per_class = a.top_k > -1 ? std::min(a.top_k, g.priors) : g.priors;
-    plan->order_at = round64(static_cast<size_t>(g.priors * g.loc_classes) * sizeof(Box));
-    plan->kept_at = plan->order_at + round64(static_cast<size_t>(g.priors) * sizeof(int64_t));
+    plan->order_at = nn::round64(static_cast<size_t>(g.priors * g.loc_classes) * sizeof(Box));
+    plan->kept_at = plan->order_at + nn::round64(static_cast<size_t>(g.priors) * sizeof(int64_t));
     plan->scratch_bytes = plan->kept_at + static_cast<size_t>(g.classes * per_class) * sizeof(Kept);
     plan->method = "ssd-nms";
     return plan;
@@ -236,10 +235,8 @@ void detect(const KernelContext& ctx, const DetectionPlan& plan, Tensor& out) {
     const FloatView conf = view(ctx.input(kConf));
     const FloatView priors = view(ctx.input(kPriors));
     T* o = out.data<T>();
-    const int64_t prior_batch_stride = (a.variance_encoded ? 1 : 2) * g.priors * g.prior_size;
     const int64_t proposal_rows = ctx.input(kPriors).shape()[1];
     const int64_t prior_batch_elems = proposal_rows * g.priors * g.prior_size;
-    (void)prior_batch_stride;
     const int64_t offset = a.normalized ? 0 : 1;
     auto* scratch = static_cast<std::byte*>(ctx.scratch());
     Box* boxes = reinterpret_cast<Box*>(scratch);

@@ -24,6 +24,7 @@
 #include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/float_value.hpp"
 #include "kernels/detail/index_values.hpp"
+#include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/parallel.hpp"
 
 namespace irlite {
@@ -305,20 +306,13 @@ struct AxisPass {
 struct InterpolatePlan : OpPlan {
     size_t elem = 0;                 // bytes per element
     Shape data_shape, padded, output;
-    std::vector<int64_t> pads_begin, padded_strides;  // per dim (empty: no padding)
+    std::vector<int64_t> padded_strides;  // per dim, of the padded input
+    std::vector<int64_t> pads_begin;      // per dim (empty: no padding)
     bool nearest = false, f64 = false;
     std::vector<int64_t> maps, map_first;  // nearest: dim d's input coordinates from maps[map_first[d]]
     std::vector<AxisPass> passes;          // filtered: in increasing axis order (the passes commute)
     size_t pad_bytes = 0, buffer_bytes = 0;
 };
-
-size_t round64(size_t n) { return (n + 63) / 64 * 64; }
-
-int64_t elements(const Shape& s) {
-    int64_t n = 1;
-    for (int64_t d : s) n *= d;
-    return n;
-}
 
 // The filtered passes over `geometry`'s axes, in increasing axis order, and the largest tensor
 // any of them reads or writes (elements).
@@ -327,7 +321,7 @@ int64_t plan_passes(const InterpolateAttrs& a, const Geometry& g, bool antialias
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return g.axes[x] < g.axes[y]; });
     Shape shape = plan.padded;
-    int64_t largest = elements(shape);
+    int64_t largest = checked_num_elements(shape);
     for (size_t k : order) {
         const auto axis = static_cast<size_t>(g.axes[k]);
         AxisPass pass;
@@ -343,7 +337,7 @@ int64_t plan_passes(const InterpolateAttrs& a, const Geometry& g, bool antialias
             pass.first.push_back(static_cast<int64_t>(pass.index.size()));
         }
         shape[axis] = pass.out_len;
-        largest = std::max(largest, elements(shape));
+        largest = std::max(largest, checked_num_elements(shape));
         plan.passes.push_back(std::move(pass));
     }
     return largest;
@@ -359,12 +353,12 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     plan->padded = g.padded.to_shape();
     plan->output = g.output.to_shape();
     const size_t rank = plan->data_shape.size();
+    plan->padded_strides = row_major_strides(plan->padded);
     if (plan->padded != plan->data_shape) {
         plan->pads_begin = fit_pads(a.pads_begin, rank);
-        plan->padded_strides = row_major_strides(plan->padded);
-        plan->pad_bytes = round64(static_cast<size_t>(elements(plan->padded)) * plan->elem);
+        plan->pad_bytes = nn::round64(static_cast<size_t>(checked_num_elements(plan->padded)) * plan->elem);
     }
-    if (elements(plan->output) == 0) return plan;
+    if (checked_num_elements(plan->output) == 0) return plan;
     for (int64_t axis : g.axes)
         if (plan->padded[static_cast<size_t>(axis)] == 0)
             throw ctx.input_error(0, ErrorKind::Value, "empty-dim",
@@ -389,7 +383,7 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     }
     plan->f64 = ctx.type(0) == ElementType::f64;
     const int64_t largest = plan_passes(a, g, antialias, *plan);
-    plan->buffer_bytes = round64(static_cast<size_t>(largest) * (plan->f64 ? sizeof(double) : sizeof(float)));
+    plan->buffer_bytes = nn::round64(static_cast<size_t>(largest) * (plan->f64 ? sizeof(double) : sizeof(float)));
     plan->scratch_bytes = plan->pad_bytes + 2 * plan->buffer_bytes;
     return plan;
 }
@@ -411,7 +405,7 @@ int64_t row_offset(const Shape& dims, int64_t r, const std::vector<int64_t>& str
 
 // The data in the middle of a zero tensor of the padded shape, at `dst`.
 void pad_input(const InterpolatePlan& plan, const Tensor& in, std::byte* dst) {
-    std::memset(dst, 0, static_cast<size_t>(elements(plan.padded)) * plan.elem);
+    std::memset(dst, 0, static_cast<size_t>(checked_num_elements(plan.padded)) * plan.elem);
     const size_t rank = plan.data_shape.size();
     const int64_t row = plan.data_shape[rank - 1];
     if (in.num_elements() == 0) return;
@@ -454,15 +448,9 @@ void resize_nearest(const InterpolatePlan& plan, const std::byte* in, Tensor& ou
     const int64_t grain = std::max<int64_t>(1, detail::kCopyGrainBytes / std::max<int64_t>(1, row * elem));
     detail::for_chunks(pool, rows, grain, [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
-            int64_t base = 0, rest = r, stride = 1;
-            for (size_t d = rank; d-- > 0;) {
-                if (d + 1 < rank) {
-                    const int64_t c = rest % plan.output[d];
-                    rest /= plan.output[d];
-                    base += plan.maps[static_cast<size_t>(plan.map_first[d] + c)] * stride;
-                }
-                stride *= plan.padded[d];
-            }
+            const int64_t base = row_offset(plan.output, r, plan.padded_strides, [&](size_t d, int64_t c) {
+                return plan.maps[static_cast<size_t>(plan.map_first[d] + c)];
+            });
             gather_row(dst + r * row * elem, in + base * elem, last, row, plan.elem);
         }
     });
@@ -495,7 +483,7 @@ template <class C>
 void resize_filtered(const InterpolatePlan& plan, const std::byte* in, ElementType type, Tensor& out, std::byte* buffers,
                      ThreadPool* pool) {
     C* buf[2] = {reinterpret_cast<C*>(buffers), reinterpret_cast<C*>(buffers + plan.buffer_bytes)};
-    const int64_t n = elements(plan.padded);
+    const int64_t n = checked_num_elements(plan.padded);
     dispatch_type(type, [&](auto tag) {
         using T = decltype(tag);
         const T* p = reinterpret_cast<const T*>(in);
