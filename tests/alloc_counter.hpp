@@ -9,8 +9,9 @@
 // test binary in alloc_counter_test.cpp (the one file that defines
 // IRLITE_ALLOC_COUNTER_DEFINE_OPERATORS before including this header). Outside a counting scope
 // the replacement costs one relaxed atomic load per allocation and otherwise behaves like the
-// default one (malloc/free), so the other tests of the binary are not affected. Sanitizer builds
-// count through the sanitizer's malloc hook instead (see below).
+// default one (malloc/free), so the other tests of the binary are not affected. With glibc,
+// malloc and its family are replaced (and counted) the same way. Sanitizer builds count through
+// the sanitizer's malloc hook instead (see below).
 //
 // Only one AllocationCounter may be live at a time. It counts the allocations of all threads —
 // workers of a thread pool included — so nothing else may run concurrently in the test.
@@ -94,9 +95,55 @@ void irlite_sanitizer_free_hook(const volatile void*) {}
 
 #else  // the replacement operators
 
+#include <cerrno>
+
+// With glibc the C allocation functions are counted as well, not only operator new: a kernel that
+// calls malloc (Eigen's aligned buffers do) breaks the contract as much as one that calls new. They
+// forward to glibc's own entry points, so memory from either side may be freed by the other.
+#if defined(__GLIBC__)
+#define IRLITE_ALLOC_COUNTER_COUNTS_MALLOC 1
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t count, std::size_t size);
+void* __libc_realloc(void* p, std::size_t size);
+void* __libc_memalign(std::size_t alignment, std::size_t size);
+
+void* malloc(std::size_t size) noexcept {
+    irlite::testing::alloc_counter_detail::note_allocation();
+    return __libc_malloc(size);
+}
+void* calloc(std::size_t count, std::size_t size) noexcept {
+    irlite::testing::alloc_counter_detail::note_allocation();
+    return __libc_calloc(count, size);
+}
+void* realloc(void* p, std::size_t size) noexcept {
+    irlite::testing::alloc_counter_detail::note_allocation();
+    return __libc_realloc(p, size);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t size) noexcept {
+    irlite::testing::alloc_counter_detail::note_allocation();
+    return __libc_memalign(alignment, size);
+}
+void* memalign(std::size_t alignment, std::size_t size) noexcept {
+    irlite::testing::alloc_counter_detail::note_allocation();
+    return __libc_memalign(alignment, size);
+}
+int posix_memalign(void** out, std::size_t alignment, std::size_t size) noexcept {
+    if (alignment < sizeof(void*) || (alignment & (alignment - 1)) != 0) return EINVAL;
+    irlite::testing::alloc_counter_detail::note_allocation();
+    void* p = __libc_memalign(alignment, size);
+    if (p == nullptr) return ENOMEM;
+    *out = p;
+    return 0;
+}
+}  // extern "C"
+#endif
+
 namespace irlite::testing::alloc_counter_detail {
 inline void* allocate(std::size_t size, std::size_t alignment) {
-    note_allocation();
+#ifndef IRLITE_ALLOC_COUNTER_COUNTS_MALLOC
+    note_allocation();  // otherwise counted by the malloc below
+#endif
     if (size == 0) size = 1;
     for (;;) {
         void* p = nullptr;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <new>
 #include <string>
 #include <thread>
@@ -33,6 +34,26 @@ TEST(AllocCounter, CountsEveryFormOnEveryThreadWhileCounting) {
     }
     EXPECT_GE(counted, 5);
 }
+
+#if defined(IRLITE_ALLOC_COUNTER_COUNTS_MALLOC) || defined(IRLITE_ALLOC_COUNTER_VIA_SANITIZER)
+// C allocations count too (Eigen's aligned buffers come from malloc), each once.
+TEST(AllocCounter, CountsTheCAllocationFunctions) {
+    int64_t counted = 0;
+    void* aligned = nullptr;
+    {
+        AllocationCounter counter;
+        void* p = std::malloc(24);
+        p = std::realloc(p, 4096);
+        std::free(p);
+        std::free(std::calloc(3, 8));
+        const int status = ::posix_memalign(&aligned, 64, 100);
+        counted = counter.stop();
+        ASSERT_EQ(status, 0);
+    }
+    std::free(aligned);
+    EXPECT_EQ(counted, 4);
+}
+#endif
 
 TEST(AllocCounter, CountsNothingAfterStop) {
     int64_t counted = 0;

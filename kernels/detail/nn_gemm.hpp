@@ -9,7 +9,7 @@ namespace irlite::nn {
 // C = op(A) * op(B), or C += op(A) * op(B) when accumulate. All matrices are row-major with the
 // given row strides (lda, ldb, ldc >= their row length). op(A) is m x k: A is stored m x k, or
 // k x m when trans_a. op(B) is k x n: B is stored k x n, or n x k when trans_b. k == 0 gives zeros.
-// T = float or double (Eigen, vectorized and cache-blocked).
+// T = float or double (Eigen, vectorized and cache-blocked; allocates nothing at any size).
 template <class T>
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
           int64_t ldb, T* c, int64_t ldc, bool accumulate);

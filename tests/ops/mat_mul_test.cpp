@@ -75,6 +75,8 @@ const ShapeRow kShapeRows[] = {
     {"zero_rows", {0, 3}, {3, 2}, false, false, {0, 2}},
     {"large_blocked", {67, 300}, {300, 71}, false, false, {67, 71}},
     {"large_blocked_transposed", {300, 67}, {71, 300}, true, true, {67, 71}},
+    // Larger than one of the f64 product's blocks (nn::gemm): compute still allocates nothing.
+    {"larger_than_a_block", {96, 400}, {280, 400}, false, true, {96, 280}},
 };
 
 TEST(MatMul, ShapeRule) {
