@@ -35,6 +35,15 @@ CONTROL = {"if", "for", "while", "switch", "catch", "do", "else", "return", "siz
            "alignof", "static_assert"}
 
 
+def literal_end(text, i):
+    """Index just past the string or character literal opening at i (its quote), escapes skipped;
+    an unterminated one ends with its line."""
+    quote, j = text[i], i + 1
+    while j < len(text) and text[j] != quote and text[j] != "\n":
+        j += 2 if text[j] == "\\" else 1
+    return j + 1 if j < len(text) and text[j] == quote else j  # the newline is kept: line numbers stay
+
+
 def blank(text):
     """text with comments, literals and preprocessor lines replaced by spaces (newlines kept).
     String literals keep their quotes ("" stays visible, so that extern "C" is recognisable)."""
@@ -87,10 +96,7 @@ def blank(text):
                 end = text.find(")" + delim + '"', paren)
                 j = n if end < 0 else end + len(delim) + 2
             else:
-                j = i + 1
-                while j < n and text[j] != '"' and text[j] != "\n":
-                    j += 2 if text[j] == "\\" else 1
-                j += 1
+                j = literal_end(text, i)
             out.append('"' + spaces(text[i + 1:j - 1]) + '"')
             i = j
         elif c == "'":
@@ -102,10 +108,7 @@ def blank(text):
                 out.append(" ")
                 i += 1
                 continue
-            j = i + 1
-            while j < n and text[j] != "'" and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            j += 1
+            j = literal_end(text, i)
             out.append("'" + spaces(text[i + 1:j - 1]) + "'")
             i = j
         else:
