@@ -72,6 +72,118 @@ const char* map_name(const std::string& body) {
     return body == "then_body" ? "then_port_map" : body == "else_body" ? "else_port_map" : "port_map";
 }
 
+// A port map entry's attributes, checked alone (TensorIterator's slicing) and located in the body:
+// body_port is the index of the Parameter (an input entry) or Result (an output entry) it names.
+PortMapEntry read_entry(const IrMapEntry& e, const SubgraphBody& b, const std::string& map, SubgraphKind kind) {
+    const bool input = e.element == "input";
+    if (!input && e.element != "output")
+        throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
+                             cat("<", map, "> holds <", e.element, ">; only <input> and <output> entries are allowed"));
+    PortMapEntry p;
+    p.line = e.line;
+    p.external = entry_int(e, "external_port_id", std::nullopt, map);
+    const int64_t internal = entry_int(e, "internal_layer_id", std::nullopt, map);
+    if (internal < 0)
+        throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
+                             cat(map, " ", e.element, " internal_layer_id ", internal, " is negative"));
+    p.internal = static_cast<uint64_t>(internal);
+    if (e.find("axis")) p.axis = entry_int(e, "axis", std::nullopt, map);
+    p.start = entry_int(e, "start", 0, map);
+    p.end = entry_int(e, "end", -1, map);
+    p.stride = entry_int(e, "stride", 1, map);
+    p.part_size = entry_int(e, "part_size", 1, map);
+    if (const std::string* purpose = e.find("purpose")) p.purpose = *purpose;
+    if (kind == SubgraphKind::TensorIterator && p.axis) {
+        if (p.stride == 0)
+            throw port_map_error(ErrorKind::Attribute, "attribute-invalid", e.line,
+                                 cat(map, " ", e.element, " stride is 0; it must be a non-zero integer"));
+        if (p.part_size < 1)
+            throw port_map_error(ErrorKind::Attribute, "attribute-invalid", e.line,
+                                 cat(map, " ", e.element, " part_size = ", p.part_size, "; it must be >= 1"));
+    }
+    const IrDocument& doc = *b.document;
+    const std::vector<int>& targets = input ? b.parameter_layers : b.result_layers;
+    p.body_port = position_of(doc, targets, p.internal);
+    if (p.body_port < 0) {
+        const std::string type = layer_type_of(doc, p.internal);
+        throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
+                             type.empty() ? cat(map, " ", e.element, " names internal_layer_id ", p.internal,
+                                                ", which is no layer of the body")
+                                          : cat(map, " ", e.element, " names internal_layer_id ", p.internal,
+                                                ", a ", type, " layer; it must name a body ",
+                                                input ? "Parameter" : "Result"));
+    }
+    return p;
+}
+
+// Adds an input entry to b: it feeds one body Parameter from one of the layer's n_in inputs, or
+// (a Loop's current_iteration) gives it the iteration number.
+void add_input_entry(SubgraphBody& b, PortMapEntry p, const std::string& map, SubgraphKind kind, int64_t n_in) {
+    const bool iteration = kind == SubgraphKind::Loop && p.purpose == "current_iteration";
+    if (!iteration && (p.external < 0 || p.external >= n_in))
+        throw port_map_error(ErrorKind::Graph, "port-map-invalid", p.line,
+                             cat(map, " input external_port_id ", p.external, " is out of range: the layer has ",
+                                 n_in, " inputs (0 to ", n_in - 1, ")"));
+    if (!p.purpose.empty() && !iteration)
+        throw port_map_error(ErrorKind::Attribute, "attribute-invalid", p.line,
+                             cat(map, " input purpose \"", p.purpose, "\" is not allowed here",
+                                 kind == SubgraphKind::Loop ? " (Loop inputs: current_iteration)" : ""));
+    int& fed = b.parameter_input[static_cast<size_t>(p.body_port)];
+    if (fed >= 0 || (iteration && b.current_iteration >= 0))
+        throw port_map_error(ErrorKind::Graph, "port-map-invalid", p.line,
+                             cat(map, " maps body Parameter ", p.internal, " twice"));
+    if (iteration) b.current_iteration = p.body_port;
+    else fed = static_cast<int>(b.inputs.size());
+    b.inputs.push_back(std::move(p));
+}
+
+// Adds an output entry to b: a layer output, or (a Loop's execution_condition) the Result that
+// decides whether the next iteration runs, or both.
+void add_output_entry(SubgraphBody& b, PortMapEntry p, const std::string& map, SubgraphKind kind) {
+    const bool condition = kind == SubgraphKind::Loop && p.purpose == "execution_condition";
+    if (!p.purpose.empty() && !condition)
+        throw port_map_error(ErrorKind::Attribute, "attribute-invalid", p.line,
+                             cat(map, " output purpose \"", p.purpose, "\" is not allowed here",
+                                 kind == SubgraphKind::Loop ? " (Loop outputs: execution_condition)" : ""));
+    if (condition) {
+        if (b.condition >= 0 && b.condition != p.body_port)
+            throw port_map_error(ErrorKind::Graph, "port-map-invalid", p.line,
+                                 cat(map, " names two execution_condition Results"));
+        b.condition = p.body_port;
+        b.condition_line = p.line;
+    }
+    if (p.external >= 0 || !condition) b.outputs.push_back(std::move(p));
+}
+
+// Adds a back edge to b: from a body Result to a body Parameter, at most one per Parameter.
+void add_back_edge(SubgraphBody& b, const IrMapEntry& e) {
+    const IrDocument& doc = *b.document;
+    const int64_t from = entry_int(e, "from-layer", std::nullopt, "back_edges");
+    const int64_t to = entry_int(e, "to-layer", std::nullopt, "back_edges");
+    BackEdge edge;
+    edge.line = e.line;
+    for (const auto& [id, is_from] : {std::pair<int64_t, bool>{from, true}, {to, false}}) {
+        const std::vector<int>& targets = is_from ? b.result_layers : b.parameter_layers;
+        const int pos = id < 0 ? -1 : position_of(doc, targets, static_cast<uint64_t>(id));
+        if (pos < 0) {
+            const bool exists = id >= 0 && body_has_layer(doc, static_cast<uint64_t>(id));
+            throw port_map_error(ErrorKind::Graph, "back-edge-invalid", e.line,
+                                 exists ? cat("back edge ", is_from ? "comes from" : "leads to", " body layer ", id,
+                                              ", a ", layer_type_of(doc, static_cast<uint64_t>(id)),
+                                              " layer; it must ", is_from ? "come from a body Result" : "lead to a body Parameter")
+                                        : cat("back edge ", is_from ? "comes from" : "leads to", " body layer ", id,
+                                              ", which does not exist"));
+        }
+        (is_from ? edge.result : edge.parameter) = pos;
+    }
+    int& fed = b.parameter_back_edge[static_cast<size_t>(edge.parameter)];
+    if (fed >= 0)
+        throw port_map_error(ErrorKind::Graph, "back-edge-invalid", e.line,
+                             cat("two back edges lead to body Parameter ", to));
+    fed = static_cast<int>(b.back_edges.size());
+    b.back_edges.push_back(edge);
+}
+
 SubgraphBody read_body(const IrLayer& layer, const IrBody& ir, SubgraphKind kind) {
     SubgraphBody b;
     b.name = std::string(ir.name);
@@ -88,102 +200,12 @@ SubgraphBody read_body(const IrLayer& layer, const IrBody& ir, SubgraphKind kind
     const std::string map = map_name(b.name);
     const int64_t n_in = static_cast<int64_t>(layer.inputs.size());
     for (const IrMapEntry& e : ir.port_map) {
-        const bool input = e.element == "input";
-        if (!input && e.element != "output")
-            throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
-                                 cat("<", map, "> holds <", e.element, ">; only <input> and <output> entries are allowed"));
-        PortMapEntry p;
-        p.line = e.line;
-        p.external = entry_int(e, "external_port_id", std::nullopt, map);
-        const int64_t internal = entry_int(e, "internal_layer_id", std::nullopt, map);
-        if (internal < 0)
-            throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
-                                 cat(map, " ", e.element, " internal_layer_id ", internal, " is negative"));
-        p.internal = static_cast<uint64_t>(internal);
-        if (e.find("axis")) p.axis = entry_int(e, "axis", std::nullopt, map);
-        p.start = entry_int(e, "start", 0, map);
-        p.end = entry_int(e, "end", -1, map);
-        p.stride = entry_int(e, "stride", 1, map);
-        p.part_size = entry_int(e, "part_size", 1, map);
-        if (const std::string* purpose = e.find("purpose")) p.purpose = *purpose;
-        if (kind == SubgraphKind::TensorIterator && p.axis) {
-            if (p.stride == 0)
-                throw port_map_error(ErrorKind::Attribute, "attribute-invalid", e.line,
-                                     cat(map, " ", e.element, " stride is 0; it must be a non-zero integer"));
-            if (p.part_size < 1)
-                throw port_map_error(ErrorKind::Attribute, "attribute-invalid", e.line,
-                                     cat(map, " ", e.element, " part_size = ", p.part_size, "; it must be >= 1"));
-        }
-        const std::vector<int>& targets = input ? b.parameter_layers : b.result_layers;
-        p.body_port = position_of(doc, targets, p.internal);
-        if (p.body_port < 0) {
-            const std::string type = layer_type_of(doc, p.internal);
-            throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
-                                 type.empty() ? cat(map, " ", e.element, " names internal_layer_id ", p.internal,
-                                                    ", which is no layer of the body")
-                                              : cat(map, " ", e.element, " names internal_layer_id ", p.internal,
-                                                    ", a ", type, " layer; it must name a body ",
-                                                    input ? "Parameter" : "Result"));
-        }
-        if (input) {
-            const bool iteration = kind == SubgraphKind::Loop && p.purpose == "current_iteration";
-            if (!iteration && (p.external < 0 || p.external >= n_in))
-                throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
-                                     cat(map, " input external_port_id ", p.external, " is out of range: the layer has ",
-                                         n_in, " inputs (0 to ", n_in - 1, ")"));
-            if (!p.purpose.empty() && !iteration)
-                throw port_map_error(ErrorKind::Attribute, "attribute-invalid", e.line,
-                                     cat(map, " input purpose \"", p.purpose, "\" is not allowed here",
-                                         kind == SubgraphKind::Loop ? " (Loop inputs: current_iteration)" : ""));
-            int& fed = b.parameter_input[static_cast<size_t>(p.body_port)];
-            if (fed >= 0 || (iteration && b.current_iteration >= 0))
-                throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
-                                     cat(map, " maps body Parameter ", p.internal, " twice"));
-            if (iteration) b.current_iteration = p.body_port;
-            else fed = static_cast<int>(b.inputs.size());
-            b.inputs.push_back(std::move(p));
-        } else {
-            const bool condition = kind == SubgraphKind::Loop && p.purpose == "execution_condition";
-            if (!p.purpose.empty() && !condition)
-                throw port_map_error(ErrorKind::Attribute, "attribute-invalid", e.line,
-                                     cat(map, " output purpose \"", p.purpose, "\" is not allowed here",
-                                         kind == SubgraphKind::Loop ? " (Loop outputs: execution_condition)" : ""));
-            if (condition) {
-                if (b.condition >= 0 && b.condition != p.body_port)
-                    throw port_map_error(ErrorKind::Graph, "port-map-invalid", e.line,
-                                         cat(map, " names two execution_condition Results"));
-                b.condition = p.body_port;
-                b.condition_line = p.line;
-            }
-            if (p.external >= 0 || !condition) b.outputs.push_back(std::move(p));
-        }
+        PortMapEntry p = read_entry(e, b, map, kind);
+        if (e.element == "input") add_input_entry(b, std::move(p), map, kind, n_in);
+        else add_output_entry(b, std::move(p), map, kind);
     }
-    for (const IrMapEntry& e : ir.back_edges) {
-        const int64_t from = entry_int(e, "from-layer", std::nullopt, "back_edges");
-        const int64_t to = entry_int(e, "to-layer", std::nullopt, "back_edges");
-        BackEdge edge;
-        edge.line = e.line;
-        for (const auto& [id, is_from] : {std::pair<int64_t, bool>{from, true}, {to, false}}) {
-            const std::vector<int>& targets = is_from ? b.result_layers : b.parameter_layers;
-            const int pos = id < 0 ? -1 : position_of(doc, targets, static_cast<uint64_t>(id));
-            if (pos < 0) {
-                const bool exists = id >= 0 && body_has_layer(doc, static_cast<uint64_t>(id));
-                throw port_map_error(ErrorKind::Graph, "back-edge-invalid", e.line,
-                                     exists ? cat("back edge ", is_from ? "comes from" : "leads to", " body layer ", id,
-                                                  ", a ", layer_type_of(doc, static_cast<uint64_t>(id)),
-                                                  " layer; it must ", is_from ? "come from a body Result" : "lead to a body Parameter")
-                                            : cat("back edge ", is_from ? "comes from" : "leads to", " body layer ", id,
-                                                  ", which does not exist"));
-            }
-            (is_from ? edge.result : edge.parameter) = pos;
-        }
-        int& fed = b.parameter_back_edge[static_cast<size_t>(edge.parameter)];
-        if (fed >= 0)
-            throw port_map_error(ErrorKind::Graph, "back-edge-invalid", e.line,
-                                 cat("two back edges lead to body Parameter ", to));
-        fed = static_cast<int>(b.back_edges.size());
-        b.back_edges.push_back(edge);
-    }
+    for (const IrMapEntry& e : ir.back_edges) add_back_edge(b, e);
+    // Every Parameter has a first value: from an input entry, or the iteration number.
     for (size_t p = 0; p < b.parameter_layers.size(); ++p) {
         if (b.parameter_input[p] >= 0 || static_cast<int>(p) == b.current_iteration) continue;
         const IrLayer& l = doc.layers[static_cast<size_t>(b.parameter_layers[p])];
@@ -297,29 +319,22 @@ OutputInfo declared_parameter(const SubgraphBody& body, size_t p) {
     return info;
 }
 
-std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::vector<OutputInfo>& parameters,
-                                                      const OpRegistry& registry,
-                                                      std::vector<Diagnostic>* findings) const {
-    const SubgraphBody& body = bodies[index];
+namespace {
+
+// What a built body depends on: the body and its Parameters' types and shapes (the cache's key).
+std::vector<int64_t> build_key(size_t index, const std::vector<OutputInfo>& parameters) {
     std::vector<int64_t> key = {static_cast<int64_t>(index)};
-    bool all_static = true;
     for (const OutputInfo& p : parameters) {
-        all_static = all_static && p.shape.is_static();
         key.push_back(static_cast<int64_t>(p.type));
         key.push_back(p.shape.rank_known() ? static_cast<int64_t>(p.shape.rank()) : -1);
         key.insert(key.end(), p.shape.dims().begin(), p.shape.dims().end());
     }
-    if (!findings) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (const auto& entry : cache_)
-            if (entry.first == key) return entry.second;
-    }
-    BuildOptions options;
-    options.keep_going = findings != nullptr;
-    // A body's port dims only witness what the writer thought: OpenVINO re-infers them, and Model
-    // Optimizer (2021) wrote the concatenated, outer dims on the body ports of a sliced output
-    // (OpenVINO's own loop_2d_add.xml). Check reports a contradiction as a warning; run ignores it.
-    options.compare_declared = findings != nullptr;
+    return key;
+}
+
+// Checks each value given to a body Parameter against what the Parameter declares, and records
+// the static shapes the body is built with.
+void match_parameters(const SubgraphBody& body, const std::vector<OutputInfo>& parameters, BuildOptions& options) {
     for (size_t p = 0; p < parameters.size() && p < body.parameter_layers.size(); ++p) {
         const OutputInfo declared = declared_parameter(body, p);
         const IrLayer& l = body.document->layers[static_cast<size_t>(body.parameter_layers[p])];
@@ -335,26 +350,24 @@ std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::v
         if (parameters[p].shape.is_static())
             options.parameter_shapes.emplace_back(body.parameter_layers[p], parameters[p].shape.to_shape());
     }
-    BuildResult result;
-    try {
-        result = build_graph(body.document, registry, options);
-    } catch (Error& e) {
-        e.add_body_path(body.path);
-        throw;
-    }
-    if (findings)
-        for (Diagnostic d : result.diagnostics) {
-            if (d.code == "dims-mismatch" && d.severity == Severity::Error && !d.declared.empty()) {
-                d.severity = Severity::Warning;
-                d.message += " (a body's declared dims are not used: OpenVINO infers them again)";
-            }
-            d.where.body_path = d.where.body_path.empty() ? body.path : body.path + " > " + d.where.body_path;
-            findings->push_back(std::move(d));
+}
+
+// The body's findings as check reports them: located in the body, and a body's declared dims
+// only a warning.
+void add_body_findings(const SubgraphBody& body, std::vector<Diagnostic> diagnostics, std::vector<Diagnostic>& findings) {
+    for (Diagnostic& d : diagnostics) {
+        if (d.code == "dims-mismatch" && d.severity == Severity::Error && !d.declared.empty()) {
+            d.severity = Severity::Warning;
+            d.message += " (a body's declared dims are not used: OpenVINO infers them again)";
         }
-    auto built = std::make_shared<BuiltBody>();
-    built->graph = result.graph;
-    if (!built->graph) throw Error(ErrorKind::Graph, "body-invalid", cat("the ", body.name, " cannot be built"));
-    const Graph& g = *built->graph;
+        d.where.body_path = d.where.body_path.empty() ? body.path : body.path + " > " + d.where.body_path;
+        findings.push_back(std::move(d));
+    }
+}
+
+// The built graph's Results: each one's type and shape, and its value when it is a constant.
+void read_results(const SubgraphBody& body, BuiltBody& built) {
+    const Graph& g = *built.graph;
     if (g.parameters.size() != body.parameter_layers.size() || g.results.size() != body.result_layers.size())
         throw Error(ErrorKind::Graph, "body-invalid",
                     cat("the ", body.name, " has ", body.parameter_layers.size(), " Parameters and ", body.result_layers.size(),
@@ -368,12 +381,17 @@ std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::v
             info = producer.outputs[static_cast<size_t>(n.inputs[0].output)];
             if (producer.is_constant()) value = producer.constants[static_cast<size_t>(n.inputs[0].output)];
         }
-        built->results.push_back(info);
-        built->result_values.push_back(value);
+        built.results.push_back(info);
+        built.result_values.push_back(value);
     }
-    // Back edges carry a Result into a Parameter: one type and shape (the iterations share a plan).
+}
+
+// Back edges carry a Result into a Parameter: one type and shape (the iterations share a plan).
+// A mismatch throws, or with `findings` is added to them.
+void check_back_edges(const SubgraphBody& body, const std::vector<OutputInfo>& parameters, const BuiltBody& built,
+                      std::vector<Diagnostic>* findings) {
     for (const BackEdge& e : body.back_edges) {
-        const OutputInfo& from = built->results[static_cast<size_t>(e.result)];
+        const OutputInfo& from = built.results[static_cast<size_t>(e.result)];
         const OutputInfo& to = parameters[static_cast<size_t>(e.parameter)];
         const IrLayer& r = body.document->layers[static_cast<size_t>(body.result_layers[static_cast<size_t>(e.result)])];
         const IrLayer& p = body.document->layers[static_cast<size_t>(body.parameter_layers[static_cast<size_t>(e.parameter)])];
@@ -387,6 +405,42 @@ std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::v
             findings->push_back(Diagnostic::from_error(err));
         }
     }
+}
+
+}  // namespace
+
+std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::vector<OutputInfo>& parameters,
+                                                      const OpRegistry& registry,
+                                                      std::vector<Diagnostic>* findings) const {
+    const SubgraphBody& body = bodies[index];
+    std::vector<int64_t> key = build_key(index, parameters);
+    const bool all_static =
+        std::all_of(parameters.begin(), parameters.end(), [](const OutputInfo& p) { return p.shape.is_static(); });
+    if (!findings) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto& entry : cache_)
+            if (entry.first == key) return entry.second;
+    }
+    BuildOptions options;
+    options.keep_going = findings != nullptr;
+    // A body's port dims only witness what the writer thought: OpenVINO re-infers them, and Model
+    // Optimizer (2021) wrote the concatenated, outer dims on the body ports of a sliced output
+    // (OpenVINO's own loop_2d_add.xml). Check reports a contradiction as a warning; run ignores it.
+    options.compare_declared = findings != nullptr;
+    match_parameters(body, parameters, options);
+    BuildResult result;
+    try {
+        result = build_graph(body.document, registry, options);
+    } catch (Error& e) {
+        e.add_body_path(body.path);
+        throw;
+    }
+    if (findings) add_body_findings(body, result.diagnostics, *findings);
+    auto built = std::make_shared<BuiltBody>();
+    built->graph = result.graph;
+    if (!built->graph) throw Error(ErrorKind::Graph, "body-invalid", cat("the ", body.name, " cannot be built"));
+    read_results(body, *built);
+    check_back_edges(body, parameters, *built, findings);
     if (!findings && all_static) {
         try {
             built->plan = make_execution_plan(fuse_graph(built->graph), body.document->xml_path, 1);

@@ -93,18 +93,28 @@ std::string fixed(double v, int digits) {
     return s.str();
 }
 
-}  // namespace
+// The bench command line, parsed and checked.
+struct BenchOptions {
+    std::string model_path, bin_path;
+    std::vector<std::string> specs;  // -i NAME=FILE.npy
+    long runs = 20, warmup = 2, load_runs = 1;
+    FillMode fill = FillMode::Random;
+    uint64_t seed = 0;
+    CompileOptions compile;
+    double min_seconds = 0;
+    std::vector<ShapeOverride> shapes;
+    bool profile = false, json = false;
+};
 
-int bench_command(const std::vector<std::string>& args) {
-    std::string model_path, bin_path, runs_text, fill_text, seed_text, load_runs_text, warmup_text, threads_text,
-        time_text;
-    std::vector<std::string> specs, shape_specs;
-    bool profile = false, json = false, no_fusion = false, no_int8 = false;
-    std::string precision_text;
+// Parses args into o; false when there is nothing to run (--help was printed).
+bool parse_bench_options(const std::vector<std::string>& args, BenchOptions& o) {
+    std::string runs_text, fill_text, seed_text, load_runs_text, warmup_text, threads_text, time_text, precision_text;
+    std::vector<std::string> shape_specs;
+    bool no_fusion = false, no_int8 = false;
     CommandLine line("bench", kBenchHelp);
-    line.add_model(model_path);
-    line.app().add_option("-w,--weights", bin_path);
-    line.add_repeated("-i,--input", specs, "NAME=FILE.npy");
+    line.add_model(o.model_path);
+    line.app().add_option("-w,--weights", o.bin_path);
+    line.add_repeated("-i,--input", o.specs, "NAME=FILE.npy");
     line.app().add_option("-n,--runs", runs_text);
     line.app().add_option("--fill", fill_text);
     line.app().add_option("--seed", seed_text);
@@ -113,145 +123,197 @@ int bench_command(const std::vector<std::string>& args) {
     line.app().add_option("-t,--threads", threads_text);
     line.app().add_option("--time", time_text);
     line.add_repeated("--shape", shape_specs, "NAME=[dims]");
-    line.app().add_flag("--profile", profile);
+    line.app().add_flag("--profile", o.profile);
     line.app().add_flag("--no-fusion", no_fusion);
     line.app().add_flag("--no-int8", no_int8);
     line.app().add_option("--precision", precision_text);
-    line.app().add_flag("--json", json);
-    if (!line.parse(args)) return kExitOk;
-    const long runs = runs_text.empty() ? 20 : parse_count(runs_text, "-n", 1, 1000000);
-    const long warmup = warmup_text.empty() ? 2 : parse_count(warmup_text, "--warmup", 0, 1000);
-    const long load_runs = load_runs_text.empty() ? 1 : parse_count(load_runs_text, "--load-runs", 1, 1000);
-    const FillMode fill = fill_text.empty() ? FillMode::Random : parse_fill_mode(fill_text);
-    const uint64_t seed = seed_text.empty() ? 0 : parse_seed(seed_text);
-    CompileOptions options;
-    options.fusion = !no_fusion;
-    options.int8 = !no_int8;
-    if (!precision_text.empty()) options.precision = parse_precision(precision_text);
-    if (!threads_text.empty()) options.threads = static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
-    const double min_seconds = time_text.empty() ? 0 : parse_number(time_text, "--time", 0, 86400);
-    std::vector<ShapeOverride> shapes;
-    for (const std::string& spec : shape_specs) shapes.push_back(parse_shape_override(spec));
-    // Read and compile load_runs times; the last model and compiled model are the ones run.
+    line.app().add_flag("--json", o.json);
+    if (!line.parse(args)) return false;
+    if (!runs_text.empty()) o.runs = parse_count(runs_text, "-n", 1, 1000000);
+    if (!warmup_text.empty()) o.warmup = parse_count(warmup_text, "--warmup", 0, 1000);
+    if (!load_runs_text.empty()) o.load_runs = parse_count(load_runs_text, "--load-runs", 1, 1000);
+    if (!fill_text.empty()) o.fill = parse_fill_mode(fill_text);
+    if (!seed_text.empty()) o.seed = parse_seed(seed_text);
+    o.compile.fusion = !no_fusion;
+    o.compile.int8 = !no_int8;
+    if (!precision_text.empty()) o.compile.precision = parse_precision(precision_text);
+    if (!threads_text.empty()) o.compile.threads = static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
+    if (!time_text.empty()) o.min_seconds = parse_number(time_text, "--time", 0, 86400);
+    for (const std::string& spec : shape_specs) o.shapes.push_back(parse_shape_override(spec));
+    return true;
+}
+
+// Reads and compiles the model load_runs times into model and compiled (the last ones are kept
+// to be run); the medians of the read and compile times.
+struct LoadTimes {
+    double read_ms = 0, compile_ms = 0;
+};
+LoadTimes load_timed(const BenchOptions& o, std::optional<Model>& model, std::optional<CompiledModel>& compiled) {
     std::vector<double> read_times, compile_times;
-    std::optional<Model> model;
-    std::optional<CompiledModel> compiled_model;
-    for (long r = 0; r < load_runs; ++r) {
-        compiled_model.reset();
+    for (long r = 0; r < o.load_runs; ++r) {
+        compiled.reset();
         model.reset();
         auto t0 = Clock::now();
-        model.emplace(Model::read(model_path, bin_path));
-        reshape_for_cli(*model, shapes);
+        model.emplace(Model::read(o.model_path, o.bin_path));
+        reshape_for_cli(*model, o.shapes);
         read_times.push_back(ms_since(t0));
         t0 = Clock::now();
-        compiled_model.emplace(*model, options);
+        compiled.emplace(*model, o.compile);
         compile_times.push_back(ms_since(t0));
     }
-    const double read_ms = median(read_times);
-    const double compile_ms = median(compile_times);
-    const std::string load_note = load_runs > 1 ? str(" (median of ", load_runs, ")") : std::string();
-    const CompiledModel& compiled = *compiled_model;
-    InferRequest request = compiled.create_infer_request();
-    // Given inputs from files; the others filled.
-    const std::vector<BoundInput> bound = load_inputs(compiled, specs, fill, seed);
+    return {median(read_times), median(compile_times)};
+}
+
+// Sets the inputs given from files and fills the others; says which were filled and how
+// ("random fill (seed 0) for 'x', 'y'"), empty when none.
+std::string bind_bench_inputs(const BenchOptions& o, const CompiledModel& compiled, InferRequest& request) {
+    const std::vector<BoundInput> bound = load_inputs(compiled, o.specs, o.fill, o.seed);
     std::string filled;  // "'x', 'y'"
     for (const BoundInput& b : bound) {
         request.set_input(b.index, b.tensor);
         if (b.path.empty()) filled += str(filled.empty() ? "" : ", ", "'", compiled.inputs()[b.index].name, "'");
     }
-    const std::string fill_note =
-        filled.empty() ? std::string()
-                       : str(fill_mode_name(fill), " fill", fill == FillMode::Random ? str(" (seed ", seed, ")") : "", " for ", filled);
-    auto t0 = Clock::now();
-    request.infer();
-    const double first_ms = ms_since(t0);
-    for (long i = 0; i < warmup; ++i) request.infer();
-    request.set_profiling(profile);
+    return filled.empty() ? std::string()
+                          : str(fill_mode_name(o.fill), " fill",
+                                o.fill == FillMode::Random ? str(" (seed ", o.seed, ")") : "", " for ", filled);
+}
+
+// The inferences' times: the first run, then the timed runs after the warm-up (with their
+// profiles when asked).
+struct RunTimes {
+    double first_ms = 0, total_ms = 0;
     std::vector<double> times;
     std::vector<std::vector<ProfileEntry>> profiles;
+};
+RunTimes time_inferences(const BenchOptions& o, InferRequest& request) {
+    RunTimes r;
+    auto t0 = Clock::now();
+    request.infer();
+    r.first_ms = ms_since(t0);
+    for (long i = 0; i < o.warmup; ++i) request.infer();
+    request.set_profiling(o.profile);
     const auto bench_start = Clock::now();
-    while (static_cast<long>(times.size()) < runs || ms_since(bench_start) < min_seconds * 1000.0) {
+    while (static_cast<long>(r.times.size()) < o.runs || ms_since(bench_start) < o.min_seconds * 1000.0) {
         t0 = Clock::now();
         request.infer();
-        times.push_back(ms_since(t0));
-        if (profile) profiles.push_back(request.profiling());
+        r.times.push_back(ms_since(t0));
+        if (o.profile) r.profiles.push_back(request.profiling());
     }
-    const double total_ms = ms_since(bench_start);
-    const double mean = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
-    const double med = median(times);
-    const double min = *std::min_element(times.begin(), times.end());
-    const double throughput = static_cast<double>(times.size()) / (total_ms / 1000.0);
-    const std::vector<LayerTime> layers = layer_medians(profiles);
-    double layers_total = 0;
-    std::map<std::string, double> by_type;
-    std::map<std::string, int> type_count;
-    for (const LayerTime& l : layers) {
-        layers_total += l.ms;
-        by_type[l.type] += l.ms;
-        ++type_count[l.type];
-    }
-    std::vector<std::pair<std::string, double>> types(by_type.begin(), by_type.end());
-    std::stable_sort(types.begin(), types.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    const auto share = [&](double ms) { return layers_total > 0 ? 100.0 * ms / layers_total : 0.0; };
+    r.total_ms = ms_since(bench_start);
+    return r;
+}
 
-    if (json) {
-        Json document = {{"model", model_path}};
-        if (!fill_note.empty()) document["inputs_filled"] = fill_note;
-        document["threads"] = options.threads;
-        const CpuInfo cpu = cpu_info();
-        Json families = Json::object();
-        for (const auto& [family, level] : cpu.families) families[family] = level;
-        document["cpu"] = {{"model", cpu.model}, {"features", cpu.features}, {"isa", cpu.active_isa},
-                           {"detected_isa", cpu.detected_isa}, {"families", std::move(families)}};
-        document["read_ms"] = read_ms;
-        document["compile_ms"] = compile_ms;
-        document["load_runs"] = load_runs;
-        document["first_ms"] = first_ms;
-        document["infer_ms"] = {{"min", min}, {"median", med}, {"mean", mean}, {"runs", times.size()}};
-        document["throughput_per_s"] = throughput;
-        document["peak_rss_mb"] = peak_rss_mb();
-        if (profile) {
-            Json rows = Json::array(), type_rows = Json::array();
-            for (const LayerTime& l : layers)
-                rows.push_back({{"name", l.name}, {"type", l.type}, {"method", l.method}, {"precision", l.precision}, {"ms", l.ms},
-                                {"share", share(l.ms) / 100.0}});
-            for (const auto& [type, ms] : types)
-                type_rows.push_back({{"type", type}, {"count", type_count[type]}, {"ms", ms}, {"share", share(ms) / 100.0}});
-            document["layers"] = std::move(rows);
-            document["types"] = std::move(type_rows);
-        }
-        std::cout << dump_json(document) << "\n";
-        return kExitOk;
+// What the report shows: the timed runs' statistics and the profile per layer and per op type.
+struct BenchSummary {
+    double min = 0, median = 0, mean = 0, throughput = 0;
+    std::vector<LayerTime> layers;                      // slowest first
+    std::vector<std::pair<std::string, double>> types;  // ms per op type, slowest first
+    std::map<std::string, int> type_count;
+    double layers_total = 0;
+    double share(double ms) const { return layers_total > 0 ? 100.0 * ms / layers_total : 0.0; }
+};
+BenchSummary summarize(const RunTimes& r) {
+    BenchSummary s;
+    s.mean = std::accumulate(r.times.begin(), r.times.end(), 0.0) / static_cast<double>(r.times.size());
+    s.median = median(r.times);
+    s.min = *std::min_element(r.times.begin(), r.times.end());
+    s.throughput = static_cast<double>(r.times.size()) / (r.total_ms / 1000.0);
+    s.layers = layer_medians(r.profiles);
+    std::map<std::string, double> by_type;
+    for (const LayerTime& l : s.layers) {
+        s.layers_total += l.ms;
+        by_type[l.type] += l.ms;
+        ++s.type_count[l.type];
     }
-    std::cout << "model    " << model_path << "\n";
+    s.types.assign(by_type.begin(), by_type.end());
+    std::stable_sort(s.types.begin(), s.types.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    return s;
+}
+
+// The report as one JSON document.
+void print_bench_json(const BenchOptions& o, const std::string& fill_note, const LoadTimes& load, const RunTimes& r,
+                      const BenchSummary& s) {
+    Json document = {{"model", o.model_path}};
+    if (!fill_note.empty()) document["inputs_filled"] = fill_note;
+    document["threads"] = o.compile.threads;
+    const CpuInfo cpu = cpu_info();
+    Json families = Json::object();
+    for (const auto& [family, level] : cpu.families) families[family] = level;
+    document["cpu"] = {{"model", cpu.model}, {"features", cpu.features}, {"isa", cpu.active_isa},
+                       {"detected_isa", cpu.detected_isa}, {"families", std::move(families)}};
+    document["read_ms"] = load.read_ms;
+    document["compile_ms"] = load.compile_ms;
+    document["load_runs"] = o.load_runs;
+    document["first_ms"] = r.first_ms;
+    document["infer_ms"] = {{"min", s.min}, {"median", s.median}, {"mean", s.mean}, {"runs", r.times.size()}};
+    document["throughput_per_s"] = s.throughput;
+    document["peak_rss_mb"] = peak_rss_mb();
+    if (o.profile) {
+        Json rows = Json::array(), type_rows = Json::array();
+        for (const LayerTime& l : s.layers)
+            rows.push_back({{"name", l.name}, {"type", l.type}, {"method", l.method}, {"precision", l.precision}, {"ms", l.ms},
+                            {"share", s.share(l.ms) / 100.0}});
+        for (const auto& [type, ms] : s.types)
+            type_rows.push_back({{"type", type}, {"count", s.type_count.at(type)}, {"ms", ms}, {"share", s.share(ms) / 100.0}});
+        document["layers"] = std::move(rows);
+        document["types"] = std::move(type_rows);
+    }
+    std::cout << dump_json(document) << "\n";
+}
+
+// The text report's profile: per layer, then per op type.
+void print_profile_tables(size_t runs, const BenchSummary& s) {
+    std::cout << "\nper layer (median ms of " << runs << " runs, slowest first)\n";
+    std::cout << std::left << std::setw(40) << "name" << std::setw(36) << "type" << std::setw(16) << "method"
+              << std::setw(6) << "prec" << std::right << std::setw(10) << "ms" << std::setw(8) << "%" << "\n";
+    for (const LayerTime& l : s.layers)
+        std::cout << std::left << std::setw(40) << l.name.substr(0, 39) << std::setw(36) << l.type.substr(0, 35)
+                  << std::setw(16) << l.method.substr(0, 15) << std::setw(6) << l.precision.substr(0, 5) << std::right << std::setw(10) << fixed(l.ms, 4)
+                  << std::setw(8) << fixed(s.share(l.ms), 1) << "\n";
+    std::cout << "\nper op type\n";
+    std::cout << std::left << std::setw(36) << "type" << std::right << std::setw(8) << "count" << std::setw(10)
+              << "ms" << std::setw(8) << "%" << "\n";
+    for (const auto& [type, ms] : s.types)
+        std::cout << std::left << std::setw(36) << type.substr(0, 35) << std::right << std::setw(8)
+                  << s.type_count.at(type) << std::setw(10) << fixed(ms, 4) << std::setw(8) << fixed(s.share(ms), 1) << "\n";
+}
+
+// The text report.
+void print_bench_text(const BenchOptions& o, const std::string& fill_note, const LoadTimes& load, const RunTimes& r,
+                      const BenchSummary& s) {
+    const std::string load_note = o.load_runs > 1 ? str(" (median of ", o.load_runs, ")") : std::string();
+    std::cout << "model    " << o.model_path << "\n";
     if (!fill_note.empty()) std::cout << "inputs   " << fill_note << "\n";
     const CpuInfo cpu = cpu_info();
     std::cout << "cpu      " << (cpu.model.empty() ? "unknown" : cpu.model) << ", kernels " << cpu.active_isa;
     for (const auto& [family, level] : cpu.families)
         if (level != cpu.active_isa) std::cout << " (" << family.substr(0, family.find(':')) << " partly " << level << ")";
     std::cout << "\n";
-    std::cout << "read     " << read_ms << " ms" << load_note << "\n"
-              << "compile  " << compile_ms << " ms" << load_note << "\n"
-              << "first    " << first_ms << " ms\n"
-              << "infer    min " << min << " ms, median " << med << " ms, mean " << mean << " ms over "
-              << times.size() << " runs\n"
-              << "speed    " << fixed(throughput, 1) << " inferences/s\n"
+    std::cout << "read     " << load.read_ms << " ms" << load_note << "\n"
+              << "compile  " << load.compile_ms << " ms" << load_note << "\n"
+              << "first    " << r.first_ms << " ms\n"
+              << "infer    min " << s.min << " ms, median " << s.median << " ms, mean " << s.mean << " ms over "
+              << r.times.size() << " runs\n"
+              << "speed    " << fixed(s.throughput, 1) << " inferences/s\n"
               << "memory   peak RSS " << fixed(peak_rss_mb(), 1) << " MB\n";
-    if (profile) {
-        std::cout << "\nper layer (median ms of " << times.size() << " runs, slowest first)\n";
-        std::cout << std::left << std::setw(40) << "name" << std::setw(36) << "type" << std::setw(16) << "method"
-                  << std::setw(6) << "prec" << std::right << std::setw(10) << "ms" << std::setw(8) << "%" << "\n";
-        for (const LayerTime& l : layers)
-            std::cout << std::left << std::setw(40) << l.name.substr(0, 39) << std::setw(36) << l.type.substr(0, 35)
-                      << std::setw(16) << l.method.substr(0, 15) << std::setw(6) << l.precision.substr(0, 5) << std::right << std::setw(10) << fixed(l.ms, 4)
-                      << std::setw(8) << fixed(share(l.ms), 1) << "\n";
-        std::cout << "\nper op type\n";
-        std::cout << std::left << std::setw(36) << "type" << std::right << std::setw(8) << "count" << std::setw(10)
-                  << "ms" << std::setw(8) << "%" << "\n";
-        for (const auto& [type, ms] : types)
-            std::cout << std::left << std::setw(36) << type.substr(0, 35) << std::right << std::setw(8)
-                      << type_count[type] << std::setw(10) << fixed(ms, 4) << std::setw(8) << fixed(share(ms), 1) << "\n";
-    }
+    if (o.profile) print_profile_tables(r.times.size(), s);
+}
+
+}  // namespace
+
+int bench_command(const std::vector<std::string>& args) {
+    BenchOptions o;
+    if (!parse_bench_options(args, o)) return kExitOk;
+    std::optional<Model> model;
+    std::optional<CompiledModel> compiled_model;
+    const LoadTimes load = load_timed(o, model, compiled_model);
+    const CompiledModel& compiled = *compiled_model;
+    InferRequest request = compiled.create_infer_request();
+    const std::string fill_note = bind_bench_inputs(o, compiled, request);
+    const RunTimes r = time_inferences(o, request);
+    const BenchSummary s = summarize(r);
+    if (o.json) print_bench_json(o, fill_note, load, r, s);
+    else print_bench_text(o, fill_note, load, r, s);
     return kExitOk;
 }
 

@@ -129,95 +129,117 @@ void print_text(const std::string& a, const std::string& b, const std::vector<Na
     std::cout << verdict(c) << "\n";
 }
 
-}  // namespace
-
-int compare_command(const std::vector<std::string>& args) {
-    std::string a_path, b_path, fill_text, seed_text, threshold_text, atol_text, threads_text, vs;
+// The compare command line, parsed and checked.
+struct CompareOptions {
+    std::string a_path, b_path, vs;
     std::vector<std::string> input_specs;
+    FillMode fill = FillMode::Random;
+    uint64_t seed = 0;
+    double threshold = 0.999, atol = 0;
+    CompileOptions compile;
     bool json = false, fused = false;
+};
+
+// Parses args into o; false when there is nothing to run (--help was printed).
+bool parse_compare_options(const std::vector<std::string>& args, CompareOptions& o) {
+    std::string fill_text, seed_text, threshold_text, atol_text, threads_text;
     CommandLine line("compare", kCompareHelp);
-    line.add_model(a_path);
-    line.app().add_option("model_b", b_path, "B.xml");
-    line.add_repeated("-i,--input", input_specs, "NAME=FILE.npy");
+    line.add_model(o.a_path);
+    line.app().add_option("model_b", o.b_path, "B.xml");
+    line.add_repeated("-i,--input", o.input_specs, "NAME=FILE.npy");
     line.app().add_option("--fill", fill_text);
     line.app().add_option("--seed", seed_text);
     line.app().add_option("--threshold", threshold_text);
     line.app().add_option("--atol", atol_text);
     line.app().add_option("-t,--threads", threads_text);
-    line.app().add_option("--vs", vs);
-    line.app().add_flag("--fused", fused);
-    line.app().add_flag("--json", json);
-    if (!line.parse(args)) return kExitOk;
-    if (b_path.empty() == vs.empty())
-        throw UsageError(vs.empty() ? "compare: give a second model B.xml, or --vs WHAT"
-                                    : "compare: give either a second model or --vs, not both");
-    const FillMode fill = fill_text.empty() ? FillMode::Random : parse_fill_mode(fill_text);
-    const uint64_t seed = seed_text.empty() ? 0 : parse_seed(seed_text);
-    const double threshold = threshold_text.empty() ? 0.999 : parse_number(threshold_text, "--threshold", -1, 1);
-    const double atol = atol_text.empty() ? 0 : parse_number(atol_text, "--atol", 0, HUGE_VAL);
-    CompileOptions options;
-    options.threads = threads_text.empty() ? 1 : static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
+    line.app().add_option("--vs", o.vs);
+    line.app().add_flag("--fused", o.fused);
+    line.app().add_flag("--json", o.json);
+    if (!line.parse(args)) return false;
+    if (o.b_path.empty() == o.vs.empty())
+        throw UsageError(o.vs.empty() ? "compare: give a second model B.xml, or --vs WHAT"
+                                      : "compare: give either a second model or --vs, not both");
+    if (!fill_text.empty()) o.fill = parse_fill_mode(fill_text);
+    if (!seed_text.empty()) o.seed = parse_seed(seed_text);
+    if (!threshold_text.empty()) o.threshold = parse_number(threshold_text, "--threshold", -1, 1);
+    if (!atol_text.empty()) o.atol = parse_number(atol_text, "--atol", 0, HUGE_VAL);
+    o.compile.threads = threads_text.empty() ? 1 : static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
+    return true;
+}
 
-    const Model a_model = Model::read(a_path);
+// Side B: the second model (read into b_model), or A run the way --vs says.
+CompareSide second_side(const CompareOptions& o, const CompareSide& a, std::optional<Model>& b_model) {
+    if (o.vs.empty()) {
+        b_model = Model::read(o.b_path);
+        CompareSide b = a;
+        b.model = &*b_model;
+        return b;
+    }
+    try {
+        return side_run_another_way(a, o.vs);
+    } catch (const Error& e) {
+        throw UsageError("compare: " + e.message());
+    }
+}
+
+// The inputs of a compiled side, from -i files or filled, named by all of their names.
+std::vector<NamedInput> named_inputs(const CompareOptions& o, const CompiledModel& compiled) {
+    std::vector<NamedInput> inputs;
+    for (BoundInput& bound : load_inputs(compiled, o.input_specs, o.fill, o.seed)) {
+        const PortInfo& port = compiled.inputs()[bound.index];
+        NamedInput in;
+        in.names.push_back(port.name);
+        in.names.insert(in.names.end(), port.names.begin(), port.names.end());
+        in.tensor = std::move(bound.tensor);
+        in.source = bound.path.empty() ? str(fill_mode_name(o.fill), " fill, seed ", o.seed) : bound.path;
+        inputs.push_back(std::move(in));
+    }
+    return inputs;
+}
+
+// The report as one JSON document (the help's --json lists its fields).
+void print_json(const CompareOptions& o, const std::vector<NamedInput>& inputs, const Comparison& c) {
+    Json in_json = Json::array();
+    for (const NamedInput& in : inputs)
+        in_json.push_back({{"name", in.names.front()}, {"source", in.source},
+                           {"element_type", to_string(in.tensor.type())}, {"shape", in.tensor.shape()}});
+    Json tensors = Json::array();
+    for (const MatchedTensor& t : c.tensors) tensors.push_back(tensor_json(t));
+    Json first = nullptr;
+    if (c.first_divergent >= 0) {
+        first = tensor_json(c.tensors[static_cast<size_t>(c.first_divergent)]);
+        first["index"] = c.first_divergent;
+    }
+    const Json doc{{"a", o.a_path},
+                   {"b", o.vs.empty() ? o.b_path : o.a_path},
+                   {"vs", value_or_null(!o.vs.empty(), o.vs)},
+                   {"inputs", std::move(in_json)},
+                   {"threshold", o.threshold},
+                   {"atol", o.atol},
+                   {"tensors", std::move(tensors)},
+                   {"first_divergent", std::move(first)},
+                   {"unmatched_a", c.unmatched_a},
+                   {"unmatched_b", c.unmatched_b}};
+    std::cout << dump_json(doc) << "\n";
+}
+
+}  // namespace
+
+int compare_command(const std::vector<std::string>& args) {
+    CompareOptions o;
+    if (!parse_compare_options(args, o)) return kExitOk;
+    const Model a_model = Model::read(o.a_path);
     CompareSide a;
     a.model = &a_model;
-    a.options = options;
-    a.options.fusion = fused || !vs.empty();
-    CompareSide b;
+    a.options = o.compile;
+    a.options.fusion = o.fused || !o.vs.empty();
     std::optional<Model> b_model;
-    if (vs.empty()) {
-        b_model = Model::read(b_path);
-        b = a;
-        b.model = &*b_model;
-    } else {
-        try {
-            b = side_run_another_way(a, vs);
-        } catch (const Error& e) {
-            throw UsageError("compare: " + e.message());
-        }
-    }
-    const auto make_inputs = [&](const CompiledModel& compiled) {
-        std::vector<NamedInput> inputs;
-        for (BoundInput& bound : load_inputs(compiled, input_specs, fill, seed)) {
-            const PortInfo& port = compiled.inputs()[bound.index];
-            NamedInput in;
-            in.names.push_back(port.name);
-            in.names.insert(in.names.end(), port.names.begin(), port.names.end());
-            in.tensor = std::move(bound.tensor);
-            in.source = bound.path.empty() ? str(fill_mode_name(fill), " fill, seed ", seed) : bound.path;
-            inputs.push_back(std::move(in));
-        }
-        return inputs;
-    };
+    const CompareSide b = second_side(o, a, b_model);
+    const auto make_inputs = [&](const CompiledModel& compiled) { return named_inputs(o, compiled); };
     std::vector<NamedInput> inputs;
-    const Comparison c = compare_models(a, b, make_inputs, threshold, &inputs, atol);
-    const std::string b_name = vs.empty() ? b_path : str(a_path, " (", vs, ")");
-    if (json) {
-        Json in_json = Json::array();
-        for (const NamedInput& in : inputs)
-            in_json.push_back({{"name", in.names.front()}, {"source", in.source},
-                               {"element_type", to_string(in.tensor.type())}, {"shape", in.tensor.shape()}});
-        Json tensors = Json::array();
-        for (const MatchedTensor& t : c.tensors) tensors.push_back(tensor_json(t));
-        Json first = nullptr;
-        if (c.first_divergent >= 0) {
-            first = tensor_json(c.tensors[static_cast<size_t>(c.first_divergent)]);
-            first["index"] = c.first_divergent;
-        }
-        const Json doc{{"a", a_path},
-                       {"b", vs.empty() ? b_path : a_path},
-                       {"vs", value_or_null(!vs.empty(), vs)},
-                       {"inputs", std::move(in_json)},
-                       {"threshold", threshold},
-                       {"atol", atol},
-                       {"tensors", std::move(tensors)},
-                       {"first_divergent", std::move(first)},
-                       {"unmatched_a", c.unmatched_a},
-                       {"unmatched_b", c.unmatched_b}};
-        std::cout << dump_json(doc) << "\n";
-    } else {
-        print_text(a_path, b_name, inputs, c);
-    }
+    const Comparison c = compare_models(a, b, make_inputs, o.threshold, &inputs, o.atol);
+    if (o.json) print_json(o, inputs, c);
+    else print_text(o.a_path, o.vs.empty() ? o.b_path : str(o.a_path, " (", o.vs, ")"), inputs, c);
     return c.first_divergent >= 0 ? kExitDiverged : kExitOk;
 }
 

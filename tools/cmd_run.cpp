@@ -88,6 +88,28 @@ bool same_file(const std::string& a, const std::string& b) {
     return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+// safe_file_name(name), with _1, _2, ... appended when `used` has it already; recorded in `used`.
+std::string unique_file_name(const std::string& name, std::set<std::string>& used) {
+    std::string base = safe_file_name(name);
+    for (int k = 1; used.count(base); ++k) base = safe_file_name(name) + "_" + std::to_string(k);
+    used.insert(base);
+    return base;
+}
+
+// Writes t as the .npy file at path (a bf16 tensor as float32), unless that file is one of the
+// inputs read (`what` names the tensor in the error).
+Tensor write_npy_output(const std::string& path, const Tensor& value, const std::vector<BoundInput>& bound,
+                        const std::string& what) {
+    for (const BoundInput& b : bound)
+        if (!b.path.empty() && same_file(path, b.path))
+            throw Error(ErrorKind::Io, "output-overwrites-input",
+                        str(what, " would overwrite the input file '", b.path, "'"));
+    Tensor t = value;
+    if (t.type() == ElementType::bf16) t = convert_bf16_to_f32(t);
+    write_npy(path, t);
+    return t;
+}
+
 // --dump: every layer's outputs as DIR/<layer>[.<port>].npy and DIR/index.json, in topological
 // order. `only`: the layer names to dump (all when empty); each must name a dumped layer.
 void dump_layers(const InferRequest& request, const std::string& dir, const std::vector<std::string>& only,
@@ -108,17 +130,8 @@ void dump_layers(const InferRequest& request, const std::string& dir, const std:
         for (const std::string& name : only) wanted = wanted || o.name == name || o.layer == name;
         if (!wanted) continue;
         const std::string label = output_label(o);
-        std::string base = safe_file_name(label);
-        for (int k = 1; used.count(base); ++k) base = safe_file_name(label) + "_" + std::to_string(k);
-        used.insert(base);
-        const std::string file = base + ".npy", path = dir + "/" + file;
-        for (const BoundInput& b : bound)
-            if (!b.path.empty() && same_file(path, b.path))
-                throw Error(ErrorKind::Io, "output-overwrites-input",
-                            str("layer '", label, "' would overwrite the input file '", b.path, "'"));
-        Tensor t = o.value;
-        if (t.type() == ElementType::bf16) t = convert_bf16_to_f32(t);
-        write_npy(path, t);
+        const std::string file = unique_file_name(label, used) + ".npy", path = dir + "/" + file;
+        write_npy_output(path, o.value, bound, str("layer '", label, "'"));
         layers.push_back({{"name", o.name}, {"type", o.type}, {"port", o.port}, {"file", file},
                           {"element_type", to_string(o.value.type())}, {"shape", o.value.shape()}});
     }
@@ -127,95 +140,115 @@ void dump_layers(const InferRequest& request, const std::string& dir, const std:
     if (!quiet) std::cout << "dumped " << count << " layer outputs to " << dir << "/\n";
 }
 
-}  // namespace
+// The run command line, parsed and checked.
+struct RunOptions {
+    std::string model_path, bin_path, out_dir;
+    std::vector<std::string> input_specs;
+    bool quiet = false;
+    CompileOptions compile;
+    FillMode fill = FillMode::None;
+    uint64_t seed = 0;
+    std::vector<ShapeOverride> shapes;
+    std::string dump_dir;
+    std::vector<std::string> dump_only;  // --dump-layers, split at commas
+};
 
-int run_command(const std::vector<std::string>& args) {
-    std::string model_path, bin_path, out_dir, fill_text, seed_text, threads_text;
-    std::vector<std::string> input_specs, shape_specs;
-    bool quiet = false, no_fusion = false, no_int8 = false;
-    std::string precision_text;
+// "a,b,,c" -> {"a", "b", "c"}.
+std::vector<std::string> split_names(const std::string& list) {
+    std::vector<std::string> names;
+    for (size_t at = 0; at <= list.size() && !list.empty();) {
+        const size_t comma = std::min(list.find(',', at), list.size());
+        if (comma > at) names.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+    }
+    return names;
+}
+
+// Parses args into o; false when there is nothing to run (--help was printed).
+bool parse_run_options(const std::vector<std::string>& args, RunOptions& o) {
+    std::string fill_text, seed_text, threads_text, precision_text, dump_only;
+    std::vector<std::string> shape_specs;
+    bool no_fusion = false, no_int8 = false;
     CommandLine line("run", kRunHelp);
-    line.add_model(model_path);
-    line.app().add_option("-w,--weights", bin_path);
-    line.add_repeated("-i,--input", input_specs, "NAME=FILE.npy");
-    line.app().add_option("-o,--output", out_dir);
+    line.add_model(o.model_path);
+    line.app().add_option("-w,--weights", o.bin_path);
+    line.add_repeated("-i,--input", o.input_specs, "NAME=FILE.npy");
+    line.app().add_option("-o,--output", o.out_dir);
     line.app().add_option("--fill", fill_text);
     line.app().add_option("--seed", seed_text);
     line.app().add_option("-t,--threads", threads_text);
     line.add_repeated("--shape", shape_specs, "NAME=[dims]");
-    line.app().add_flag("-q,--quiet", quiet);
+    line.app().add_flag("-q,--quiet", o.quiet);
     line.app().add_flag("--no-fusion", no_fusion);
     line.app().add_flag("--no-int8", no_int8);
     line.app().add_option("--precision", precision_text);
-    std::string dump_dir, dump_only;
-    line.app().add_option("--dump", dump_dir);
+    line.app().add_option("--dump", o.dump_dir);
     line.app().add_option("--dump-layers", dump_only);
-    if (!line.parse(args)) return kExitOk;
-    CompileOptions options;
-    options.fusion = !no_fusion;
-    options.int8 = !no_int8;
-    if (!precision_text.empty()) options.precision = parse_precision(precision_text);
-    if (!dump_only.empty() && dump_dir.empty()) throw UsageError("run: --dump-layers needs --dump DIR");
-    if (!dump_dir.empty()) {
-        options.fusion = false;  // every layer's own output
-        options.keep_intermediates = true;
+    if (!line.parse(args)) return false;
+    o.compile.fusion = !no_fusion;
+    o.compile.int8 = !no_int8;
+    if (!precision_text.empty()) o.compile.precision = parse_precision(precision_text);
+    if (!dump_only.empty() && o.dump_dir.empty()) throw UsageError("run: --dump-layers needs --dump DIR");
+    if (!o.dump_dir.empty()) {
+        o.compile.fusion = false;  // every layer's own output
+        o.compile.keep_intermediates = true;
     }
-    if (!threads_text.empty()) options.threads = static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
-    const FillMode fill = fill_text.empty() ? FillMode::None : parse_fill_mode(fill_text);
-    const uint64_t seed = seed_text.empty() ? 0 : parse_seed(seed_text);
-    std::vector<ShapeOverride> shapes;
-    for (const std::string& spec : shape_specs) shapes.push_back(parse_shape_override(spec));
+    if (!threads_text.empty()) o.compile.threads = static_cast<int>(parse_count(threads_text, "-t", 1, 1024));
+    if (!fill_text.empty()) o.fill = parse_fill_mode(fill_text);
+    if (!seed_text.empty()) o.seed = parse_seed(seed_text);
+    for (const std::string& spec : shape_specs) o.shapes.push_back(parse_shape_override(spec));
+    o.dump_only = split_names(dump_only);
+    return true;
+}
 
-    Model model = Model::read(model_path, bin_path);
-    reshape_for_cli(model, shapes);
-    const CompiledModel compiled(model, options);
-    InferRequest request = compiled.create_infer_request();
-    const std::vector<BoundInput> bound = load_inputs(compiled, input_specs, fill, seed);
-    for (const BoundInput& b : bound) request.set_input(b.index, b.tensor);
-    request.infer();
-    if (!dump_dir.empty()) {
-        std::vector<std::string> only;
-        for (size_t at = 0; at <= dump_only.size() && !dump_only.empty();) {
-            const size_t comma = std::min(dump_only.find(',', at), dump_only.size());
-            if (comma > at) only.push_back(dump_only.substr(at, comma - at));
-            at = comma + 1;
-        }
-        dump_layers(request, dump_dir, only, bound, quiet);
+// Without -o: every input and output printed.
+void print_tensors(const CompiledModel& compiled, const InferRequest& request, const std::vector<BoundInput>& bound,
+                   FillMode fill) {
+    for (const BoundInput& b : bound) {
+        const PortInfo& p = compiled.inputs()[b.index];
+        std::cout << "input  " << p.name << ": " << to_string(b.tensor.type()) << " "
+                  << to_string(b.tensor.shape()) << (b.path.empty() ? str(" (", fill_mode_name(fill), " fill)") : "")
+                  << "\n" << format_tensor(b.tensor) << "\n";
     }
-
     const auto& outputs = compiled.outputs();
-    if (out_dir.empty()) {
-        if (!quiet) {
-            for (const BoundInput& b : bound) {
-                const PortInfo& p = compiled.inputs()[b.index];
-                std::cout << "input  " << p.name << ": " << to_string(b.tensor.type()) << " "
-                          << to_string(b.tensor.shape()) << (b.path.empty() ? str(" (", fill_mode_name(fill), " fill)") : "")
-                          << "\n" << format_tensor(b.tensor) << "\n";
-            }
-            for (size_t i = 0; i < outputs.size(); ++i) {
-                const Tensor& t = request.output(i);
-                std::cout << "output " << outputs[i].name << ": " << to_string(t.type()) << " " << to_string(t.shape())
-                          << "\n" << format_tensor(t) << "\n";
-            }
-        }
-        return kExitOk;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const Tensor& t = request.output(i);
+        std::cout << "output " << outputs[i].name << ": " << to_string(t.type()) << " " << to_string(t.shape())
+                  << "\n" << format_tensor(t) << "\n";
     }
+}
+
+// -o DIR: every output as DIR/<name>.npy.
+void write_outputs(const CompiledModel& compiled, const InferRequest& request, const std::vector<BoundInput>& bound,
+                   const std::string& out_dir, bool quiet) {
     make_dirs(out_dir);
     std::set<std::string> used;
+    const auto& outputs = compiled.outputs();
     for (size_t i = 0; i < outputs.size(); ++i) {
-        std::string base = safe_file_name(outputs[i].name);
-        for (int k = 1; used.count(base); ++k) base = safe_file_name(outputs[i].name) + "_" + std::to_string(k);
-        used.insert(base);
-        const std::string path = out_dir + "/" + base + ".npy";
-        for (const BoundInput& b : bound)
-            if (!b.path.empty() && same_file(path, b.path))
-                throw Error(ErrorKind::Io, "output-overwrites-input",
-                            str("output '", outputs[i].name, "' would overwrite the input file '", b.path, "'"));
-        Tensor t = request.output(i);
-        if (t.type() == ElementType::bf16) t = convert_bf16_to_f32(t);
-        write_npy(path, t);
+        const std::string path = out_dir + "/" + unique_file_name(outputs[i].name, used) + ".npy";
+        const Tensor t = write_npy_output(path, request.output(i), bound, str("output '", outputs[i].name, "'"));
         if (!quiet) std::cout << "wrote " << path << ": " << to_string(t.type()) << " " << to_string(t.shape()) << "\n";
     }
+}
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& args) {
+    RunOptions o;
+    if (!parse_run_options(args, o)) return kExitOk;
+    Model model = Model::read(o.model_path, o.bin_path);
+    reshape_for_cli(model, o.shapes);
+    const CompiledModel compiled(model, o.compile);
+    InferRequest request = compiled.create_infer_request();
+    const std::vector<BoundInput> bound = load_inputs(compiled, o.input_specs, o.fill, o.seed);
+    for (const BoundInput& b : bound) request.set_input(b.index, b.tensor);
+    request.infer();
+    if (!o.dump_dir.empty()) dump_layers(request, o.dump_dir, o.dump_only, bound, o.quiet);
+    if (o.out_dir.empty()) {
+        if (!o.quiet) print_tensors(compiled, request, bound, o.fill);
+        return kExitOk;
+    }
+    write_outputs(compiled, request, bound, o.out_dir, o.quiet);
     return kExitOk;
 }
 

@@ -412,33 +412,74 @@ GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_pre
 // -------------------------------------------------------------------------------------------------
 // Execution.
 
-void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, const GemmOperand& b, float* c,
-                      int64_t ldc, const GemmEpilogue& ep, void* scratch) {
-    assert(tile >= 0 && tile < plan.tiles());
-    assert(a.packed == plan.a_prepacked && b.packed == plan.b_prepacked);  // scratch is sized by the plan
-    const GemmLayout& l = plan.layout;
-    const int64_t tm = tile / plan.tiles_n, tn = tile % plan.tiles_n;
-    const int64_t i0 = tm * plan.mc, rows = std::min(plan.mc, plan.m - i0);
-    const int64_t j0 = tn * plan.nc, cols = std::min(plan.nc, plan.n - j0);
+namespace {
+
+// run_gemm_tile_to's parts. They run once per tile, per K block or per micro-tile of the hottest
+// loop in irlite, and are split out for the reader only: always inlined back into the driver, so
+// that the per-tile values stay in registers and the split adds no calls.
+#define IRLITE_GEMM_PART inline __attribute__((always_inline))
+
+// What one tile multiplies and along which paths: fixed for all of its K blocks.
+struct TileWork {
+    const GemmOperand& a;
+    const GemmOperand& b;
+    const GemmEpilogue& ep;
+    const IsaParams& ip;
+    float* c;  // the tile's first element of C
+    int64_t ldc;
+    int64_t i0, rows, j0, cols;  // the tile's place in C and its extent
+    int64_t mp, np;              // M and N rounded up to whole panels: the prepacked operands' strides
+    int mr, nr;
+    bool row_bias, col_bias;
+    float* a_buf;  // where A and B are packed when they are not prepacked
+    float* b_buf;
+    bool b_indexed;         // B given by row and column offsets (GemmOperand::is_indexed)
+    bool b_in_place;        // B stored k x n and read where it is, not packed
+    bool b_indexed_direct;  // an indexed B that the kernels read in place, not gathered
+    bool rows4;             // 4-row A panels and micro-tiles (IsaParams::rows4)
+    KernelFn wide_fn;       // a short tile's kernel taking wide_p B panels a call, or null
+    int64_t wide_p;
+};
+
+// One K block's operands.
+struct KBlock {
+    int64_t p0, kcb;  // its first k and its length
+    const float* a;   // the A block, in panels
+    const float* b;   // the B block (packed or in place), or null: an indexed B the kernels read directly
+};
+
+// What the kernel calls of a tile write: the epilogue they are given, and the right edge's
+// full-width buffers (not zeroed per tile: 1.5 KiB each call on small GEMMs; when the kernel
+// accumulates into it, the columns past the edge are zeroed there).
+struct TileScratch {
+    KernelEpi ke;
+    alignas(64) float c[kMaxMr * kMaxNr];
+    alignas(64) float bias[kMaxNr];
+};
+
+// k == 0: an empty sum, so each element is act(0 + bias).
+void store_empty_sum(const GemmEpilogue& ep, int64_t i0, int64_t rows, int64_t j0, int64_t cols, float* c,
+                     int64_t ldc) {
     const bool row_bias = ep.bias && ep.axis == GemmEpilogue::BiasAxis::Row;
     const bool col_bias = ep.bias && ep.axis == GemmEpilogue::BiasAxis::Column;
-
-    if (plan.k == 0) {  // an empty sum: act(0 + bias)
-        for (int64_t i = 0; i < rows; ++i) {
-            float* cr = c + i * ldc;
-            for (int64_t j = 0; j < cols; ++j) {
-                float v = 0.0f;
-                if (row_bias) v = v + ep.bias[i0 + i];
-                if (col_bias) v = v + ep.bias[j0 + j];
-                cr[j] = activate(v, ep.act, ep.lo, ep.hi);
-            }
+    for (int64_t i = 0; i < rows; ++i) {
+        float* cr = c + i * ldc;
+        for (int64_t j = 0; j < cols; ++j) {
+            float v = 0.0f;
+            if (row_bias) v = v + ep.bias[i0 + i];
+            if (col_bias) v = v + ep.bias[j0 + j];
+            cr[j] = activate(v, ep.act, ep.lo, ep.hi);
         }
-        return;
     }
+}
 
+// Chooses how the tile reads B and which kernels it runs.
+IRLITE_GEMM_PART TileWork plan_tile_work(const GemmPlan& plan, int64_t i0, int64_t rows, int64_t j0, int64_t cols,
+                                         const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc,
+                                         const GemmEpilogue& ep, void* scratch) {
+    const GemmLayout& l = plan.layout;
     const IsaParams& ip = params(l.isa);
     const int mr = l.mr, nr = l.nr;
-    const int64_t mp = round_up(plan.m, plan.a_mr), np = round_up(plan.n, nr);
     float* a_buf = nullptr;
     float* b_buf = nullptr;
     if (!a.packed) a_buf = align64(scratch);
@@ -464,191 +505,258 @@ void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, 
     // Tiles of at most 4 rows (one micro-tile tall) use the wide kernels when the ISA has them.
     const KernelFn wide_fn = rows <= std::min(4, mr) && !b_indexed && !rows4 ? ip.wide[rows - 1] : nullptr;
     const int64_t wide_p = wide_fn ? ip.wide_panels[rows - 1] : 1;
+    const bool row_bias = ep.bias && ep.axis == GemmEpilogue::BiasAxis::Row;
+    const bool col_bias = ep.bias && ep.axis == GemmEpilogue::BiasAxis::Column;
+    const int64_t mp = round_up(plan.m, plan.a_mr), np = round_up(plan.n, nr);
+    return TileWork{a,         b,        ep,         ip,    c,          ldc,   i0,    rows,
+                    j0,        cols,     mp,         np,    mr,         nr,    row_bias, col_bias,
+                    a_buf,     b_buf,    b_indexed,  b_in_place, b_indexed_direct, rows4, wide_fn, wide_p};
+}
 
-    KernelEpi ke;
-    ke.act = ep.act;
-    ke.lo = ep.lo;
-    ke.hi = ep.hi;
-    // The right edge's full-width buffer: not zeroed per call (1.5 KiB per tile on small GEMMs);
-    // when the kernel accumulates into it, the columns past the edge are zeroed there.
-    alignas(64) float tmp_c[kMaxMr * kMaxNr];
-    alignas(64) float tmp_bias[kMaxNr];
+// The K block's A: a slice of the prepacked A, or packed here.
+IRLITE_GEMM_PART const float* a_block(const TileWork& t, int64_t p0, int64_t kcb) {
+    if (t.a.packed) return t.a.data + p0 * t.mp + t.i0 * kcb;  // i0 is a multiple of a_mr: panel i0/a_mr of this block
+    pack_a_block(t.a.data, t.a.ld, t.a.trans, t.i0, t.rows, p0, kcb, t.rows4 ? 4 : t.mr, t.a_buf);
+    return t.a_buf;
+}
 
-    for (int64_t p0 = 0; p0 < plan.k; p0 += l.kc) {
-        const int64_t kcb = std::min(l.kc, plan.k - p0);
-        const float* ablk;
-        if (a.packed) {
-            ablk = a.data + p0 * mp + i0 * kcb;  // i0 is a multiple of a_mr: panel i0/a_mr of this block
+// The K block's B: a slice of the prepacked B, B where it is, nothing (the kernels read an indexed
+// B through its offsets), or packed here.
+IRLITE_GEMM_PART const float* b_block(const TileWork& t, int64_t p0, int64_t kcb) {
+    if (t.b.packed) return t.b.data + p0 * t.np + t.j0 * kcb;
+    if (t.b_in_place) return t.b.data + p0 * t.b.ld + t.j0;
+    if (t.b_indexed_direct) return nullptr;  // read through b.row_off / b.col_off
+    if (t.b_indexed) {
+        pack_b_indexed(t.b, t.j0, t.cols, p0, kcb, t.nr, t.b_buf);
+    } else {
+        pack_b_block(t.b.data, t.b.ld, t.b.trans, t.j0, t.cols, p0, kcb, t.nr, t.b_buf);
+    }
+    return t.b_buf;
+}
+
+// The last, partial B panel from column `full` on (the kernels read nr columns), zero-padded: into
+// b_buf when B is read in place (b_buf is unused then), where packing put it otherwise.
+IRLITE_GEMM_PART const float* edge_panel_b(const TileWork& t, const KBlock& blk, int64_t full) {
+    const int w = static_cast<int>(t.cols - full);
+    if (t.b_indexed_direct) {
+        pack_b_indexed(t.b, t.j0 + full, w, blk.p0, blk.kcb, t.nr, t.b_buf);
+        return t.b_buf;
+    }
+    if (t.b_in_place) {
+        pack_b_block(t.b.data, t.b.ld, false, t.j0 + full, w, blk.p0, blk.kcb, t.nr, t.b_buf);
+        return t.b_buf;
+    }
+    return blk.b + full * blk.kcb;
+}
+
+// The column bias of the last, partial panel, zero-padded to nr.
+IRLITE_GEMM_PART void edge_bias(const TileWork& t, int64_t full, float* bias) {
+    const int64_t w = t.cols - full;
+    for (int j = 0; j < t.nr; ++j) bias[j] = j < w ? t.ep.bias[t.j0 + full + j] : 0.0f;
+}
+
+// Before a kernel call on the edge buffer (h x nr) for C's h x w corner at cp: C's values when the
+// kernel adds to them, zeros past the edge.
+IRLITE_GEMM_PART void load_edge_c(const TileScratch& s, float* tmp_c, const float* cp, int64_t ldc, int h, int w,
+                                  int nr) {
+    if (!s.ke.accumulate) return;
+    for (int r = 0; r < h; ++r) {
+        std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
+        std::fill(tmp_c + r * nr + w, tmp_c + (r + 1) * nr, 0.0f);
+    }
+}
+
+// After it: the w columns inside C copied back.
+IRLITE_GEMM_PART void store_edge_c(const float* tmp_c, float* cp, int64_t ldc, int h, int w, int nr) {
+    for (int r = 0; r < h; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
+}
+
+// The 4-row path's whole panels: runs of up to 3 column groups (4 x 24), B read where it is.
+IRLITE_GEMM_PART void rows4_full_panels(const TileWork& t, const KBlock& blk, TileScratch& s, int64_t groups) {
+    constexpr int64_t G = kGemmColumnGroup;
+    const int64_t ldb = t.b_in_place ? t.b.ld : t.nr;
+    const int64_t* roff = t.b_indexed_direct ? t.b.row_off + blk.p0 : nullptr;
+    const auto group = [&](int64_t gi) -> const float* {
+        if (t.b_indexed_direct) return t.b.data + t.b.col_off[t.j0 / G + gi];
+        if (t.b_in_place) return blk.b + gi * G;
+        return blk.b + (gi / 2) * t.nr * blk.kcb + (gi % 2) * G;  // packed panels of nr = 2 groups
+    };
+    KernelEpi& ke = s.ke;
+    for (int64_t gi = 0, v = 0; gi < groups; gi += v) {
+        // 3 groups a call; the last 4 as 2 + 2 rather than 3 + 1 (a 4 x 8 kernel has 4 sums).
+        v = groups - gi == 4 ? 2 : std::min<int64_t>(3, groups - gi);
+        const float* bp[3] = {group(gi), v > 1 ? group(gi + 1) : nullptr, v > 2 ? group(gi + 2) : nullptr};
+        ke.col_bias = ke.last && t.col_bias ? t.ep.bias + t.j0 + gi * G : nullptr;
+        for (int64_t ir = 0; ir < t.rows; ir += kRows4Mr) {
+            ke.row_bias = ke.last && t.row_bias ? t.ep.bias + t.i0 + ir : nullptr;
+            t.ip.rows4[roff ? 1 : 0][v - 1](blk.kcb, blk.a + ir * blk.kcb, bp, ldb, roff,
+                                            t.c + ir * t.ldc + gi * G, t.ldc, ke);
+        }
+    }
+}
+
+// The 4-row path's last, partial panel from column `full` on, zero-padded to nr, through the edge buffer.
+IRLITE_GEMM_PART void rows4_edge_panel(const TileWork& t, const KBlock& blk, TileScratch& s, int64_t full) {
+    const int w = static_cast<int>(t.cols - full);
+    const float* pb = edge_panel_b(t, blk, full);
+    const float* bp[2] = {pb, pb + kGemmColumnGroup};
+    KernelEpi& ke = s.ke;
+    ke.col_bias = nullptr;
+    if (ke.last && t.col_bias) {
+        edge_bias(t, full, s.bias);
+        ke.col_bias = s.bias;
+    }
+    for (int64_t ir = 0; ir < t.rows; ir += kRows4Mr) {
+        float* cp = t.c + ir * t.ldc + full;
+        ke.row_bias = ke.last && t.row_bias ? t.ep.bias + t.i0 + ir : nullptr;
+        load_edge_c(s, s.c, cp, t.ldc, kRows4Mr, w, t.nr);
+        t.ip.rows4[0][1](blk.kcb, blk.a + ir * blk.kcb, bp, t.nr, nullptr, s.c, t.nr, ke);
+        store_edge_c(s.c, cp, t.ldc, kRows4Mr, w, t.nr);
+    }
+}
+
+// A K block on the 4-row path.
+IRLITE_GEMM_PART void run_rows4_block(const TileWork& t, const KBlock& blk, TileScratch& s) {
+    const int64_t full = t.cols / t.nr * t.nr;
+    rows4_full_panels(t, blk, s, full / kGemmColumnGroup);
+    if (full < t.cols) rows4_edge_panel(t, blk, s, full);
+}
+
+// How a K block's right edge (its last, partial panel) is run.
+struct EdgePanel {
+    const float* bp;    // its B panel, zero-padded to nr, or null when it is read in place or there is none
+    bool half;          // at most nr / 2 columns: the half-width kernels
+    bool half_in_place;  // exactly nr / 2 columns of a B read in place: straight into C
+    bool indexed_half;  // the same with an indexed B
+};
+
+// Prepares the K block's right edge: its B panel and its column bias.
+// An edge of at most nr / 2 columns runs the half-width kernels where the ISA has them (a 4 x 4
+// plane's 16 pixels on AVX-512); one of exactly nr / 2 writes C directly, and a B read in place
+// (indexed: whole column groups, j0 and nr / 2 being multiples) is read so there too, not copied
+// into a zero-padded panel first.
+IRLITE_GEMM_PART EdgePanel prepare_edge_panel(const TileWork& t, const KBlock& blk, TileScratch& s) {
+    const int64_t full = t.cols / t.nr * t.nr;
+    EdgePanel e;
+    e.bp = nullptr;
+    e.half = full < t.cols && t.cols - full <= t.nr / 2 && t.ip.half[0] != nullptr;
+    e.half_in_place = e.half && t.cols - full == t.nr / 2 && (t.b_indexed_direct || t.b_in_place);
+    e.indexed_half = e.half_in_place && t.b_indexed_direct;
+    if (full < t.cols && !e.half_in_place) e.bp = edge_panel_b(t, blk, full);
+    if (full < t.cols && s.ke.last && t.col_bias) edge_bias(t, full, s.bias);
+    return e;
+}
+
+// Micro-tile (ir, jr): rows [ir, ir + mr) of the tile against the B panel at column jr.
+IRLITE_GEMM_PART void micro_tile(const TileWork& t, const KBlock& blk, const EdgePanel& e, TileScratch& s, int64_t ir,
+                                 int64_t jr) {
+    const int nr = t.nr;
+    const int w = static_cast<int>(std::min<int64_t>(nr, t.cols - jr));
+    const int h = static_cast<int>(std::min<int64_t>(t.mr, t.rows - ir));
+    const int64_t kcb = blk.kcb;
+    const float* ap = blk.a + ir * kcb;
+    float* cp = t.c + ir * t.ldc + jr;
+    KernelEpi& ke = s.ke;
+    ke.row_bias = ke.last && t.row_bias ? t.ep.bias + t.i0 + ir : nullptr;
+    ke.col_bias = nullptr;
+    if (ke.last && t.col_bias) ke.col_bias = w == nr ? t.ep.bias + t.j0 + jr : s.bias;
+    if ((w == nr && t.b_indexed_direct) || e.indexed_half) {
+        // The panel's column groups, each one run of 8 floats per row.
+        constexpr int64_t G = kGemmColumnGroup;
+        const int64_t* grp = t.b.col_off + (t.j0 + jr) / G;
+        const float* groups[kMaxNr / G];
+        for (int gi = 0; gi < w / G; ++gi) groups[gi] = t.b.data + grp[gi];
+        (w == nr ? t.ip.indexed : t.ip.indexed_half)[h - 1](kcb, ap, t.b.row_off + blk.p0, groups, cp, t.ldc, ke);
+        return;
+    }
+    const KernelFn fn = t.ip.kernels[h - 1];
+    if (w == nr) {
+        if (t.b_in_place) fn(kcb, ap, blk.b + jr, t.b.ld, 0, cp, t.ldc, ke);
+        else fn(kcb, ap, blk.b + jr * kcb, nr, 0, cp, t.ldc, ke);
+        return;
+    }
+    if (e.half && w == nr / 2) {  // the half-width kernel, straight into C
+        if (t.b_in_place) t.ip.half[h - 1](kcb, ap, blk.b + jr, t.b.ld, 0, cp, t.ldc, ke);
+        else t.ip.half[h - 1](kcb, ap, e.bp, nr, 0, cp, t.ldc, ke);
+        return;
+    }
+    const KernelFn edge_fn = e.half ? t.ip.half[h - 1] : fn;
+    // Right edge: through a full-width buffer.
+    load_edge_c(s, s.c, cp, t.ldc, h, w, nr);
+    edge_fn(kcb, ap, e.bp, nr, 0, s.c, nr, ke);
+    store_edge_c(s.c, cp, t.ldc, h, w, nr);
+}
+
+// A short tile (one micro-tile tall): P full panels per call where they fit.
+IRLITE_GEMM_PART void run_wide_row(const TileWork& t, const KBlock& blk, const EdgePanel& e, TileScratch& s) {
+    const int nr = t.nr;
+    KernelEpi& ke = s.ke;
+    for (int64_t jr = 0; jr < t.cols; jr += nr) {
+        if (jr + t.wide_p * nr <= t.cols) {
+            const float* bp = t.b_in_place ? blk.b + jr : blk.b + jr * blk.kcb;
+            ke.col_bias = ke.last && t.col_bias ? t.ep.bias + t.j0 + jr : nullptr;
+            ke.row_bias = ke.last && t.row_bias ? t.ep.bias + t.i0 : nullptr;
+            t.wide_fn(blk.kcb, blk.a, bp, t.b_in_place ? t.b.ld : nr, t.b_in_place ? nr : nr * blk.kcb, t.c + jr,
+                      t.ldc, ke);
+            jr += (t.wide_p - 1) * nr;
         } else {
-            pack_a_block(a.data, a.ld, a.trans, i0, rows, p0, kcb, rows4 ? 4 : mr, a_buf);
-            ablk = a_buf;
+            micro_tile(t, blk, e, s, 0, jr);
         }
-        const float* bblk;
-        if (b.packed) {
-            bblk = b.data + p0 * np + j0 * kcb;
-        } else if (b_in_place) {
-            bblk = b.data + p0 * b.ld + j0;
-        } else if (b_indexed_direct) {
-            bblk = nullptr;  // read through b.row_off / b.col_off below
-        } else if (b_indexed) {
-            pack_b_indexed(b, j0, cols, p0, kcb, nr, b_buf);
-            bblk = b_buf;
-        } else {
-            pack_b_block(b.data, b.ld, b.trans, j0, cols, p0, kcb, nr, b_buf);
-            bblk = b_buf;
-        }
-        ke.accumulate = p0 > 0;
-        ke.last = p0 + kcb >= plan.k;
-        if (rows4) {
-            constexpr int64_t G = kGemmColumnGroup;
-            // Whole panels in runs of up to 3 column groups (4 x 24), B read where it is.
-            const int64_t full = cols / nr * nr, groups = full / G;
-            const int64_t ldb = b_in_place ? b.ld : nr;
-            const int64_t* roff = b_indexed_direct ? b.row_off + p0 : nullptr;
-            const auto group = [&](int64_t gi) -> const float* {
-                if (b_indexed_direct) return b.data + b.col_off[j0 / G + gi];
-                if (b_in_place) return bblk + gi * G;
-                return bblk + (gi / 2) * nr * kcb + (gi % 2) * G;  // packed panels of nr = 2 groups
-            };
-            for (int64_t gi = 0, v = 0; gi < groups; gi += v) {
-                // 3 groups a call; the last 4 as 2 + 2 rather than 3 + 1 (a 4 x 8 kernel has 4 sums).
-                v = groups - gi == 4 ? 2 : std::min<int64_t>(3, groups - gi);
-                const float* bp[3] = {group(gi), v > 1 ? group(gi + 1) : nullptr, v > 2 ? group(gi + 2) : nullptr};
-                ke.col_bias = ke.last && col_bias ? ep.bias + j0 + gi * G : nullptr;
-                for (int64_t ir = 0; ir < rows; ir += kRows4Mr) {
-                    ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
-                    ip.rows4[roff ? 1 : 0][v - 1](kcb, ablk + ir * kcb, bp, ldb, roff, c + ir * ldc + gi * G,
-                                                ldc, ke);
-                }
-            }
-            if (full < cols) {  // the last, partial panel, zero-padded to nr, through tmp_c
-                const int w = static_cast<int>(cols - full);
-                const float* pb = bblk ? bblk + full * kcb : nullptr;  // null: an indexed B, packed below
-                if (b_indexed_direct) {
-                    pack_b_indexed(b, j0 + full, w, p0, kcb, nr, b_buf);
-                    pb = b_buf;
-                } else if (b_in_place) {
-                    pack_b_block(b.data, b.ld, false, j0 + full, w, p0, kcb, nr, b_buf);
-                    pb = b_buf;
-                }
-                const float* bp[2] = {pb, pb + G};
-                ke.col_bias = nullptr;
-                if (ke.last && col_bias) {
-                    for (int j = 0; j < nr; ++j) tmp_bias[j] = j < w ? ep.bias[j0 + full + j] : 0.0f;
-                    ke.col_bias = tmp_bias;
-                }
-                for (int64_t ir = 0; ir < rows; ir += kRows4Mr) {
-                    float* cp = c + ir * ldc + full;
-                    ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
-                    if (ke.accumulate)
-                        for (int r = 0; r < kRows4Mr; ++r) {
-                            std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
-                            std::fill(tmp_c + r * nr + w, tmp_c + (r + 1) * nr, 0.0f);
-                        }
-                    ip.rows4[0][1](kcb, ablk + ir * kcb, bp, nr, nullptr, tmp_c, nr, ke);
-                    for (int r = 0; r < kRows4Mr; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
-                }
-            }
-            continue;
-        }
+    }
+}
 
-        // The last, partial panel (the kernels read nr columns): zero-padded once per K block,
-        // into b_buf when B is read in place (b_buf is unused then), where packing put it otherwise.
-        const int64_t full = cols / nr * nr;
-        const float* edge_bp = nullptr;
-        // An edge of at most nr / 2 columns runs the half-width kernels where the ISA has them (a
-        // 4 x 4 plane's 16 pixels on AVX-512); one of exactly nr / 2 writes C directly, and a B
-        // read in place (indexed: whole column groups, j0 and nr / 2 being multiples) is read so
-        // there too, not copied into a zero-padded panel first.
-        const bool edge_half = full < cols && cols - full <= nr / 2 && ip.half[0] != nullptr;
-        const bool edge_half_in_place = edge_half && cols - full == nr / 2 && (b_indexed_direct || b_in_place);
-        const bool edge_indexed_half = edge_half_in_place && b_indexed_direct;
-        if (full < cols && !edge_half_in_place) {
-            const int w = static_cast<int>(cols - full);
-            if (b_indexed_direct) {
-                pack_b_indexed(b, j0 + full, w, p0, kcb, nr, b_buf);
-                edge_bp = b_buf;
-            } else if (b_in_place) {
-                pack_b_block(b.data, b.ld, false, j0 + full, w, p0, kcb, nr, b_buf);
-                edge_bp = b_buf;
-            } else {
-                edge_bp = bblk + full * kcb;
-            }
-        }
-        if (full < cols && ke.last && col_bias) {
-            const int64_t w = cols - full;
-            for (int j = 0; j < nr; ++j) tmp_bias[j] = j < w ? ep.bias[j0 + full + j] : 0.0f;
-        }
-        // Micro-tile (ir, jr): rows [ir, ir + mr) of the tile, B panel at column jr.
-        const auto micro = [&](int64_t ir, int64_t jr) __attribute__((always_inline)) {
-            const int w = static_cast<int>(std::min<int64_t>(nr, cols - jr));
-            const int h = static_cast<int>(std::min<int64_t>(mr, rows - ir));
-            const float* ap = ablk + ir * kcb;
-            float* cp = c + ir * ldc + jr;
-            ke.row_bias = ke.last && row_bias ? ep.bias + i0 + ir : nullptr;
-            ke.col_bias = nullptr;
-            if (ke.last && col_bias) ke.col_bias = w == nr ? ep.bias + j0 + jr : tmp_bias;
-            if ((w == nr && b_indexed_direct) || edge_indexed_half) {
-                // The panel's column groups, each one run of 8 floats per row.
-                constexpr int64_t G = kGemmColumnGroup;
-                const int64_t* grp = b.col_off + (j0 + jr) / G;
-                const float* groups[kMaxNr / G];
-                for (int gi = 0; gi < w / G; ++gi) groups[gi] = b.data + grp[gi];
-                (w == nr ? ip.indexed : ip.indexed_half)[h - 1](kcb, ap, b.row_off + p0, groups, cp, ldc, ke);
-                return;
-            }
-            const KernelFn fn = ip.kernels[h - 1];
-            if (w == nr) {
-                if (b_in_place) fn(kcb, ap, bblk + jr, b.ld, 0, cp, ldc, ke);
-                else fn(kcb, ap, bblk + jr * kcb, nr, 0, cp, ldc, ke);
-                return;
-            }
-            if (edge_half && w == nr / 2) {  // the half-width kernel, straight into C
-                if (b_in_place) ip.half[h - 1](kcb, ap, bblk + jr, b.ld, 0, cp, ldc, ke);
-                else ip.half[h - 1](kcb, ap, edge_bp, nr, 0, cp, ldc, ke);
-                return;
-            }
-            const KernelFn edge_fn = edge_half ? ip.half[h - 1] : fn;
-            // Right edge: through a full-width buffer.
-            if (ke.accumulate)
-                for (int r = 0; r < h; ++r) {
-                    std::memcpy(tmp_c + r * nr, cp + r * ldc, sizeof(float) * w);
-                    std::fill(tmp_c + r * nr + w, tmp_c + (r + 1) * nr, 0.0f);
-                }
-            edge_fn(kcb, ap, edge_bp, nr, 0, tmp_c, nr, ke);
-            for (int r = 0; r < h; ++r) std::memcpy(cp + r * ldc, tmp_c + r * nr, sizeof(float) * w);
-        };
+// A K block on the mr-row path: its micro-tiles in the order that suits the tile.
+IRLITE_GEMM_PART void run_micro_tiles(const TileWork& t, const KBlock& blk, TileScratch& s) {
+    const EdgePanel e = prepare_edge_panel(t, blk, s);
+    if (t.wide_fn) {
+        run_wide_row(t, blk, e, s);
+    } else if (blk.kcb * t.cols <= kRowsOuterMaxFloats && t.ldc >= kRowsOuterMinLdc) {
+        // A short K block (a pointwise convolution on few input channels) and C's rows each in
+        // their own page (a 32 x 32 plane or more): the tile's B block stays in L1 whatever the
+        // order, so go along C's rows: each micro-tile row continues where the last one stopped,
+        // a few sequential streams the hardware prefetches. Panel by panel, every micro-tile
+        // starts mr rows in mr other pages (tens of streams, one line each), and when K is this
+        // short the C lines' misses, not the multiply-adds, set the speed (48 x 1024 x 8: 34 ->
+        // 24 us). Rows closer together share pages and lose a little to this order (SqueezeNet's
+        // 16 -> 64 expansions on 8 x 8 and 16 x 16 planes), so they keep the other.
+        for (int64_t ir = 0; ir < t.rows; ir += t.mr)
+            for (int64_t jr = 0; jr < t.cols; jr += t.nr) micro_tile(t, blk, e, s, ir, jr);
+    } else {
+        // One B panel (kcb x nr, in L1) against the tile's A panels (in L2): B is read from
+        // memory once per K block.
+        for (int64_t jr = 0; jr < t.cols; jr += t.nr)
+            for (int64_t ir = 0; ir < t.rows; ir += t.mr) micro_tile(t, blk, e, s, ir, jr);
+    }
+}
 
-        if (wide_fn) {  // a short tile (one micro-tile tall): P full panels per call where they fit
-            for (int64_t jr = 0; jr < cols; jr += nr) {
-                if (jr + wide_p * nr <= cols) {
-                    const float* bp = b_in_place ? bblk + jr : bblk + jr * kcb;
-                    ke.col_bias = ke.last && col_bias ? ep.bias + j0 + jr : nullptr;
-                    ke.row_bias = ke.last && row_bias ? ep.bias + i0 : nullptr;
-                    wide_fn(kcb, ablk, bp, b_in_place ? b.ld : nr, b_in_place ? nr : nr * kcb, c + jr,
-                            ldc, ke);
-                    jr += (wide_p - 1) * nr;
-                } else {
-                    micro(0, jr);
-                }
-            }
-        } else if (kcb * cols <= kRowsOuterMaxFloats && ldc >= kRowsOuterMinLdc) {
-            // A short K block (a pointwise convolution on few input channels) and C's rows each in
-            // their own page (a 32 x 32 plane or more): the tile's B block stays in L1 whatever the
-            // order, so go along C's rows: each micro-tile row continues where the last one stopped,
-            // a few sequential streams the hardware prefetches. Panel by panel, every micro-tile
-            // starts mr rows in mr other pages (tens of streams, one line each), and when K is this
-            // short the C lines' misses, not the multiply-adds, set the speed (48 x 1024 x 8: 34 ->
-            // 24 us). Rows closer together share pages and lose a little to this order (SqueezeNet's
-            // 16 -> 64 expansions on 8 x 8 and 16 x 16 planes), so they keep the other.
-            for (int64_t ir = 0; ir < rows; ir += mr)
-                for (int64_t jr = 0; jr < cols; jr += nr) micro(ir, jr);
-        } else {
-            // One B panel (kcb x nr, in L1) against the tile's A panels (in L2): B is read from
-            // memory once per K block.
-            for (int64_t jr = 0; jr < cols; jr += nr)
-                for (int64_t ir = 0; ir < rows; ir += mr) micro(ir, jr);
-        }
+#undef IRLITE_GEMM_PART
+
+}  // namespace
+
+void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, const GemmOperand& b, float* c,
+                      int64_t ldc, const GemmEpilogue& ep, void* scratch) {
+    assert(tile >= 0 && tile < plan.tiles());
+    assert(a.packed == plan.a_prepacked && b.packed == plan.b_prepacked);  // scratch is sized by the plan
+    const int64_t tm = tile / plan.tiles_n, tn = tile % plan.tiles_n;
+    const int64_t i0 = tm * plan.mc, rows = std::min(plan.mc, plan.m - i0);
+    const int64_t j0 = tn * plan.nc, cols = std::min(plan.nc, plan.n - j0);
+    if (plan.k == 0) {
+        store_empty_sum(ep, i0, rows, j0, cols, c, ldc);
+        return;
+    }
+    const TileWork t = plan_tile_work(plan, i0, rows, j0, cols, a, b, c, ldc, ep, scratch);
+    TileScratch s;
+    s.ke.act = ep.act;
+    s.ke.lo = ep.lo;
+    s.ke.hi = ep.hi;
+    const int64_t kc = plan.layout.kc;
+    for (int64_t p0 = 0; p0 < plan.k; p0 += kc) {
+        const int64_t kcb = std::min(kc, plan.k - p0);
+        const KBlock blk{p0, kcb, a_block(t, p0, kcb), b_block(t, p0, kcb)};
+        s.ke.accumulate = p0 > 0;
+        s.ke.last = p0 + kcb >= plan.k;
+        if (t.rows4) run_rows4_block(t, blk, s);
+        else run_micro_tiles(t, blk, s);
     }
 }
 

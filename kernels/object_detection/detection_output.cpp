@@ -227,6 +227,89 @@ struct FloatView {
 };
 FloatView view(const Tensor& t) { return {t.data(), t.type()}; }
 
+// Image n's boxes, decoded from its priors (pr, with their variances at var) and the location
+// offsets, at boxes[p * loc_classes + c].
+void decode_boxes(const DetectionAttrs& a, const Geometry& g, const FloatView& loc, const FloatView& pr,
+                  const FloatView& var, int64_t n, Box* boxes) {
+    const int64_t offset = a.normalized ? 0 : 1;
+    for (int64_t p = 0; p < g.priors; ++p) {
+        Box prior{pr(p * g.prior_size + offset), pr(p * g.prior_size + offset + 1), pr(p * g.prior_size + offset + 2),
+                  pr(p * g.prior_size + offset + 3)};
+        if (!a.normalized) {
+            prior.xmin /= static_cast<double>(a.input_width), prior.xmax /= static_cast<double>(a.input_width);
+            prior.ymin /= static_cast<double>(a.input_height), prior.ymax /= static_cast<double>(a.input_height);
+        }
+        double v[4] = {1, 1, 1, 1};
+        if (!a.variance_encoded)
+            for (int j = 0; j < 4; ++j) v[j] = var(p * 4 + j);
+        for (int64_t c = 0; c < g.loc_classes; ++c) {
+            const FloatView l = loc.at(((n * g.priors + p) * g.loc_classes + c) * 4);
+            const double l0 = l(0), l1 = l(1), l2 = l(2), l3 = l(3);
+            Box b;
+            if (!a.center_size) {
+                b = {prior.xmin + v[0] * l0, prior.ymin + v[1] * l1, prior.xmax + v[2] * l2, prior.ymax + v[3] * l3};
+            } else {
+                const double pw = prior.xmax - prior.xmin, ph = prior.ymax - prior.ymin;
+                const double pcx = (prior.xmin + prior.xmax) / 2, pcy = (prior.ymin + prior.ymax) / 2;
+                const double cx = v[0] * l0 * pw + pcx, cy = v[1] * l1 * ph + pcy;
+                const double w = std::exp(v[2] * l2) * pw, h = std::exp(v[3] * l3) * ph;
+                b = {cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2};
+            }
+            boxes[p * g.loc_classes + c] = a.clip_before ? clipped(b) : b;
+        }
+    }
+}
+
+// Per class of image n, in label order: candidates, top_k, NMS. Writes the kept boxes to `kept`
+// (each class's a segment after the previous class's; `order` is scratch for one class's
+// candidates) and returns their count.
+int64_t nms_per_class(const DetectionAttrs& a, const Geometry& g, const FloatView& conf, int64_t n, const Box* boxes,
+                      int64_t* order, Kept* kept) {
+    int64_t total = 0;
+    for (int64_t c = 0; c < g.classes; ++c) {
+        if (c == a.background) continue;
+        const auto score = [&](int64_t p) { return conf((n * g.priors + p) * g.classes + c); };
+        int64_t count = 0;
+        for (int64_t p = 0; p < g.priors; ++p)
+            if (score(p) > a.confidence_threshold) order[count++] = p;
+        // Best first; equal scores keep prior order (the candidates were made in that order).
+        std::sort(order, order + count, [&](int64_t x, int64_t y) {
+            const double sx = score(x), sy = score(y);
+            return sx > sy || (sx == sy && x < y);
+        });
+        if (a.top_k > -1 && count > a.top_k) count = a.top_k;
+        const int64_t lc = a.share_location ? 0 : c;
+        const int64_t first = total;
+        for (int64_t i = 0; i < count; ++i) {
+            const int64_t p = order[i];
+            const Box& b = boxes[p * g.loc_classes + lc];
+            bool ok = true;
+            for (int64_t k = first; k < total; ++k)
+                if (iou(b, boxes[kept[k].prior * g.loc_classes + lc]) > a.nms_threshold) {
+                    ok = false;
+                    break;
+                }
+            if (ok) kept[total] = {score(p), c, p, total}, ++total;
+        }
+    }
+    return total;
+}
+
+// keep_top_k over all classes: the best, then back in label order (best first within a label),
+// ties in the order they were kept. Returns how many are left.
+int64_t keep_top_k(const DetectionAttrs& a, Kept* kept, int64_t total) {
+    if (a.keep_top_k <= -1 || total <= a.keep_top_k) return total;
+    std::sort(kept, kept + total, [](const Kept& x, const Kept& y) {
+        return x.score > y.score || (x.score == y.score && x.at < y.at);
+    });
+    total = a.keep_top_k;
+    std::sort(kept, kept + total, [](const Kept& x, const Kept& y) {
+        if (x.label != y.label) return x.label < y.label;
+        return x.score > y.score || (x.score == y.score && x.at < y.at);
+    });
+    return total;
+}
+
 template <class T>
 void detect(const KernelContext& ctx, const DetectionPlan& plan, Tensor& out) {
     const auto& a = ctx.attrs<DetectionAttrs>();
@@ -237,7 +320,6 @@ void detect(const KernelContext& ctx, const DetectionPlan& plan, Tensor& out) {
     T* o = out.data<T>();
     const int64_t proposal_rows = ctx.input(kPriors).shape()[1];
     const int64_t prior_batch_elems = proposal_rows * g.priors * g.prior_size;
-    const int64_t offset = a.normalized ? 0 : 1;
     auto* scratch = static_cast<std::byte*>(ctx.scratch());
     Box* boxes = reinterpret_cast<Box*>(scratch);
     auto* order = reinterpret_cast<int64_t*>(scratch + plan.order_at);
@@ -252,75 +334,8 @@ void detect(const KernelContext& ctx, const DetectionPlan& plan, Tensor& out) {
     };
     for (int64_t n = 0; n < g.batch; ++n) {
         const FloatView pr = priors.at((g.prior_batches == 1 ? 0 : n) * prior_batch_elems);
-        const FloatView var = pr.at(g.priors * g.prior_size);
-        // Decode every box.
-        for (int64_t p = 0; p < g.priors; ++p) {
-            Box prior{pr(p * g.prior_size + offset), pr(p * g.prior_size + offset + 1), pr(p * g.prior_size + offset + 2),
-                      pr(p * g.prior_size + offset + 3)};
-            if (!a.normalized) {
-                prior.xmin /= static_cast<double>(a.input_width), prior.xmax /= static_cast<double>(a.input_width);
-                prior.ymin /= static_cast<double>(a.input_height), prior.ymax /= static_cast<double>(a.input_height);
-            }
-            double v[4] = {1, 1, 1, 1};
-            if (!a.variance_encoded)
-                for (int j = 0; j < 4; ++j) v[j] = var(p * 4 + j);
-            for (int64_t c = 0; c < g.loc_classes; ++c) {
-                const FloatView l = loc.at(((n * g.priors + p) * g.loc_classes + c) * 4);
-                const double l0 = l(0), l1 = l(1), l2 = l(2), l3 = l(3);
-                Box b;
-                if (!a.center_size) {
-                    b = {prior.xmin + v[0] * l0, prior.ymin + v[1] * l1, prior.xmax + v[2] * l2, prior.ymax + v[3] * l3};
-                } else {
-                    const double pw = prior.xmax - prior.xmin, ph = prior.ymax - prior.ymin;
-                    const double pcx = (prior.xmin + prior.xmax) / 2, pcy = (prior.ymin + prior.ymax) / 2;
-                    const double cx = v[0] * l0 * pw + pcx, cy = v[1] * l1 * ph + pcy;
-                    const double w = std::exp(v[2] * l2) * pw, h = std::exp(v[3] * l3) * ph;
-                    b = {cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2};
-                }
-                boxes[p * g.loc_classes + c] = a.clip_before ? clipped(b) : b;
-            }
-        }
-        // Per class, in label order: candidates, top_k, NMS; the class's kept boxes are the kept
-        // list's last segment.
-        int64_t total = 0;
-        for (int64_t c = 0; c < g.classes; ++c) {
-            if (c == a.background) continue;
-            const auto score = [&](int64_t p) { return conf((n * g.priors + p) * g.classes + c); };
-            int64_t count = 0;
-            for (int64_t p = 0; p < g.priors; ++p)
-                if (score(p) > a.confidence_threshold) order[count++] = p;
-            // Best first; equal scores keep prior order (the candidates were made in that order).
-            std::sort(order, order + count, [&](int64_t x, int64_t y) {
-                const double sx = score(x), sy = score(y);
-                return sx > sy || (sx == sy && x < y);
-            });
-            if (a.top_k > -1 && count > a.top_k) count = a.top_k;
-            const int64_t lc = a.share_location ? 0 : c;
-            const int64_t first = total;
-            for (int64_t i = 0; i < count; ++i) {
-                const int64_t p = order[i];
-                const Box& b = boxes[p * g.loc_classes + lc];
-                bool ok = true;
-                for (int64_t k = first; k < total; ++k)
-                    if (iou(b, boxes[kept[k].prior * g.loc_classes + lc]) > a.nms_threshold) {
-                        ok = false;
-                        break;
-                    }
-                if (ok) kept[total] = {score(p), c, p, total}, ++total;
-            }
-        }
-        // keep_top_k over all classes: the best, then back in label order (best first within a
-        // label), ties in the order they were kept.
-        if (a.keep_top_k > -1 && total > a.keep_top_k) {
-            std::sort(kept, kept + total, [](const Kept& x, const Kept& y) {
-                return x.score > y.score || (x.score == y.score && x.at < y.at);
-            });
-            total = a.keep_top_k;
-            std::sort(kept, kept + total, [](const Kept& x, const Kept& y) {
-                if (x.label != y.label) return x.label < y.label;
-                return x.score > y.score || (x.score == y.score && x.at < y.at);
-            });
-        }
+        decode_boxes(a, g, loc, pr, pr.at(g.priors * g.prior_size), n, boxes);
+        const int64_t total = keep_top_k(a, kept, nms_per_class(a, g, conf, n, boxes, order, kept));
         for (int64_t k = 0; k < total; ++k) {
             const int64_t lc = a.share_location ? 0 : kept[k].label;
             emit(n, kept[k].label, kept[k].score, boxes[kept[k].prior * g.loc_classes + lc]);

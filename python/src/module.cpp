@@ -323,12 +323,10 @@ py::dict compare_py(const Model& a, const std::optional<Model>& b, const py::obj
     return out;
 }
 
-}  // namespace
+// The module's parts, bound by PYBIND11_MODULE in this order.
 
-PYBIND11_MODULE(_irlite, m) {
-    m.doc() = "irlite: a small, fast engine for OpenVINO IR (model.xml + model.bin)";
-    m.attr("__version__") = version();
-
+// irlite.Error: an irlite Error raised in Python, with its code, kind, message and location.
+void bind_error(py::module_& m) {
     static py::exception<Error> error_type(m, "Error", PyExc_RuntimeError);
     g_error_type = error_type;
     py::register_exception_translator([](std::exception_ptr p) {
@@ -344,7 +342,10 @@ PYBIND11_MODULE(_irlite, m) {
             PyErr_SetObject(g_error_type.ptr(), instance.ptr());
         }
     });
+}
 
+// Port: an input or output of a model.
+void bind_port(py::module_& m) {
     py::class_<Port>(m, "Port")
         .def_readonly("name", &Port::name)
         .def_readonly("names", &Port::names)
@@ -359,7 +360,10 @@ PYBIND11_MODULE(_irlite, m) {
         })
         .def("get_any_name", [](const Port& p) { return p.names.empty() ? p.name : p.names.front(); })
         .def("__repr__", [](const Port& p) { return "<Port '" + p.name + "' " + p.element_type + ">"; });
+}
 
+// Model, and reading and compiling one.
+void bind_model(py::module_& m) {
     py::class_<Model>(m, "Model")
         .def_property_readonly("inputs", [](const Model& model) { return ports_of(model.inputs()); })
         .def_property_readonly("outputs", [](const Model& model) { return ports_of(model.outputs()); })
@@ -375,14 +379,20 @@ PYBIND11_MODULE(_irlite, m) {
         return Model::read(path, weights);
     });
     m.def("_compile", &compile);
+}
 
+// CompiledModel.
+void bind_compiled_model(py::module_& m) {
     py::class_<CompiledModel>(m, "CompiledModel")
         .def_property_readonly("inputs", [](const CompiledModel& c) { return ports_of(c.inputs()); })
         .def_property_readonly("outputs", [](const CompiledModel& c) { return ports_of(c.outputs()); })
         .def("create_infer_request", [](const CompiledModel& c) { return PyRequest(c); })
         .def("__call__", [](const CompiledModel& c, const py::object& inputs) { return PyRequest(c).infer(inputs, false); },
              py::arg("inputs") = py::none());
+}
 
+// VariableState: a ReadValue/Assign variable of a request.
+void bind_variable_state(py::module_& m) {
     py::class_<VariableState>(m, "VariableState")
         .def_property_readonly("name", &VariableState::name)
         .def_property_readonly("state", [](const VariableState& v) { return to_array(v.state()); })
@@ -401,7 +411,10 @@ PYBIND11_MODULE(_irlite, m) {
             v.set_state(wrap_array(dense, port));  // copied by the library
         })
         .def("reset", &VariableState::reset);
+}
 
+// InferRequest.
+void bind_infer_request(py::module_& m) {
     py::class_<PyRequest>(m, "InferRequest")
         .def("infer", &PyRequest::infer, py::arg("inputs") = py::none(), py::arg("share_outputs") = false)
         .def("start_async", &PyRequest::start_async, py::arg("inputs") = py::none())
@@ -417,6 +430,35 @@ PYBIND11_MODULE(_irlite, m) {
                                      py::arg("ms") = e.ms));
             return rows;
         });
+}
+
+// check(): the findings, each a types.SimpleNamespace with the Diagnostic's fields.
+py::list check_py(const std::string& path, bool no_weights, const std::string& weights) {
+    CheckOptions options;
+    options.no_weights = no_weights;
+    options.weights = weights;
+    CheckResult result;
+    {
+        py::gil_scoped_release release;
+        result = check(path, options);
+    }
+    py::list findings;
+    py::object finding_type = py::module_::import("types").attr("SimpleNamespace");
+    for (const Diagnostic& d : result.findings) {
+        py::object f = finding_type();
+        f.attr("code") = d.code;
+        f.attr("severity") = severity_name(d.severity);
+        f.attr("message") = d.message;
+        set_location(f, d.where);
+        f.attr("declared") = d.declared.empty() ? py::none() : py::cast(d.declared);
+        f.attr("inferred") = d.inferred.empty() ? py::none() : py::cast(d.inferred);
+        findings.append(f);
+    }
+    return findings;
+}
+
+// The module's functions: the op list, the log level, compare and check.
+void bind_functions(py::module_& m) {
     m.def("supported_ops", [] {
         py::list ops;
         for (const SupportedOp& op : supported_ops())
@@ -425,28 +467,19 @@ PYBIND11_MODULE(_irlite, m) {
     });
     m.def("set_log_level", [](const std::string& name) { set_log_level(log_level_named(name)); });
     m.def("_compare", &compare_py);
+    m.def("_check", &check_py);
+}
 
-    m.def("_check", [](const std::string& path, bool no_weights, const std::string& weights) {
-        CheckOptions options;
-        options.no_weights = no_weights;
-        options.weights = weights;
-        CheckResult result;
-        {
-            py::gil_scoped_release release;
-            result = check(path, options);
-        }
-        py::list findings;
-        py::object finding_type = py::module_::import("types").attr("SimpleNamespace");
-        for (const Diagnostic& d : result.findings) {
-            py::object f = finding_type();
-            f.attr("code") = d.code;
-            f.attr("severity") = severity_name(d.severity);
-            f.attr("message") = d.message;
-            set_location(f, d.where);
-            f.attr("declared") = d.declared.empty() ? py::none() : py::cast(d.declared);
-            f.attr("inferred") = d.inferred.empty() ? py::none() : py::cast(d.inferred);
-            findings.append(f);
-        }
-        return findings;
-    });
+}  // namespace
+
+PYBIND11_MODULE(_irlite, m) {
+    m.doc() = "irlite: a small, fast engine for OpenVINO IR (model.xml + model.bin)";
+    m.attr("__version__") = version();
+    bind_error(m);
+    bind_port(m);
+    bind_model(m);
+    bind_compiled_model(m);
+    bind_variable_state(m);
+    bind_infer_request(m);
+    bind_functions(m);
 }
