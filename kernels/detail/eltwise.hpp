@@ -255,6 +255,11 @@ std::unique_ptr<OpAttrs> parse_binary_attrs(const AttrReader& reader);
 // the output shape is broadcast_shapes(a, b, auto_broadcast); the type is input 0's or boolean.
 std::vector<OutputInfo> infer_binary(const InferContext& ctx, TypeMask allowed, BinaryOutput output);
 
+// Divide, Mod and FloorMod: throws Error(kind Value, code "division-by-zero") naming the first
+// zero of an integer divisor (input 1), as OpenVINO's reference throws too; `what` names the
+// operation in the message ("division", "remainder"). A float divisor is not checked (IEEE).
+void check_integer_divisor_not_zero(const KernelContext& ctx, const char* what);
+
 // The prepared plan of a binary op: its broadcast rows. The output may overwrite an input of the
 // output's shape (each element is read before it is written).
 struct BinaryPlan : OpPlan {
