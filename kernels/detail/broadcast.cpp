@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string>
 
 namespace irlite::detail {
 
@@ -73,57 +74,74 @@ PartialShape broadcast_shapes(const PartialShape& a, const PartialShape& b, Auto
     return PartialShape(std::move(dims));
 }
 
-int64_t BroadcastPlan::num_rows() const {
-    int64_t rows = row_length > 0 ? 1 : 0;
-    for (int64_t c : outer_counts) rows *= c;
-    return rows;
+namespace {
+
+// "a and b", "a, b and c": the input shapes for a message.
+template <size_t N>
+std::string shapes_text(const std::array<const Shape*, N>& inputs) {
+    std::string text;
+    for (size_t i = 0; i < N; ++i) text += (i == 0 ? "" : i + 1 == N ? " and " : ", ") + to_string(*inputs[i]);
+    return text;
 }
 
-BroadcastPlan plan_broadcast(const Shape& a, const Shape& b, const Shape& out) {
+}  // namespace
+
+template <size_t N>
+BroadcastRows<N> plan_broadcast_n(const std::array<const Shape*, N>& inputs, const Shape& out) {
+    static_assert(N >= 1 && N <= 32, "one pattern bit per input");
     const size_t rank = out.size();
     const auto fail = [&] {
         return Error(ErrorKind::ShapeRule, "broadcast-incompatible",
-                     str("cannot broadcast ", to_string(a), " and ", to_string(b), " to ", to_string(out)));
+                     str("cannot broadcast ", shapes_text(inputs), " to ", to_string(out)));
     };
-    if (a.size() > rank || b.size() > rank) throw fail();
-    // Per output dim of size != 1, which inputs advance along it (bit 0: a, bit 1: b).
+    for (const Shape* in : inputs)
+        if (in->size() > rank) throw fail();
+    // Per output dim of size != 1, which inputs advance along it (bit i: input i).
     struct Dim {
         int64_t count = 0;
-        int pattern = 0;
+        uint32_t pattern = 0;
     };
     SmallBuffer<Dim, 8> dims_storage(rank);  // merged dims; a model's ranks fit without allocating
     size_t n_dims = 0;
     for (size_t d = 0; d < rank; ++d) {
-        const int64_t x = d + a.size() >= rank ? a[d + a.size() - rank] : 1;
-        const int64_t y = d + b.size() >= rank ? b[d + b.size() - rank] : 1;
-        if ((x != out[d] && x != 1) || (y != out[d] && y != 1)) throw fail();
+        uint32_t pattern = 0;
+        for (size_t i = 0; i < N; ++i) {
+            const Shape& in = *inputs[i];
+            const int64_t x = d + in.size() >= rank ? in[d + in.size() - rank] : 1;
+            if (x != out[d] && x != 1) throw fail();
+            if (x == out[d]) pattern |= uint32_t{1} << i;
+        }
         if (out[d] == 1) continue;
-        const int pattern = (x == out[d] ? 1 : 0) | (y == out[d] ? 2 : 0);
         if (n_dims > 0 && dims_storage[n_dims - 1].pattern == pattern)
             dims_storage[n_dims - 1].count *= out[d];
         else
             dims_storage[n_dims++] = {out[d], pattern};
     }
-    BroadcastPlan plan;
+    BroadcastRows<N> plan;
     if (n_dims == 0) return plan;  // one element
     const Dim* dims = dims_storage.data();
+    const auto advances = [](const Dim& dim, size_t i) { return (dim.pattern >> i & 1u) != 0; };
     plan.row_length = dims[n_dims - 1].count;
-    plan.a_varies = dims[n_dims - 1].pattern & 1;
-    plan.b_varies = dims[n_dims - 1].pattern & 2;
-    int64_t a_run = plan.a_varies ? plan.row_length : 1;
-    int64_t b_run = plan.b_varies ? plan.row_length : 1;
+    std::array<int64_t, N> run{};  // per input: elements one step of the next outer loop skips
+    for (size_t i = 0; i < N; ++i) {
+        plan.varies[i] = advances(dims[n_dims - 1], i);
+        run[i] = plan.varies[i] ? plan.row_length : 1;
+    }
     const size_t outer = n_dims - 1;
     plan.outer_counts.resize(outer);
-    plan.a_strides.resize(outer);
-    plan.b_strides.resize(outer);
-    for (size_t i = outer; i-- > 0;) {
-        plan.outer_counts[i] = dims[i].count;
-        plan.a_strides[i] = dims[i].pattern & 1 ? a_run : 0;
-        plan.b_strides[i] = dims[i].pattern & 2 ? b_run : 0;
-        if (dims[i].pattern & 1) a_run *= dims[i].count;
-        if (dims[i].pattern & 2) b_run *= dims[i].count;
+    plan.strides.resize(outer);
+    for (size_t k = outer; k-- > 0;) {
+        plan.outer_counts[k] = dims[k].count;
+        for (size_t i = 0; i < N; ++i) {
+            plan.strides[k][i] = advances(dims[k], i) ? run[i] : 0;
+            if (advances(dims[k], i)) run[i] *= dims[k].count;
+        }
     }
     return plan;
 }
+
+template BroadcastRows<2> plan_broadcast_n<2>(const std::array<const Shape*, 2>&, const Shape&);
+template BroadcastRows<3> plan_broadcast_n<3>(const std::array<const Shape*, 3>&, const Shape&);
+template BroadcastRows<5> plan_broadcast_n<5>(const std::array<const Shape*, 5>&, const Shape&);
 
 }  // namespace irlite::detail

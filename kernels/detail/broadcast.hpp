@@ -2,6 +2,8 @@
 // row plan for kernels (on static shapes, at run time).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -31,39 +33,61 @@ AutoBroadcast parse_auto_broadcast(const AttrReader& reader);
 // clashing dim.
 PartialShape broadcast_shapes(const PartialShape& a, const PartialShape& b, AutoBroadcast mode);
 
-// How to run a binary elementwise op over static shapes a, b -> out (out being their broadcast):
+// How to run an elementwise op over N inputs of static shapes -> out (out being their broadcast):
 // the output is cut into rows of `row_length` elements. Within a row, an input either advances
 // with the output (varies) or repeats one element. Rows are visited by an odometer over the outer
-// dims, after dims of size 1 are dropped and neighbouring dims with the same broadcast pattern are
-// merged, so rows are as long as the shapes allow (same shapes: one row of everything).
-struct BroadcastPlan {
-    int64_t row_length = 1;
-    bool a_varies = true;  // a advances along the row (else a[offset] repeats)
-    bool b_varies = true;
-    std::vector<int64_t> outer_counts;  // outer loops, outermost first
-    std::vector<int64_t> a_strides;     // per outer loop, in elements (0 where a is broadcast)
-    std::vector<int64_t> b_strides;
+// dims, after dims of size 1 are dropped and neighbouring dims where every input has the same
+// broadcast pattern are merged, so rows are as long as the shapes allow (same shapes: one row of
+// everything). The binary ops use N = 2 (BroadcastPlan), Select 3, FakeQuantize 5.
+template <size_t N>
+struct BroadcastRows {
+    using Offsets = std::array<int64_t, N>;  // one element offset per input
 
-    int64_t num_rows() const;
-    // Calls f(a_offset, b_offset, out_offset) for each row, in output order (offsets in elements).
+    int64_t row_length = 1;
+    std::array<bool, N> varies = filled(true);  // per input: advances along the row (else repeats)
+    std::vector<int64_t> outer_counts;          // outer loops, outermost first
+    std::vector<Offsets> strides;               // per outer loop, per input, in elements (0 where broadcast)
+
+    int64_t num_rows() const {
+        int64_t rows = row_length > 0 ? 1 : 0;
+        for (int64_t c : outer_counts) rows *= c;
+        return rows;
+    }
+    // Calls f(offsets, out_offset) for each row, in output order (offsets in elements).
     template <class F>
-    void for_each_row(F&& f) const;
+    void for_each_row(F&& f) const {
+        for_each_row_in(0, num_rows(), f);
+    }
     // The same for rows [begin, end) only.
     template <class F>
     void for_each_row_in(int64_t begin, int64_t end, F&& f) const;
+
+private:
+    static constexpr std::array<bool, N> filled(bool v) {
+        std::array<bool, N> a{};
+        for (bool& x : a) x = v;
+        return a;
+    }
 };
 
-// Throws Error(kind ShapeRule, code "broadcast-incompatible") when out is not the numpy broadcast
-// of a and b.
-BroadcastPlan plan_broadcast(const Shape& a, const Shape& b, const Shape& out);
+using BroadcastPlan = BroadcastRows<2>;
 
-template <class F>
-void BroadcastPlan::for_each_row(F&& f) const {
-    for_each_row_in(0, num_rows(), f);
+// The plan of inputs of shapes *inputs[0..N) to `out`. Throws Error(kind ShapeRule, code
+// "broadcast-incompatible") when out is not their numpy broadcast. Instantiated for N = 2, 3, 5.
+template <size_t N>
+BroadcastRows<N> plan_broadcast_n(const std::array<const Shape*, N>& inputs, const Shape& out);
+extern template BroadcastRows<2> plan_broadcast_n<2>(const std::array<const Shape*, 2>&, const Shape&);
+extern template BroadcastRows<3> plan_broadcast_n<3>(const std::array<const Shape*, 3>&, const Shape&);
+extern template BroadcastRows<5> plan_broadcast_n<5>(const std::array<const Shape*, 5>&, const Shape&);
+
+// The binary form: a and b to out.
+inline BroadcastPlan plan_broadcast(const Shape& a, const Shape& b, const Shape& out) {
+    return plan_broadcast_n<2>({&a, &b}, out);
 }
 
+template <size_t N>
 template <class F>
-void BroadcastPlan::for_each_row_in(int64_t begin, int64_t end, F&& f) const {
+void BroadcastRows<N>::for_each_row_in(int64_t begin, int64_t end, F&& f) const {
     // The odometer lives on the stack for every rank a model uses (no allocation per run); it
     // starts at row `begin`.
     constexpr size_t kStackRank = 16;
@@ -71,22 +95,20 @@ void BroadcastPlan::for_each_row_in(int64_t begin, int64_t end, F&& f) const {
     int64_t stack_counter[kStackRank] = {};
     std::vector<int64_t> heap_counter(n > kStackRank ? n : 0, 0);
     int64_t* counter = n > kStackRank ? heap_counter.data() : stack_counter;
-    int64_t a_offset = 0, b_offset = 0;
+    Offsets offset{};
     for (size_t d = n, rest = static_cast<size_t>(begin); d-- > 0;) {
         const auto count = static_cast<size_t>(outer_counts[d]);
         counter[d] = static_cast<int64_t>(rest % count);
-        a_offset += counter[d] * a_strides[d];
-        b_offset += counter[d] * b_strides[d];
+        for (size_t i = 0; i < N; ++i) offset[i] += counter[d] * strides[d][i];
         rest /= count;
     }
     for (int64_t row = begin; row < end; ++row) {
-        f(a_offset, b_offset, row * row_length);
+        f(static_cast<const Offsets&>(offset), row * row_length);
         for (size_t d = n; d-- > 0;) {
-            a_offset += a_strides[d];
-            b_offset += b_strides[d];
+            const Offsets& step = strides[d];
+            for (size_t i = 0; i < N; ++i) offset[i] += step[i];
             if (++counter[d] < outer_counts[d]) break;
-            a_offset -= a_strides[d] * outer_counts[d];
-            b_offset -= b_strides[d] * outer_counts[d];
+            for (size_t i = 0; i < N; ++i) offset[i] -= step[i] * outer_counts[d];
             counter[d] = 0;
         }
     }

@@ -1,5 +1,7 @@
 #include "kernels/detail/eltwise.hpp"
 
+#include "kernels/detail/index_values.hpp"
+
 namespace irlite::detail {
 
 std::string type_mask_text(TypeMask mask) {
@@ -52,6 +54,21 @@ std::unique_ptr<OpPlan> prepare_binary(const InferContext& ctx, TypeMask allowed
     for (int i = 0; i < 2; ++i)
         if (ctx.shape(static_cast<size_t>(i)).dims() == out_shape) plan->in_place.push_back({0, i});
     return plan;
+}
+
+void check_integer_divisor_not_zero(const KernelContext& ctx, const char* what) {
+    const Tensor& b = ctx.input(1);
+    if (!is_integral(b.type())) return;
+    dispatch_type(b.type(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+            const T* p = b.data<T>();
+            for (int64_t i = 0; i < b.num_elements(); ++i)
+                if (p[i] == 0)
+                    throw ctx.input_error(1, ErrorKind::Value, "division-by-zero",
+                                          str("integer ", what, " by zero: b", position_text(b.shape(), i), " = 0"));
+        }
+    });
 }
 
 }  // namespace irlite::detail

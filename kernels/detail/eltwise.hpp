@@ -255,6 +255,11 @@ std::unique_ptr<OpAttrs> parse_binary_attrs(const AttrReader& reader);
 // the output shape is broadcast_shapes(a, b, auto_broadcast); the type is input 0's or boolean.
 std::vector<OutputInfo> infer_binary(const InferContext& ctx, TypeMask allowed, BinaryOutput output);
 
+// Divide, Mod and FloorMod: throws Error(kind Value, code "division-by-zero") naming the first
+// zero of an integer divisor (input 1), as OpenVINO's reference throws too; `what` names the
+// operation in the message ("division", "remainder"). A float divisor is not checked (IEEE).
+void check_integer_divisor_not_zero(const KernelContext& ctx, const char* what);
+
 // The prepared plan of a binary op: its broadcast rows. The output may overwrite an input of the
 // output's shape (each element is read before it is written).
 struct BinaryPlan : OpPlan {
@@ -282,18 +287,19 @@ void run_binary_buffers(const KernelContext& ctx, ElementType type, const void* 
             const T* pb = static_cast<const T*>(b);
             O* po = out.data<O>();
             const int64_t rows = plan.num_rows();
+            const bool a_varies = plan.varies[0], b_varies = plan.varies[1];
             if (rows == 1) {
                 // One long row (same shapes, or a scalar operand): cut it into chunks.
                 for_chunks(ctx.pool(), plan.row_length, kEltwiseGrain, [&](int64_t begin, int64_t end) {
-                    binary_row<T, C, R, O>(fn, pa + (plan.a_varies ? begin : 0), plan.a_varies,
-                                           pb + (plan.b_varies ? begin : 0), plan.b_varies, po + begin, end - begin);
+                    binary_row<T, C, R, O>(fn, pa + (a_varies ? begin : 0), a_varies, pb + (b_varies ? begin : 0),
+                                           b_varies, po + begin, end - begin);
                 });
                 return;
             }
             const int64_t grain = std::max<int64_t>(1, kEltwiseGrain / std::max<int64_t>(plan.row_length, 1));
             for_chunks(ctx.pool(), rows, grain, [&](int64_t begin, int64_t end) {
-                plan.for_each_row_in(begin, end, [&](int64_t ao, int64_t bo, int64_t oo) {
-                    binary_row<T, C, R, O>(fn, pa + ao, plan.a_varies, pb + bo, plan.b_varies, po + oo, plan.row_length);
+                plan.for_each_row_in(begin, end, [&](const BroadcastPlan::Offsets& in, int64_t oo) {
+                    binary_row<T, C, R, O>(fn, pa + in[0], a_varies, pb + in[1], b_varies, po + oo, plan.row_length);
                 });
             });
         } else {

@@ -83,6 +83,20 @@ void require_same_type(const InferContext& ctx, size_t i, size_t ref) {
                                   to_string(ctx.type(ref))));
 }
 
+ElementType require_one_storable_float_type(const InferContext& ctx) {
+    const ElementType type = ctx.type(0);
+    const std::string first = ctx.def().input_role(0);
+    if (!is_storable_float(type))
+        throw ctx.input_error(0, ErrorKind::Type, "element-type-unsupported",
+                              str(first, " must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
+    for (size_t i = 1; i < ctx.num_inputs(); ++i)
+        if (ctx.type(i) != type)
+            throw ctx.input_error(i, ErrorKind::Type, "element-type-mismatch",
+                                  str(ctx.def().input_role(i), " is ", to_string(ctx.type(i)), " but ", first, " is ",
+                                      to_string(type), ": every input has the same type"));
+    return type;
+}
+
 void require_rank(const InferContext& ctx, size_t i, int64_t lo, int64_t hi, const char* what) {
     const PartialShape& s = ctx.shape(i);
     if (!s.rank_known()) return;

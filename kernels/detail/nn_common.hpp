@@ -31,6 +31,10 @@ void require_numeric(const InferContext& ctx, size_t i);
 void require_integer(const InferContext& ctx, size_t i);
 // Throws Error(Type, "type-mismatch") at input i unless its type equals input ref's.
 void require_same_type(const InferContext& ctx, size_t i, size_t ref);
+// The ops whose inputs are all of one float type (the Detectron ones, GenerateProposals): input 0's
+// type must be a storable float (f16, bf16, f32, f64; Error(Type, "element-type-unsupported")) and
+// every other input's type the same (Error(Type, "element-type-mismatch") at that input); returns it.
+ElementType require_one_storable_float_type(const InferContext& ctx);
 // Throws Error(ShapeRule, "rank-invalid") at input i when its rank is known and not in [lo, hi].
 void require_rank(const InferContext& ctx, size_t i, int64_t lo, int64_t hi, const char* what);
 

@@ -1,6 +1,8 @@
-// Region-proposal steps shared by ExperimentalDetectronGenerateProposalsSingleImage-6 and
-// GenerateProposals-9 (kernels/object_detection/): anchor decoding with clipping, the rank order of
-// the proposals, and Detectron's greedy NMS. The arithmetic follows what OpenVINO computes (its
+// The region-proposal core shared by ExperimentalDetectronGenerateProposalsSingleImage-6 and
+// GenerateProposals-9 (kernels/object_detection/), which differ only in their batch dim, im_info,
+// offsets, what a too small box becomes and their outputs: the common attributes, the inputs' types
+// and feature-map dims, the scratch layout, anchor decoding with clipping, the rank order of the
+// proposals, the pre-NMS top-k and Detectron's greedy NMS (proposals.cpp holds what is not a template). The arithmetic follows what OpenVINO computes (its
 // reference and CPU plugin), operation by operation in the compute type C (float for f16, bf16 and
 // f32 inputs, double for f64), so that irlite's results match OpenVINO's bit for bit in f32:
 // - decoding with `offset` (1 for pixel-inclusive boxes, 0 for normalized ones): w = x1 - x0 +
@@ -17,41 +19,45 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <numeric>
+#include <type_traits>
 
 #include "engine/op.hpp"
+#include "kernels/detail/eltwise.hpp"
 
 namespace irlite::detail {
 
-// Attributes: a finite number >= 0 (min_size, nms_threshold).
-inline double non_negative_attr(const AttrReader& r, const char* name) {
-    const double v = r.get_f64(name);
-    if (!(v >= 0) || std::isinf(v))
-        throw Error(ErrorKind::Attribute, "attribute-invalid",
-                    str("attribute '", name, "' = ", v, ": it must be a non-negative number (allowed [0, inf))"));
-    return v;
-}
+// The inputs of both ops, in this order.
+constexpr size_t kProposalImInfo = 0, kProposalAnchors = 1, kProposalDeltas = 2, kProposalScores = 3;
+
+// The attributes both ops have, all required: min_size and nms_threshold (finite, >= 0),
+// pre_nms_count (>= 0) and post_nms_count (0 to 2^31 - 1; OpenVINO's CPU plugin holds it in an int).
+struct ProposalAttrs : OpAttrs {
+    double min_size = 0, nms_threshold = 0;
+    int64_t pre_nms_count = 0, post_nms_count = 0;
+};
+void parse_proposal_attrs(const AttrReader& r, ProposalAttrs& a);
 
 // Shape rules: merges a known dim d of port `port` into `into` (a dim several inputs must agree
 // on, with the port it came from, for messages); throws when they disagree.
-inline void merge_dim(const InferContext& ctx, size_t port, int64_t d, const char* what, int64_t& into, size_t& from) {
-    if (d == kDynamic) return;
-    if (into != kDynamic && into != d)
-        throw ctx.input_error(port, ErrorKind::ShapeRule, "shape-mismatch",
-                              str(ctx.def().input_role(port), " gives ", what, " = ", d, " but ",
-                                  ctx.def().input_role(from), " gives ", into, ": ", to_string(ctx.shape(port)), " vs ",
-                                  to_string(ctx.shape(from))));
-    if (into == kDynamic) from = port;  // the first port that gave it
-    into = d;
-}
+void merge_dim(const InferContext& ctx, size_t port, int64_t d, const char* what, int64_t& into, size_t& from);
 
 // Shape rules: port `port` has rank `rank` when its rank is known (`layout` names its dims).
-inline void require_rank_exactly(const InferContext& ctx, size_t port, size_t rank, const char* layout) {
-    const PartialShape& s = ctx.shape(port);
-    if (s.rank_known() && s.rank() != rank)
-        throw ctx.input_error(port, ErrorKind::ShapeRule, "rank-invalid",
-                              str(ctx.def().input_role(port), " must be ", rank, "-D ", layout, ", got ", to_string(s)));
-}
+void require_rank_exactly(const InferContext& ctx, size_t port, size_t rank, const char* layout);
+
+// The feature map's dims as scores and deltas give them (kDynamic where unknown), each with the
+// port it came from.
+struct FeatureMapDims {
+    int64_t batch = kDynamic, anchors = kDynamic, height = kDynamic, width = kDynamic;
+    size_t batch_from = kProposalImInfo, anchors_from = kProposalScores, height_from = kProposalScores,
+           width_from = kProposalScores;
+};
+
+// Shape rules: merges scores [(N,) A, H, W] and deltas [(N,) A * 4, H, W] into `dims` (`batched`:
+// with the leading N); `anchors_name` names A in messages. Ranks are checked before.
+void merge_scores_and_deltas(const InferContext& ctx, bool batched, const char* anchors_name, FeatureMapDims& dims);
 
 template <class C>
 struct Proposal {
@@ -116,6 +122,98 @@ int64_t greedy_nms(const Proposal<C>* p, const int64_t* order, int64_t n, uint8_
         }
     }
     return count;
+}
+
+// The compute type of storage type T: float for f16, bf16 and f32, double for f64.
+template <class T>
+using proposal_compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+// Byte offsets in the scratch of one image's work: its proposals (at 0), their rank order, the
+// kept indices, a min_size flag per proposal and a dead flag per ranked proposal; `end` is its size.
+struct ProposalScratch {
+    size_t order_at = 0, kept_at = 0, keep_at = 0, dead_at = 0, end = 0;
+};
+
+// What both plans hold: the feature map (anchors per cell, height, width), its proposal count, how
+// many go to NMS (pre) and the most NMS keeps (kept_cap), and the scratch layout.
+struct ProposalsPlanBase : OpPlan {
+    int64_t chans = 0, height = 0, width = 0, count = 0, pre = 0, kept_cap = 0;
+    ProposalScratch layout;
+};
+
+// Fills the base plan for a feature map of chans x height x width anchors of element type `type`
+// (sets scratch_bytes to the layout's size: an op with more scratch adds after it).
+void plan_proposals(ProposalsPlanBase& plan, ElementType type, int64_t chans, int64_t height, int64_t width,
+                    const ProposalAttrs& a);
+
+// The scratch of one image's work, in the plan's layout.
+template <class C>
+struct ProposalWork {
+    Proposal<C>* props;
+    int64_t* order;
+    int64_t* kept;
+    uint8_t* keep;  // per proposal: passes min_size
+    uint8_t* dead;  // per ranked proposal: out of NMS
+};
+
+template <class C>
+ProposalWork<C> proposal_work(void* scratch, const ProposalScratch& layout) {
+    auto* bytes = static_cast<std::byte*>(scratch);
+    return {reinterpret_cast<Proposal<C>*>(bytes), reinterpret_cast<int64_t*>(bytes + layout.order_at),
+            reinterpret_cast<int64_t*>(bytes + layout.kept_at), reinterpret_cast<uint8_t*>(bytes + layout.keep_at),
+            reinterpret_cast<uint8_t*>(bytes + layout.dead_at)};
+}
+
+// One image's clipping bounds, min_size (scaled per axis by GenerateProposals) and coordinate offset.
+template <class C>
+struct ImageBounds {
+    C height, width, min_h, min_w, offset;
+};
+
+// Decodes every anchor of one image into work.props (score: the input's, unchanged) and sets
+// work.keep to the min_size test. anchors [H, W, A, 4], deltas [A * 4, H, W] and scores [A, H, W]
+// of that image; proposal p = (h * W + w) * A + a.
+template <class T, class C>
+void decode_feature_map(const T* anchors, const T* deltas, const T* scores, const ProposalsPlanBase& plan,
+                        const ImageBounds<C>& image, const ProposalWork<C>& work) {
+    const int64_t A = plan.chans, H = plan.height, W = plan.width, area = H * W;
+    for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w)
+            for (int64_t k = 0; k < A; ++k) {
+                const int64_t p = (h * W + w) * A + k;
+                C anchor[4], delta[4];
+                for (int j = 0; j < 4; ++j) {
+                    anchor[j] = to_compute<C>(anchors[p * 4 + j]);
+                    delta[j] = to_compute<C>(deltas[(k * 4 + j) * area + h * W + w]);
+                }
+                work.keep[p] = decode_proposal<C>(anchor, delta, image.height, image.width, image.min_h, image.min_w,
+                                                  image.offset, work.props[p])
+                                   ? 1
+                                   : 0;
+                work.props[p].score = to_compute<C>(scores[k * area + h * W + w]);
+            }
+}
+
+// Ranks one image's decoded proposals, takes the first plan.pre of that order (`drop_small`: less
+// the ones that failed min_size, still counted) through greedy NMS with `nms_offset`, and returns
+// how many it kept (their indices in work.kept, at most plan.kept_cap).
+template <class C>
+int64_t select_proposals(const ProposalsPlanBase& plan, const ProposalWork<C>& work, bool drop_small, C threshold,
+                         C nms_offset) {
+    std::iota(work.order, work.order + plan.count, int64_t{0});
+    std::partial_sort(work.order, work.order + plan.pre, work.order + plan.count,
+                      [&](int64_t i, int64_t j) { return ranks_before(work.props, i, j); });
+    for (int64_t i = 0; i < plan.pre; ++i) work.dead[i] = drop_small && !work.keep[work.order[i]] ? 1 : 0;
+    return greedy_nms<C>(work.props, work.order, plan.pre, work.dead, threshold, nms_offset, plan.kept_cap, work.kept);
+}
+
+// Writes box p as a row (x0, y0, x1, y1) of rois; zeros when p is null (a padding row).
+template <class T, class C>
+void store_roi(const Proposal<C>* p, T* roi) {
+    roi[0] = from_compute<T>(p ? p->x0 : C(0));
+    roi[1] = from_compute<T>(p ? p->y0 : C(0));
+    roi[2] = from_compute<T>(p ? p->x1 : C(0));
+    roi[3] = from_compute<T>(p ? p->y1 : C(0));
 }
 
 }  // namespace irlite::detail

@@ -7,7 +7,6 @@
 #include <type_traits>
 
 #include "kernels/detail/eltwise.hpp"
-#include "kernels/detail/index_values.hpp"
 
 namespace irlite {
 namespace {
@@ -44,21 +43,6 @@ auto divide_fn() {
     });
 }
 
-void check_no_integer_zero(const KernelContext& ctx) {
-    const Tensor& b = ctx.input(1);
-    if (!is_integral(b.type())) return;
-    dispatch_type(b.type(), [&](auto tag) {
-        using T = decltype(tag);
-        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-            const T* p = b.data<T>();
-            for (int64_t i = 0; i < b.num_elements(); ++i)
-                if (p[i] == 0)
-                    throw ctx.input_error(1, ErrorKind::Value, "division-by-zero",
-                                          str("integer division by zero: b", position_text(b.shape(), i), " = 0"));
-        }
-    });
-}
-
 }  // namespace
 
 OpDef make_divide_op() {
@@ -70,7 +54,7 @@ OpDef make_divide_op() {
         return a;
     };
     d.compute = [](KernelContext& ctx) {
-        check_no_integer_zero(ctx);
+        check_integer_divisor_not_zero(ctx, "division");
         const BroadcastPlan& rows = ctx.plan<BinaryPlan>().broadcast;
         if (ctx.attrs<DivideAttrs>().python_div) run_binary<kArithmeticTypes, IntegerMath::Native>(ctx, divide_fn<true>(), rows);
         else run_binary<kArithmeticTypes, IntegerMath::Native>(ctx, divide_fn<false>(), rows);

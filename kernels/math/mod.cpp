@@ -7,7 +7,6 @@
 #include <type_traits>
 
 #include "kernels/detail/eltwise.hpp"
-#include "kernels/detail/index_values.hpp"
 
 namespace irlite {
 namespace {
@@ -40,26 +39,11 @@ auto remainder_fn() {
     };
 }
 
-void check_no_integer_zero(const KernelContext& ctx) {
-    const Tensor& b = ctx.input(1);
-    if (!is_integral(b.type())) return;
-    dispatch_type(b.type(), [&](auto tag) {
-        using T = decltype(tag);
-        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-            const T* p = b.data<T>();
-            for (int64_t i = 0; i < b.num_elements(); ++i)
-                if (p[i] == 0)
-                    throw ctx.input_error(1, ErrorKind::Value, "division-by-zero",
-                                          str("integer remainder by zero: b", position_text(b.shape(), i), " = 0"));
-        }
-    });
-}
-
 template <bool kFloor>
 OpDef make_remainder_op(const char* type) {
     OpDef d = make_binary_op<kArithmeticTypes, IntegerMath::Native>(type, 1, remainder_fn<kFloor>());
     d.compute = [](KernelContext& ctx) {
-        check_no_integer_zero(ctx);
+        check_integer_divisor_not_zero(ctx, "remainder");
         run_binary<kArithmeticTypes, IntegerMath::Native>(ctx, remainder_fn<kFloor>(), ctx.plan<BinaryPlan>().broadcast);
     };
     return d;

@@ -2,7 +2,6 @@
 // Inputs: 0 'cond' (boolean), 1 'then', 2 'else' (same element type, any). Attribute
 // auto_broadcast: numpy (default) or none (all shapes equal). Types: every type; the copy works on
 // bytes, dispatched on the element size.
-#include <algorithm>
 #include <cstring>
 
 #include "kernels/detail/broadcast.hpp"
@@ -29,59 +28,37 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{ctx.type(1), shape}};
 }
 
-// Element strides of `in` seen with the output's rank and shape (0 along broadcast dims).
-std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out) {
-    std::vector<int64_t> strides(out.size(), 0);
-    int64_t stride = 1;
-    for (size_t i = 0; i < in.size(); ++i) {
-        const size_t in_dim = in.size() - 1 - i, out_dim = out.size() - 1 - i;
-        strides[out_dim] = in[in_dim] == 1 ? 0 : stride;
-        stride *= in[in_dim];
-    }
-    return strides;
-}
-
-// The walk planned once: each operand's element strides along the output's dims (0 where it is
-// broadcast); the odometer's index lives in scratch.
+// The walk planned once: rows of the output in which each operand advances or repeats one
+// element (broadcast.hpp's plan over the three inputs).
 struct SelectPlan : OpPlan {
-    Shape shape;
-    std::vector<int64_t> sc, st, se;
+    BroadcastRows<3> rows;
 };
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     auto plan = std::make_unique<SelectPlan>();
-    plan->shape = infer(ctx)[0].shape.to_shape();
-    plan->sc = broadcast_strides(ctx.shape(0).to_shape(), plan->shape);
-    plan->st = broadcast_strides(ctx.shape(1).to_shape(), plan->shape);
-    plan->se = broadcast_strides(ctx.shape(2).to_shape(), plan->shape);
-    plan->scratch_bytes = plan->shape.size() * sizeof(int64_t);
+    const Shape out = infer(ctx)[0].shape.to_shape();
+    plan->rows = plan_broadcast_n<3>({&ctx.shape(0).dims(), &ctx.shape(1).dims(), &ctx.shape(2).dims()}, out);
     plan->method = "strided";
     return plan;
 }
 
 template <size_t kBytes>
 void select_elements(const KernelContext& ctx, const SelectPlan& plan, Tensor& out) {
-    const Shape& shape = plan.shape;
-    const std::vector<int64_t>& sc = plan.sc;
-    const std::vector<int64_t>& st = plan.st;
-    const std::vector<int64_t>& se = plan.se;
+    const BroadcastRows<3>& rows = plan.rows;
     const auto* cond = ctx.input(0).data<uint8_t>();
     const std::byte* then_bytes = ctx.input(1).bytes();
     const std::byte* else_bytes = ctx.input(2).bytes();
     std::byte* dst = out.bytes();
-    auto* index = static_cast<int64_t*>(ctx.scratch());
-    std::fill(index, index + shape.size(), int64_t{0});
-    int64_t oc = 0, ot = 0, oe = 0;
-    for (int64_t n = 0; n < out.num_elements(); ++n) {
-        const std::byte* src = cond[oc] ? then_bytes + ot * kBytes : else_bytes + oe * kBytes;
-        std::memcpy(dst + n * static_cast<int64_t>(kBytes), src, kBytes);
-        for (size_t d = shape.size(); d-- > 0;) {
-            oc += sc[d], ot += st[d], oe += se[d];
-            if (++index[d] < shape[d]) break;
-            oc -= sc[d] * shape[d], ot -= st[d] * shape[d], oe -= se[d] * shape[d];
-            index[d] = 0;
+    // Per operand, how far one step along the row moves it: 1 element or none (broadcast).
+    const int64_t cond_step = rows.varies[0], then_step = rows.varies[1], else_step = rows.varies[2];
+    rows.for_each_row([&](const BroadcastRows<3>::Offsets& in, int64_t first) {
+        for (int64_t j = 0; j < rows.row_length; ++j) {
+            const std::byte* src = cond[in[0] + j * cond_step]
+                                       ? then_bytes + (in[1] + j * then_step) * static_cast<int64_t>(kBytes)
+                                       : else_bytes + (in[2] + j * else_step) * static_cast<int64_t>(kBytes);
+            std::memcpy(dst + (first + j) * static_cast<int64_t>(kBytes), src, kBytes);
         }
-    }
+    });
 }
 
 void compute(KernelContext& ctx) {

@@ -49,6 +49,7 @@
 #include "engine/op.hpp"
 #include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/float_dispatch.hpp"
+#include "kernels/detail/nn_common.hpp"
 
 namespace irlite {
 namespace {
@@ -139,15 +140,7 @@ void check_2d(const InferContext& ctx, size_t port, int64_t cols, const char* wh
 
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const auto& a = ctx.attrs<DetectronOutputAttrs>();
-    const ElementType type = ctx.type(kRois);
-    if (!is_storable_float(type))
-        throw ctx.input_error(kRois, ErrorKind::Type, "element-type-unsupported",
-                              str("rois must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
-    for (size_t i = 1; i < ctx.num_inputs(); ++i)
-        if (ctx.type(i) != type)
-            throw ctx.input_error(i, ErrorKind::Type, "element-type-mismatch",
-                                  str(ctx.def().input_role(i), " is ", to_string(ctx.type(i)), " but rois is ",
-                                      to_string(type), ": every input has the same type"));
+    const ElementType type = nn::require_one_storable_float_type(ctx);  // rois' type, which all share
     const size_t outputs = output_count(ctx);
     int64_t rois = kDynamic;
     size_t rois_from = kRois;

@@ -31,54 +31,28 @@
 // - A dropped box stays dropped, as in OpenVINO's CPU plugin (what users run). OpenVINO's template
 //   reference overwrites a box's "dead" flag at each later kept box, which can revive a box an
 //   earlier kept box suppressed; its published test vectors do not reach that case.
-#include <algorithm>
-#include <cmath>
-#include <numeric>
-#include <type_traits>
-
 #include "engine/op.hpp"
-#include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/float_dispatch.hpp"
+#include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/proposals.hpp"
 
 namespace irlite {
 namespace {
 
-constexpr size_t kImInfo = 0, kAnchors = 1, kDeltas = 2, kScores = 3;
+constexpr size_t kImInfo = detail::kProposalImInfo, kAnchors = detail::kProposalAnchors,
+                 kDeltas = detail::kProposalDeltas, kScores = detail::kProposalScores;
 
-struct ProposalsAttrs : OpAttrs {
-    double min_size = 0, nms_threshold = 0;
-    int64_t pre_nms_count = 0, post_nms_count = 0;
-};
+using ProposalsAttrs = detail::ProposalAttrs;
 
 std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     auto a = std::make_unique<ProposalsAttrs>();
-    a->min_size = detail::non_negative_attr(r, "min_size");
-    a->nms_threshold = detail::non_negative_attr(r, "nms_threshold");
-    a->pre_nms_count = r.get_i64("pre_nms_count");
-    if (a->pre_nms_count < 0)
-        throw Error(ErrorKind::Attribute, "attribute-invalid",
-                    str("attribute 'pre_nms_count' = ", a->pre_nms_count,
-                        ": it must be a non-negative integer (allowed [0, 9223372036854775807])"));
-    a->post_nms_count = r.get_i64("post_nms_count");
-    if (a->post_nms_count < 0 || a->post_nms_count > (int64_t{1} << 31) - 1)
-        throw Error(ErrorKind::Attribute, "attribute-invalid",
-                    str("attribute 'post_nms_count' = ", a->post_nms_count,
-                        ": it must be a non-negative integer (allowed [0, 2147483647])"));
+    detail::parse_proposal_attrs(r, *a);
     return a;
 }
 
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const auto& a = ctx.attrs<ProposalsAttrs>();
-    const ElementType type = ctx.type(kImInfo);
-    if (!is_storable_float(type))
-        throw ctx.input_error(kImInfo, ErrorKind::Type, "element-type-unsupported",
-                              str("im_info must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
-    for (size_t i = 1; i < ctx.num_inputs(); ++i)
-        if (ctx.type(i) != type)
-            throw ctx.input_error(i, ErrorKind::Type, "element-type-mismatch",
-                                  str(ctx.def().input_role(i), " is ", to_string(ctx.type(i)), " but im_info is ",
-                                      to_string(type), ": every input has the same type"));
+    const ElementType type = nn::require_one_storable_float_type(ctx);
     detail::require_rank_exactly(ctx, kImInfo, 1, "[3] (image_height, image_width, scale)");
     detail::require_rank_exactly(ctx, kAnchors, 2, "[height * width * number_of_channels, 4]");
     detail::require_rank_exactly(ctx, kDeltas, 3, "[number_of_channels * 4, height, width]");
@@ -91,24 +65,9 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     if (anchors.rank_known() && !dims_compatible(anchors[1], 4))
         throw ctx.input_error(kAnchors, ErrorKind::ShapeRule, "shape-invalid",
                               str("anchors must be [height * width * number_of_channels, 4], got ", to_string(anchors)));
-    const PartialShape& deltas = ctx.shape(kDeltas);
-    const PartialShape& scores = ctx.shape(kScores);
-    int64_t h = kDynamic, w = kDynamic, chans = kDynamic;
-    size_t h_from = kScores, w_from = kScores, chans_from = kScores;
-    if (scores.rank_known()) {
-        detail::merge_dim(ctx, kScores, scores[0], "number_of_channels", chans, chans_from);
-        detail::merge_dim(ctx, kScores, scores[1], "height", h, h_from);
-        detail::merge_dim(ctx, kScores, scores[2], "width", w, w_from);
-    }
-    if (deltas.rank_known()) {
-        if (deltas[0] != kDynamic && deltas[0] % 4 != 0)
-            throw ctx.input_error(kDeltas, ErrorKind::ShapeRule, "shape-invalid",
-                                  str("deltas must be [number_of_channels * 4, height, width]: its first dim ", deltas[0],
-                                      " is not a multiple of 4"));
-        detail::merge_dim(ctx, kDeltas, deltas[0] == kDynamic ? kDynamic : deltas[0] / 4, "number_of_channels", chans, chans_from);
-        detail::merge_dim(ctx, kDeltas, deltas[1], "height", h, h_from);
-        detail::merge_dim(ctx, kDeltas, deltas[2], "width", w, w_from);
-    }
+    detail::FeatureMapDims dims;
+    detail::merge_scores_and_deltas(ctx, false, "number_of_channels", dims);
+    const int64_t h = dims.height, w = dims.width, chans = dims.anchors;
     if (anchors.rank_known() && anchors[0] != kDynamic && h != kDynamic && w != kDynamic && chans != kDynamic &&
         anchors[0] != h * w * chans)
         throw ctx.input_error(kAnchors, ErrorKind::ShapeRule, "shape-mismatch",
@@ -118,86 +77,51 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{type, PartialShape({rows, 4})}, {type, PartialShape({rows})}};
 }
 
-struct ProposalsPlan : OpPlan {
-    int64_t chans = 0, height = 0, width = 0, count = 0, pre = 0, post = 0, kept_cap = 0;
-    size_t order_at = 0, kept_at = 0, dead_at = 0;  // scratch layout (bytes): proposals, order, kept, dead
+// The shared plan and the output rows (post_nms_count, kept proposals then zeros).
+struct ProposalsPlan : detail::ProposalsPlanBase {
+    int64_t post = 0;
 };
-
-template <class C>
-size_t proposal_bytes(int64_t n) {
-    return static_cast<size_t>(n) * sizeof(detail::Proposal<C>);
-}
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     infer(ctx);
     const auto& a = ctx.attrs<ProposalsAttrs>();
     auto plan = std::make_unique<ProposalsPlan>();
     const PartialShape& scores = ctx.shape(kScores);
-    plan->chans = scores[0];
-    plan->height = scores[1];
-    plan->width = scores[2];
-    plan->count = plan->chans * plan->height * plan->width;
-    plan->pre = std::min(plan->count, a.pre_nms_count);
+    detail::plan_proposals(*plan, ctx.type(kImInfo), scores[0], scores[1], scores[2], a);
     plan->post = a.post_nms_count;
-    plan->kept_cap = std::min(plan->pre, plan->post);
-    const size_t box = ctx.type(kImInfo) == ElementType::f64 ? proposal_bytes<double>(plan->count) : proposal_bytes<float>(plan->count);
-    plan->order_at = (box + 7) / 8 * 8;
-    plan->kept_at = plan->order_at + static_cast<size_t>(plan->count) * sizeof(int64_t);
-    plan->dead_at = plan->kept_at + static_cast<size_t>(plan->kept_cap) * sizeof(int64_t);
-    plan->scratch_bytes = plan->dead_at + static_cast<size_t>(plan->pre);
     plan->method = "detectron-proposals";
     return plan;
 }
 
+// OpenVINO multiplies the score by the min_size test (0 or 1) instead of removing the box: -0 or
+// NaN stay so, and such a box still ranks and suppresses in NMS.
+template <class C>
+void zero_small_box_scores(const detail::ProposalWork<C>& work, int64_t count) {
+    for (int64_t p = 0; p < count; ++p) work.props[p].score = (work.keep[p] ? C(1) : C(0)) * work.props[p].score;
+}
+
 template <class T>
 void propose(KernelContext& ctx, const ProposalsPlan& plan) {
-    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    using C = detail::proposal_compute_t<T>;
     const auto& a = ctx.attrs<ProposalsAttrs>();
     const T* info = ctx.input(kImInfo).data<T>();
-    const T* anchors = ctx.input(kAnchors).data<T>();
-    const T* deltas = ctx.input(kDeltas).data<T>();
-    const T* scores = ctx.input(kScores).data<T>();
-    auto* scratch = static_cast<std::byte*>(ctx.scratch());
-    auto* props = reinterpret_cast<detail::Proposal<C>*>(scratch);
-    auto* order = reinterpret_cast<int64_t*>(scratch + plan.order_at);
-    auto* kept = reinterpret_cast<int64_t*>(scratch + plan.kept_at);
-    auto* dead = reinterpret_cast<uint8_t*>(scratch + plan.dead_at);
-
-    const C img_h = detail::to_compute<C>(info[0]), img_w = detail::to_compute<C>(info[1]);
+    const detail::ProposalWork<C> work = detail::proposal_work<C>(ctx.scratch(), plan.layout);
     const C min_size = static_cast<C>(a.min_size);
-    const int64_t A = plan.chans, H = plan.height, W = plan.width, area = H * W;
-    for (int64_t h = 0; h < H; ++h)
-        for (int64_t w = 0; w < W; ++w)
-            for (int64_t k = 0; k < A; ++k) {
-                const int64_t p = (h * W + w) * A + k;
-                C anchor[4], delta[4];
-                for (int j = 0; j < 4; ++j) {
-                    anchor[j] = detail::to_compute<C>(anchors[p * 4 + j]);
-                    delta[j] = detail::to_compute<C>(deltas[(k * 4 + j) * area + h * W + w]);
-                }
-                const bool big_enough =
-                    detail::decode_proposal<C>(anchor, delta, img_h, img_w, min_size, min_size, C(1), props[p]);
-                // OpenVINO multiplies the score by the min_size test (0 or 1): -0 or NaN stay so.
-                props[p].score = (big_enough ? C(1) : C(0)) * detail::to_compute<C>(scores[k * area + h * W + w]);
-            }
-    std::iota(order, order + plan.count, int64_t{0});
-    std::partial_sort(order, order + plan.pre, order + plan.count,
-                      [&](int64_t i, int64_t j) { return detail::ranks_before(props, i, j); });
-    std::fill(dead, dead + plan.pre, uint8_t{0});
-    const int64_t n = detail::greedy_nms<C>(props, order, plan.pre, dead, static_cast<C>(a.nms_threshold), C(0),
-                                            plan.kept_cap, kept);
+    // Pixel-inclusive decoding (+1); im_info's scale is not used.
+    const detail::ImageBounds<C> image{detail::to_compute<C>(info[0]), detail::to_compute<C>(info[1]), min_size,
+                                       min_size, C(1)};
+    detail::decode_feature_map<T, C>(ctx.input(kAnchors).data<T>(), ctx.input(kDeltas).data<T>(),
+                                     ctx.input(kScores).data<T>(), plan, image, work);
+    zero_small_box_scores(work, plan.count);
+    // Nothing is removed before NMS, whose IoU is without the +1 (OpenVINO calls it with offset 0).
+    const int64_t n = detail::select_proposals<C>(plan, work, false, static_cast<C>(a.nms_threshold), C(0));
 
     const bool want_rois = ctx.output_needed(0), want_scores = ctx.num_outputs() > 1 && ctx.output_needed(1);
     T* out_rois = want_rois ? ctx.output(0).data<T>() : nullptr;
     T* out_scores = want_scores ? ctx.output(1).data<T>() : nullptr;
     for (int64_t i = 0; i < plan.post; ++i) {
-        const detail::Proposal<C>* p = i < n ? &props[kept[i]] : nullptr;
-        if (out_rois) {
-            out_rois[i * 4] = detail::from_compute<T>(p ? p->x0 : C(0));
-            out_rois[i * 4 + 1] = detail::from_compute<T>(p ? p->y0 : C(0));
-            out_rois[i * 4 + 2] = detail::from_compute<T>(p ? p->x1 : C(0));
-            out_rois[i * 4 + 3] = detail::from_compute<T>(p ? p->y1 : C(0));
-        }
+        const detail::Proposal<C>* p = i < n ? &work.props[work.kept[i]] : nullptr;
+        if (out_rois) detail::store_roi<T, C>(p, out_rois + i * 4);
         if (out_scores) out_scores[i] = detail::from_compute<T>(p ? p->score : C(0));
     }
 }

@@ -36,42 +36,28 @@
 // - Output: each image's kept boxes in NMS order with their (unchanged) scores, image after image;
 //   no padding rows. roisnum[n] is image n's count.
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <numeric>
-#include <type_traits>
 
 #include "engine/op.hpp"
-#include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/float_dispatch.hpp"
+#include "kernels/detail/nn_common.hpp"
 #include "kernels/detail/proposals.hpp"
 
 namespace irlite {
 namespace {
 
-constexpr size_t kImInfo = 0, kAnchors = 1, kDeltas = 2, kScores = 3;
+constexpr size_t kImInfo = detail::kProposalImInfo, kAnchors = detail::kProposalAnchors,
+                 kDeltas = detail::kProposalDeltas, kScores = detail::kProposalScores;
 
-struct GenerateProposalsAttrs : OpAttrs {
-    double min_size = 0, nms_threshold = 0, nms_eta = 1;
-    int64_t pre_nms_count = 0, post_nms_count = 0;
+struct GenerateProposalsAttrs : detail::ProposalAttrs {
+    double nms_eta = 1;
     bool normalized = true;
     ElementType roi_num_type = ElementType::i64;
 };
 
 std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     auto a = std::make_unique<GenerateProposalsAttrs>();
-    a->min_size = detail::non_negative_attr(r, "min_size");
-    a->nms_threshold = detail::non_negative_attr(r, "nms_threshold");
-    a->pre_nms_count = r.get_i64("pre_nms_count");
-    if (a->pre_nms_count < 0)
-        throw Error(ErrorKind::Attribute, "attribute-invalid",
-                    str("attribute 'pre_nms_count' = ", a->pre_nms_count,
-                        ": it must be a non-negative integer (allowed [0, 9223372036854775807])"));
-    a->post_nms_count = r.get_i64("post_nms_count");
-    if (a->post_nms_count < 0 || a->post_nms_count > (int64_t{1} << 31) - 1)
-        throw Error(ErrorKind::Attribute, "attribute-invalid",
-                    str("attribute 'post_nms_count' = ", a->post_nms_count,
-                        ": it must be a non-negative integer (allowed [0, 2147483647])"));
+    detail::parse_proposal_attrs(r, *a);
     a->normalized = r.get_bool("normalized", true);
     a->nms_eta = r.get_f64("nms_eta", 1.0);
     if (!(a->nms_eta >= 0 && a->nms_eta <= 1))
@@ -87,15 +73,7 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
 
 std::vector<OutputInfo> infer(const InferContext& ctx) {
     const auto& a = ctx.attrs<GenerateProposalsAttrs>();
-    const ElementType type = ctx.type(kImInfo);
-    if (!is_storable_float(type))
-        throw ctx.input_error(kImInfo, ErrorKind::Type, "element-type-unsupported",
-                              str("im_info must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
-    for (size_t i = 1; i < ctx.num_inputs(); ++i)
-        if (ctx.type(i) != type)
-            throw ctx.input_error(i, ErrorKind::Type, "element-type-mismatch",
-                                  str(ctx.def().input_role(i), " is ", to_string(ctx.type(i)), " but im_info is ",
-                                      to_string(type), ": every input has the same type"));
+    const ElementType type = nn::require_one_storable_float_type(ctx);
     detail::require_rank_exactly(ctx, kImInfo, 2, "[num_batches, 3 or 4]");
     detail::require_rank_exactly(ctx, kAnchors, 4, "[height, width, number_of_anchors, 4]");
     detail::require_rank_exactly(ctx, kDeltas, 4, "[num_batches, number_of_anchors * 4, height, width]");
@@ -110,78 +88,53 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     if (anchors.rank_known() && !dims_compatible(anchors[3], 4))
         throw ctx.input_error(kAnchors, ErrorKind::ShapeRule, "shape-invalid",
                               str("anchors must be [height, width, number_of_anchors, 4], got ", to_string(anchors)));
-    const PartialShape& deltas = ctx.shape(kDeltas);
-    const PartialShape& scores = ctx.shape(kScores);
-    int64_t n = kDynamic, anchors_per_cell = kDynamic, h = kDynamic, w = kDynamic;
-    size_t n_from = kImInfo, a_from = kScores, h_from = kScores, w_from = kScores;
-    if (info.rank_known()) detail::merge_dim(ctx, kImInfo, info[0], "num_batches", n, n_from);
-    if (scores.rank_known()) {
-        detail::merge_dim(ctx, kScores, scores[0], "num_batches", n, n_from);
-        detail::merge_dim(ctx, kScores, scores[1], "number_of_anchors", anchors_per_cell, a_from);
-        detail::merge_dim(ctx, kScores, scores[2], "height", h, h_from);
-        detail::merge_dim(ctx, kScores, scores[3], "width", w, w_from);
-    }
-    if (deltas.rank_known()) {
-        if (deltas[1] != kDynamic && deltas[1] % 4 != 0)
-            throw ctx.input_error(kDeltas, ErrorKind::ShapeRule, "shape-invalid",
-                                  str("deltas must be [num_batches, number_of_anchors * 4, height, width]: its second dim ",
-                                      deltas[1], " is not a multiple of 4"));
-        detail::merge_dim(ctx, kDeltas, deltas[0], "num_batches", n, n_from);
-        detail::merge_dim(ctx, kDeltas, deltas[1] == kDynamic ? kDynamic : deltas[1] / 4, "number_of_anchors", anchors_per_cell, a_from);
-        detail::merge_dim(ctx, kDeltas, deltas[2], "height", h, h_from);
-        detail::merge_dim(ctx, kDeltas, deltas[3], "width", w, w_from);
-    }
+    detail::FeatureMapDims dims;
+    if (info.rank_known()) detail::merge_dim(ctx, kImInfo, info[0], "num_batches", dims.batch, dims.batch_from);
+    detail::merge_scores_and_deltas(ctx, true, "number_of_anchors", dims);
     if (anchors.rank_known()) {
-        detail::merge_dim(ctx, kAnchors, anchors[0], "height", h, h_from);
-        detail::merge_dim(ctx, kAnchors, anchors[1], "width", w, w_from);
-        detail::merge_dim(ctx, kAnchors, anchors[2], "number_of_anchors", anchors_per_cell, a_from);
+        detail::merge_dim(ctx, kAnchors, anchors[0], "height", dims.height, dims.height_from);
+        detail::merge_dim(ctx, kAnchors, anchors[1], "width", dims.width, dims.width_from);
+        detail::merge_dim(ctx, kAnchors, anchors[2], "number_of_anchors", dims.anchors, dims.anchors_from);
     }
-    return {{type, PartialShape({kDynamic, 4})}, {type, PartialShape({kDynamic})}, {a.roi_num_type, PartialShape({n})}};
+    return {{type, PartialShape({kDynamic, 4})}, {type, PartialShape({kDynamic})}, {a.roi_num_type, PartialShape({dims.batch})}};
 }
 
-struct GenerateProposalsPlan : OpPlan {
-    int64_t batch = 0, chans = 0, height = 0, width = 0, count = 0, pre = 0, kept_cap = 0, info_len = 3;
-    // Scratch layout (bytes): proposals of one image, their order, kept indices, keep flags (per
-    // proposal), dead flags (per ranked proposal), then every image's kept proposals and counts.
-    size_t order_at = 0, kept_at = 0, results_at = 0, counts_at = 0, keep_at = 0, dead_at = 0;
+// The shared plan, and after its scratch: every image's kept proposals and counts (the outputs
+// are sized once all images are done).
+struct GenerateProposalsPlan : detail::ProposalsPlanBase {
+    int64_t batch = 0, info_len = 3;
+    size_t results_at = 0, counts_at = 0;
 };
-
-template <class C>
-void lay_out(GenerateProposalsPlan& plan) {
-    const auto round8 = [](size_t b) { return (b + 7) / 8 * 8; };
-    const auto count = static_cast<size_t>(plan.count);
-    const size_t box = sizeof(detail::Proposal<C>);
-    plan.order_at = round8(count * box);
-    plan.kept_at = plan.order_at + count * sizeof(int64_t);
-    plan.results_at = round8(plan.kept_at + static_cast<size_t>(plan.kept_cap) * sizeof(int64_t));
-    plan.counts_at = round8(plan.results_at + static_cast<size_t>(plan.batch * plan.kept_cap) * box);
-    plan.keep_at = plan.counts_at + static_cast<size_t>(plan.batch) * sizeof(int64_t);
-    plan.dead_at = plan.keep_at + count;
-    plan.scratch_bytes = plan.dead_at + static_cast<size_t>(plan.pre);
-}
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     infer(ctx);
-    const auto& a = ctx.attrs<GenerateProposalsAttrs>();
     auto plan = std::make_unique<GenerateProposalsPlan>();
     const PartialShape& scores = ctx.shape(kScores);
+    const ElementType type = ctx.type(kImInfo);
+    detail::plan_proposals(*plan, type, scores[1], scores[2], scores[3], ctx.attrs<GenerateProposalsAttrs>());
     plan->batch = scores[0];
-    plan->chans = scores[1];
-    plan->height = scores[2];
-    plan->width = scores[3];
     plan->info_len = ctx.shape(kImInfo)[1];
-    plan->count = plan->chans * plan->height * plan->width;
-    plan->pre = std::min(plan->count, a.pre_nms_count);
-    plan->kept_cap = std::min(plan->pre, a.post_nms_count);
-    if (ctx.type(kImInfo) == ElementType::f64) lay_out<double>(*plan);
-    else lay_out<float>(*plan);
+    const size_t box = type == ElementType::f64 ? sizeof(detail::Proposal<double>) : sizeof(detail::Proposal<float>);
+    const auto round8 = [](size_t b) { return (b + 7) / 8 * 8; };
+    plan->results_at = round8(plan->layout.end);
+    plan->counts_at = round8(plan->results_at + static_cast<size_t>(plan->batch * plan->kept_cap) * box);
+    plan->scratch_bytes = plan->counts_at + static_cast<size_t>(plan->batch) * sizeof(int64_t);
     plan->method = "generate-proposals";
     return plan;
 }
 
+// Image b's bounds: its size, min_size scaled by its scales, the offset of `normalized`.
+template <class T, class C>
+detail::ImageBounds<C> image_bounds(const T* im, int64_t info_len, const GenerateProposalsAttrs& a) {
+    const C min_size = static_cast<C>(a.min_size);
+    const C scale_h = detail::to_compute<C>(im[2]), scale_w = detail::to_compute<C>(im[info_len == 4 ? 3 : 2]);
+    return {detail::to_compute<C>(im[0]), detail::to_compute<C>(im[1]), min_size * scale_h, min_size * scale_w,
+            a.normalized ? C(0) : C(1)};
+}
+
 template <class T>
 void propose(KernelContext& ctx, const GenerateProposalsPlan& plan) {
-    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    using C = detail::proposal_compute_t<T>;
     using Box = detail::Proposal<C>;
     const auto& a = ctx.attrs<GenerateProposalsAttrs>();
     const T* info = ctx.input(kImInfo).data<T>();
@@ -189,43 +142,19 @@ void propose(KernelContext& ctx, const GenerateProposalsPlan& plan) {
     const T* deltas = ctx.input(kDeltas).data<T>();
     const T* scores = ctx.input(kScores).data<T>();
     auto* scratch = static_cast<std::byte*>(ctx.scratch());
-    auto* props = reinterpret_cast<Box*>(scratch);
-    auto* order = reinterpret_cast<int64_t*>(scratch + plan.order_at);
-    auto* kept = reinterpret_cast<int64_t*>(scratch + plan.kept_at);
+    const detail::ProposalWork<C> work = detail::proposal_work<C>(scratch, plan.layout);
     auto* results = reinterpret_cast<Box*>(scratch + plan.results_at);
     auto* counts = reinterpret_cast<int64_t*>(scratch + plan.counts_at);
-    auto* keep = reinterpret_cast<uint8_t*>(scratch + plan.keep_at);
-    auto* dead = reinterpret_cast<uint8_t*>(scratch + plan.dead_at);
 
-    const C offset = a.normalized ? C(0) : C(1);
-    const C min_size = static_cast<C>(a.min_size), threshold = static_cast<C>(a.nms_threshold);
-    const int64_t A = plan.chans, H = plan.height, W = plan.width, area = H * W;
+    const int64_t image_count = plan.count;  // proposals (scores) per image; deltas: 4 per proposal
     int64_t total = 0;
     for (int64_t b = 0; b < plan.batch; ++b) {
-        const T* im = info + b * plan.info_len;
-        const C img_h = detail::to_compute<C>(im[0]), img_w = detail::to_compute<C>(im[1]);
-        const C scale_h = detail::to_compute<C>(im[2]), scale_w = detail::to_compute<C>(im[plan.info_len == 4 ? 3 : 2]);
-        const C min_h = min_size * scale_h, min_w = min_size * scale_w;
-        const T* d = deltas + b * A * 4 * area;
-        const T* s = scores + b * A * area;
-        for (int64_t h = 0; h < H; ++h)
-            for (int64_t w = 0; w < W; ++w)
-                for (int64_t k = 0; k < A; ++k) {
-                    const int64_t p = (h * W + w) * A + k;
-                    C anchor[4], delta[4];
-                    for (int j = 0; j < 4; ++j) {
-                        anchor[j] = detail::to_compute<C>(anchors[p * 4 + j]);
-                        delta[j] = detail::to_compute<C>(d[(k * 4 + j) * area + h * W + w]);
-                    }
-                    keep[p] = detail::decode_proposal<C>(anchor, delta, img_h, img_w, min_h, min_w, offset, props[p]) ? 1 : 0;
-                    props[p].score = detail::to_compute<C>(s[k * area + h * W + w]);
-                }
-        std::iota(order, order + plan.count, int64_t{0});
-        std::partial_sort(order, order + plan.pre, order + plan.count,
-                          [&](int64_t i, int64_t j) { return detail::ranks_before(props, i, j); });
-        for (int64_t i = 0; i < plan.pre; ++i) dead[i] = keep[order[i]] ? 0 : 1;
-        const int64_t n = detail::greedy_nms<C>(props, order, plan.pre, dead, threshold, offset, plan.kept_cap, kept);
-        for (int64_t i = 0; i < n; ++i) results[total + i] = props[kept[i]];
+        const detail::ImageBounds<C> image = image_bounds<T, C>(info + b * plan.info_len, plan.info_len, a);
+        detail::decode_feature_map<T, C>(anchors, deltas + b * 4 * image_count, scores + b * image_count, plan, image,
+                                         work);
+        // Boxes under min_size are removed before NMS; NMS uses the decoding's offset.
+        const int64_t n = detail::select_proposals<C>(plan, work, true, static_cast<C>(a.nms_threshold), image.offset);
+        for (int64_t i = 0; i < n; ++i) results[total + i] = work.props[work.kept[i]];
         counts[b] = n;
         total += n;
     }
@@ -236,10 +165,7 @@ void propose(KernelContext& ctx, const GenerateProposalsPlan& plan) {
     T* out_rois = rois.data<T>();
     T* out_scores = roi_scores.data<T>();
     for (int64_t i = 0; i < total; ++i) {
-        out_rois[i * 4] = detail::from_compute<T>(results[i].x0);
-        out_rois[i * 4 + 1] = detail::from_compute<T>(results[i].y0);
-        out_rois[i * 4 + 2] = detail::from_compute<T>(results[i].x1);
-        out_rois[i * 4 + 3] = detail::from_compute<T>(results[i].y1);
+        detail::store_roi<T, C>(&results[i], out_rois + i * 4);
         out_scores[i] = detail::from_compute<T>(results[i].score);
     }
     for (int64_t b = 0; b < plan.batch; ++b) {

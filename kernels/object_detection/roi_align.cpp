@@ -35,7 +35,8 @@
 #include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/index_values.hpp"
 #include "kernels/detail/nn_common.hpp"
-#include "kernels/detail/parallel.hpp"
+#include "kernels/detail/float_dispatch.hpp"
+#include "kernels/detail/roi_common.hpp"
 
 namespace irlite {
 namespace {
@@ -52,23 +53,12 @@ struct RoiAlignAttrs : OpAttrs {
     Aligned aligned = Aligned::Asymmetric;
 };
 
-int64_t int_attr(const AttrReader& r, const char* name, int64_t lo) {
-    const int64_t v = r.get_i64(name);
-    if (v < lo || v > kMaxInt)
-        throw Error(ErrorKind::Attribute, "attribute-invalid",
-                    str("attribute '", name, "' = ", v, ": must be in [", lo, ", ", kMaxInt, "]"));
-    return v;
-}
-
 std::unique_ptr<OpAttrs> parse(const AttrReader& r, bool v9) {
     auto a = std::make_unique<RoiAlignAttrs>();
-    a->pooled_h = int_attr(r, "pooled_h", 1);
-    a->pooled_w = int_attr(r, "pooled_w", 1);
-    a->sampling_ratio = int_attr(r, "sampling_ratio", 0);
-    a->spatial_scale = r.get_f64("spatial_scale");
-    if (!(a->spatial_scale > 0) || !std::isfinite(a->spatial_scale))
-        throw Error(ErrorKind::Attribute, "attribute-invalid",
-                    str("attribute 'spatial_scale' = ", a->spatial_scale, ": must be a positive finite number"));
+    a->pooled_h = detail::roi_int_attr(r, "pooled_h", 1);
+    a->pooled_w = detail::roi_int_attr(r, "pooled_w", 1);
+    a->sampling_ratio = detail::roi_int_attr(r, "sampling_ratio", 0);
+    a->spatial_scale = detail::spatial_scale_attr(r);
     r.get_string("mode");  // required
     a->max = r.get_enum("mode", {"avg", "max"}, "") == "max";
     if (v9) {
@@ -106,23 +96,15 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
                                          str("batch_indices[", r, "] = ", ids[r], " (data has N = ", data[0], ")"));
     }
     const auto& a = ctx.attrs<RoiAlignAttrs>();
-    const int64_t channels = data.rank_known() ? data[1] : kDynamic;
-    return {{ctx.type(kData), PartialShape({num_rois, channels, a.pooled_h, a.pooled_w})}};
+    return detail::roi_pooled_output(ctx, num_rois, a.pooled_h, a.pooled_w);
 }
 
-struct RoiAlignPlan : OpPlan {
-    int64_t n = 0, c = 0, h = 0, w = 0, rois = 0;
-};
+using RoiAlignPlan = detail::RoiPlan;
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     infer(ctx);
-    const Shape& d = ctx.shape(kData).dims();
     auto plan = std::make_unique<RoiAlignPlan>();
-    plan->n = d[0];
-    plan->c = d[1];
-    plan->h = d[2];
-    plan->w = d[3];
-    plan->rois = ctx.shape(kRois)[0];
+    detail::plan_rois(ctx, *plan);
     plan->method = ctx.attrs<RoiAlignAttrs>().max ? "max" : "avg";
     return plan;
 }
@@ -211,51 +193,48 @@ void check_rois(const KernelContext& ctx, const RoiAlignPlan& plan, const T* roi
     }
 }
 
+// Output plane o of ROI r, channel c.
 template <class T>
-void align(const RoiAlignAttrs& a, const RoiAlignPlan& plan, const T* data, const T* rois, const Tensor& batch, T* out,
-           int64_t begin, int64_t end) {
+void align_plane(const RoiAlignAttrs& a, const RoiAlignPlan& plan, const T* data, const T* rois, const Tensor& batch,
+                 int64_t r, int64_t c, T* o) {
     const int64_t ph_n = a.pooled_h, pw_n = a.pooled_w, H = plan.h, W = plan.w;
-    for (int64_t rc = begin; rc < end; ++rc) {
-        const int64_t r = rc / plan.c, c = rc % plan.c;
-        const T* roi = rois + r * 4;
-        const Axis ys = make_axis(a, detail::load_double(roi, 1), detail::load_double(roi, 3), ph_n);
-        const Axis xs = make_axis(a, detail::load_double(roi, 0), detail::load_double(roi, 2), pw_n);
-        const T* plane = data + (batch.value_as_int64(r) * plan.c + c) * H * W;
-        T* o = out + rc * ph_n * pw_n;
-        const double total = static_cast<double>(ys.count) * static_cast<double>(xs.count);
-        for (int64_t ph = 0; ph < ph_n; ++ph) {
-            const auto [y_lo, y_hi] = candidates(ys, ph, H);
-            for (int64_t pw = 0; pw < pw_n; ++pw) {
-                const auto [x_lo, x_hi] = candidates(xs, pw, W);
-                double sum = 0, m = 0;
-                int64_t inside = 0;
-                for (int64_t iy = y_lo; iy <= y_hi && H > 0 && W > 0; ++iy) {
-                    Tap ty;
-                    if (!tap_at(sample_position(ys, ph, iy), H, ty)) continue;
-                    for (int64_t ix = x_lo; ix <= x_hi; ++ix) {
-                        Tap tx;
-                        if (!tap_at(sample_position(xs, pw, ix), W, tx)) continue;
-                        const double v = (1 - ty.frac) * ((1 - tx.frac) * detail::load_double(plane, ty.low * W + tx.low) +
-                                                          tx.frac * detail::load_double(plane, ty.low * W + tx.high)) +
-                                         ty.frac * ((1 - tx.frac) * detail::load_double(plane, ty.high * W + tx.low) +
-                                                    tx.frac * detail::load_double(plane, ty.high * W + tx.high));
-                        if (a.max) {
-                            if (inside == 0) m = v;
-                            else if (!std::isnan(m) && (v > m || std::isnan(v))) m = v;
-                        } else {
-                            sum += v;
-                        }
-                        ++inside;
+    const T* roi = rois + r * 4;
+    const Axis ys = make_axis(a, detail::load_double(roi, 1), detail::load_double(roi, 3), ph_n);
+    const Axis xs = make_axis(a, detail::load_double(roi, 0), detail::load_double(roi, 2), pw_n);
+    const T* plane = data + plan.plane_at(batch.value_as_int64(r), c);
+    const double total = static_cast<double>(ys.count) * static_cast<double>(xs.count);
+    for (int64_t ph = 0; ph < ph_n; ++ph) {
+        const auto [y_lo, y_hi] = candidates(ys, ph, H);
+        for (int64_t pw = 0; pw < pw_n; ++pw) {
+            const auto [x_lo, x_hi] = candidates(xs, pw, W);
+            double sum = 0, m = 0;
+            int64_t inside = 0;
+            for (int64_t iy = y_lo; iy <= y_hi && H > 0 && W > 0; ++iy) {
+                Tap ty;
+                if (!tap_at(sample_position(ys, ph, iy), H, ty)) continue;
+                for (int64_t ix = x_lo; ix <= x_hi; ++ix) {
+                    Tap tx;
+                    if (!tap_at(sample_position(xs, pw, ix), W, tx)) continue;
+                    const double v = (1 - ty.frac) * ((1 - tx.frac) * detail::load_double(plane, ty.low * W + tx.low) +
+                                                      tx.frac * detail::load_double(plane, ty.low * W + tx.high)) +
+                                     ty.frac * ((1 - tx.frac) * detail::load_double(plane, ty.high * W + tx.low) +
+                                                tx.frac * detail::load_double(plane, ty.high * W + tx.high));
+                    if (a.max) {
+                        if (inside == 0) m = v;
+                        else if (!std::isnan(m) && (v > m || std::isnan(v))) m = v;
+                    } else {
+                        sum += v;
                     }
+                    ++inside;
                 }
-                double result = 0;
-                if (total > 0) {
-                    if (!a.max) result = sum / total;
-                    else if (inside == 0) result = 0;
-                    else result = static_cast<double>(inside) < total && m < 0 ? 0.0 : m;
-                }
-                detail::store_double(o, ph * pw_n + pw, result);
             }
+            double result = 0;
+            if (total > 0) {
+                if (!a.max) result = sum / total;
+                else if (inside == 0) result = 0;
+                else result = static_cast<double>(inside) < total && m < 0 ? 0.0 : m;
+            }
+            detail::store_double(o, ph * pw_n + pw, result);
         }
     }
 }
@@ -268,9 +247,9 @@ void run(const KernelContext& ctx, const RoiAlignPlan& plan, const Tensor& data,
     const T* boxes = rois.data<T>();
     T* y = out.data<T>();
     check_rois(ctx, plan, boxes, batch);
-    const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, a.pooled_h * a.pooled_w));
-    detail::for_chunks(ctx.pool(), plan.rois * plan.c, grain,
-                       [&](int64_t begin, int64_t end) { align(a, plan, x, boxes, batch, y, begin, end); });
+    detail::for_each_roi_plane(ctx, plan, a.pooled_h * a.pooled_w, 4096, [&](int64_t r, int64_t c, int64_t out_at) {
+        align_plane(a, plan, x, boxes, batch, r, c, y + out_at);
+    });
 }
 
 void compute(KernelContext& ctx) {
@@ -279,12 +258,7 @@ void compute(KernelContext& ctx) {
     const Tensor& rois = ctx.input(kRois);
     const Tensor& batch = ctx.input(kBatch);
     Tensor& out = ctx.output(0);
-    switch (data.type()) {
-        case ElementType::f16: return run<float16>(ctx, plan, data, rois, batch, out);
-        case ElementType::bf16: return run<bfloat16>(ctx, plan, data, rois, batch, out);
-        case ElementType::f64: return run<double>(ctx, plan, data, rois, batch, out);
-        default: return run<float>(ctx, plan, data, rois, batch, out);
-    }
+    detail::dispatch_storable_float(data.type(), [&](auto tag) { run<decltype(tag)>(ctx, plan, data, rois, batch, out); });
 }
 
 OpDef make_def(int version, int first, int last) {

@@ -24,18 +24,17 @@
 // memory access). Every ROI is checked before any output is written.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <type_traits>
 
 #include "kernels/detail/eltwise.hpp"
 #include "kernels/detail/nn_common.hpp"
-#include "kernels/detail/parallel.hpp"
+#include "kernels/detail/float_dispatch.hpp"
+#include "kernels/detail/roi_common.hpp"
 
 namespace irlite {
 namespace {
 
 constexpr size_t kData = 0, kRois = 1;
-constexpr int64_t kMaxPooled = std::numeric_limits<int32_t>::max();
 constexpr double kCoordLimit = 1073741824.0;  // 2^30
 
 struct RoiPoolingAttrs : OpAttrs {
@@ -44,22 +43,11 @@ struct RoiPoolingAttrs : OpAttrs {
     bool bilinear = false;
 };
 
-int64_t pooled_attr(const AttrReader& r, const char* name) {
-    const int64_t v = r.get_i64(name);
-    if (v < 1 || v > kMaxPooled)
-        throw Error(ErrorKind::Attribute, "attribute-invalid",
-                    str("attribute '", name, "' = ", v, ": must be in [1, ", kMaxPooled, "]"));
-    return v;
-}
-
 std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     auto a = std::make_unique<RoiPoolingAttrs>();
-    a->pooled_h = pooled_attr(r, "pooled_h");
-    a->pooled_w = pooled_attr(r, "pooled_w");
-    a->spatial_scale = r.get_f64("spatial_scale");
-    if (!(a->spatial_scale > 0) || !std::isfinite(a->spatial_scale))
-        throw Error(ErrorKind::Attribute, "attribute-invalid",
-                    str("attribute 'spatial_scale' = ", a->spatial_scale, ": must be a positive finite number"));
+    a->pooled_h = detail::roi_int_attr(r, "pooled_h", 1);
+    a->pooled_w = detail::roi_int_attr(r, "pooled_w", 1);
+    a->spatial_scale = detail::spatial_scale_attr(r);
     a->bilinear = r.get_enum("method", {"max", "bilinear"}, "max") == "bilinear";
     return a;
 }
@@ -70,31 +58,21 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     nn::require_same_type(ctx, kRois, kData);
     nn::require_rank(ctx, kData, 4, 4, "a 4D tensor [N, C, H, W]");
     nn::require_rank(ctx, kRois, 2, 2, "a 2D tensor [NUM_ROIS, 5]");
-    const PartialShape& data = ctx.shape(kData);
     const PartialShape& rois = ctx.shape(kRois);
     if (rois.rank_known() && !dims_compatible(rois[1], 5))
         throw ctx.input_error(kRois, ErrorKind::ShapeRule, "rois-shape",
                               str("rois must be [NUM_ROIS, 5] rows [batch_id, x_1, y_1, x_2, y_2], got shape ",
                                   to_string(rois)));
     const auto& a = ctx.attrs<RoiPoolingAttrs>();
-    const int64_t num_rois = rois.rank_known() ? rois[0] : kDynamic;
-    const int64_t channels = data.rank_known() ? data[1] : kDynamic;
-    return {{ctx.type(kData), PartialShape({num_rois, channels, a.pooled_h, a.pooled_w})}};
+    return detail::roi_pooled_output(ctx, rois.rank_known() ? rois[0] : kDynamic, a.pooled_h, a.pooled_w);
 }
 
-struct RoiPoolingPlan : OpPlan {
-    int64_t n = 0, c = 0, h = 0, w = 0, rois = 0;
-};
+using RoiPoolingPlan = detail::RoiPlan;
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     infer(ctx);
-    const Shape& d = ctx.shape(kData).dims();
     auto plan = std::make_unique<RoiPoolingPlan>();
-    plan->n = d[0];
-    plan->c = d[1];
-    plan->h = d[2];
-    plan->w = d[3];
-    plan->rois = ctx.shape(kRois)[0];
+    detail::plan_rois(ctx, *plan);
     plan->method = ctx.attrs<RoiPoolingAttrs>().bilinear ? "bilinear" : "max";
     return plan;
 }
@@ -119,37 +97,34 @@ int64_t scaled_pixel(double v, double scale) {
     return static_cast<int64_t>(std::round(std::clamp(v * scale, -kCoordLimit, kCoordLimit)));
 }
 
+// Output plane o of ROI r, channel c.
 template <class T>
-void pool_max(const RoiPoolingAttrs& a, const RoiPoolingPlan& plan, const T* data, const T* rois, T* out, int64_t begin,
-              int64_t end) {
+void pool_max(const RoiPoolingAttrs& a, const RoiPoolingPlan& plan, const T* data, const T* rois, int64_t r, int64_t c,
+              T* o) {
     const int64_t ph_n = a.pooled_h, pw_n = a.pooled_w, H = plan.h, W = plan.w;
-    for (int64_t rc = begin; rc < end; ++rc) {
-        const int64_t r = rc / plan.c, c = rc % plan.c;
-        const T* roi = rois + r * 5;
-        const auto batch = static_cast<int64_t>(detail::load_double(roi, 0));
-        const int64_t x1 = scaled_pixel(detail::load_double(roi, 1), a.spatial_scale), y1 = scaled_pixel(detail::load_double(roi, 2), a.spatial_scale);
-        const int64_t x2 = scaled_pixel(detail::load_double(roi, 3), a.spatial_scale), y2 = scaled_pixel(detail::load_double(roi, 4), a.spatial_scale);
-        const int64_t roi_h = std::max<int64_t>(y2 - y1 + 1, 1), roi_w = std::max<int64_t>(x2 - x1 + 1, 1);
-        const T* plane = data + (batch * plan.c + c) * H * W;
-        T* o = out + rc * ph_n * pw_n;
-        for (int64_t ph = 0; ph < ph_n; ++ph) {
-            const int64_t hs = std::clamp(y1 + ph * roi_h / ph_n, int64_t{0}, H);
-            const int64_t he = std::clamp(y1 + ((ph + 1) * roi_h + ph_n - 1) / ph_n, int64_t{0}, H);
-            for (int64_t pw = 0; pw < pw_n; ++pw) {
-                const int64_t ws = std::clamp(x1 + pw * roi_w / pw_n, int64_t{0}, W);
-                const int64_t we = std::clamp(x1 + ((pw + 1) * roi_w + pw_n - 1) / pw_n, int64_t{0}, W);
-                double m = 0;
-                if (he > hs && we > ws) {
-                    m = detail::load_double(plane, hs * W + ws);
-                    for (int64_t y = hs; y < he; ++y)
-                        for (int64_t x = ws; x < we; ++x) {
-                            const double v = detail::load_double(plane, y * W + x);
-                            if (v > m || std::isnan(v)) m = v;
-                            if (std::isnan(m)) break;
-                        }
-                }
-                detail::store_double(o, ph * pw_n + pw, m);
+    const T* roi = rois + r * 5;
+    const auto batch = static_cast<int64_t>(detail::load_double(roi, 0));
+    const int64_t x1 = scaled_pixel(detail::load_double(roi, 1), a.spatial_scale), y1 = scaled_pixel(detail::load_double(roi, 2), a.spatial_scale);
+    const int64_t x2 = scaled_pixel(detail::load_double(roi, 3), a.spatial_scale), y2 = scaled_pixel(detail::load_double(roi, 4), a.spatial_scale);
+    const int64_t roi_h = std::max<int64_t>(y2 - y1 + 1, 1), roi_w = std::max<int64_t>(x2 - x1 + 1, 1);
+    const T* plane = data + plan.plane_at(batch, c);
+    for (int64_t ph = 0; ph < ph_n; ++ph) {
+        const int64_t hs = std::clamp(y1 + ph * roi_h / ph_n, int64_t{0}, H);
+        const int64_t he = std::clamp(y1 + ((ph + 1) * roi_h + ph_n - 1) / ph_n, int64_t{0}, H);
+        for (int64_t pw = 0; pw < pw_n; ++pw) {
+            const int64_t ws = std::clamp(x1 + pw * roi_w / pw_n, int64_t{0}, W);
+            const int64_t we = std::clamp(x1 + ((pw + 1) * roi_w + pw_n - 1) / pw_n, int64_t{0}, W);
+            double m = 0;
+            if (he > hs && we > ws) {
+                m = detail::load_double(plane, hs * W + ws);
+                for (int64_t y = hs; y < he; ++y)
+                    for (int64_t x = ws; x < we; ++x) {
+                        const double v = detail::load_double(plane, y * W + x);
+                        if (v > m || std::isnan(v)) m = v;
+                        if (std::isnan(m)) break;
+                    }
             }
+            detail::store_double(o, ph * pw_n + pw, m);
         }
     }
 }
@@ -162,33 +137,30 @@ double bilinear_position(double lo, double hi, int64_t i, int64_t count, int64_t
     return static_cast<double>(i) * ((hi - lo) * span / static_cast<double>(count - 1)) + lo * span;
 }
 
+// Output plane o of ROI r, channel c.
 template <class T>
-void pool_bilinear(const RoiPoolingAttrs& a, const RoiPoolingPlan& plan, const T* data, const T* rois, T* out,
-                   int64_t begin, int64_t end) {
+void pool_bilinear(const RoiPoolingAttrs& a, const RoiPoolingPlan& plan, const T* data, const T* rois, int64_t r,
+                   int64_t c, T* o) {
     const int64_t ph_n = a.pooled_h, pw_n = a.pooled_w, H = plan.h, W = plan.w;
-    for (int64_t rc = begin; rc < end; ++rc) {
-        const int64_t r = rc / plan.c, c = rc % plan.c;
-        const T* roi = rois + r * 5;
-        const auto batch = static_cast<int64_t>(detail::load_double(roi, 0));
-        const double x1 = detail::load_double(roi, 1), y1 = detail::load_double(roi, 2), x2 = detail::load_double(roi, 3), y2 = detail::load_double(roi, 4);
-        const T* plane = data + (batch * plan.c + c) * H * W;
-        T* o = out + rc * ph_n * pw_n;
-        for (int64_t ph = 0; ph < ph_n; ++ph) {
-            const double y = bilinear_position(y1, y2, ph, ph_n, H);
-            for (int64_t pw = 0; pw < pw_n; ++pw) {
-                const double x = bilinear_position(x1, x2, pw, pw_n, W);
-                double v = 0;
-                if (y >= 0 && y <= static_cast<double>(H - 1) && x >= 0 && x <= static_cast<double>(W - 1)) {
-                    const auto top = static_cast<int64_t>(std::floor(y)), left = static_cast<int64_t>(std::floor(x));
-                    const int64_t bottom = std::min(top + 1, H - 1), right = std::min(left + 1, W - 1);
-                    const double dy = y - static_cast<double>(top), dx = x - static_cast<double>(left);
-                    const double tl = detail::load_double(plane, top * W + left), tr = detail::load_double(plane, top * W + right);
-                    const double bl = detail::load_double(plane, bottom * W + left), br = detail::load_double(plane, bottom * W + right);
-                    const double upper = tl + (tr - tl) * dx, lower = bl + (br - bl) * dx;
-                    v = upper + (lower - upper) * dy;
-                }
-                detail::store_double(o, ph * pw_n + pw, v);
+    const T* roi = rois + r * 5;
+    const auto batch = static_cast<int64_t>(detail::load_double(roi, 0));
+    const double x1 = detail::load_double(roi, 1), y1 = detail::load_double(roi, 2), x2 = detail::load_double(roi, 3), y2 = detail::load_double(roi, 4);
+    const T* plane = data + plan.plane_at(batch, c);
+    for (int64_t ph = 0; ph < ph_n; ++ph) {
+        const double y = bilinear_position(y1, y2, ph, ph_n, H);
+        for (int64_t pw = 0; pw < pw_n; ++pw) {
+            const double x = bilinear_position(x1, x2, pw, pw_n, W);
+            double v = 0;
+            if (y >= 0 && y <= static_cast<double>(H - 1) && x >= 0 && x <= static_cast<double>(W - 1)) {
+                const auto top = static_cast<int64_t>(std::floor(y)), left = static_cast<int64_t>(std::floor(x));
+                const int64_t bottom = std::min(top + 1, H - 1), right = std::min(left + 1, W - 1);
+                const double dy = y - static_cast<double>(top), dx = x - static_cast<double>(left);
+                const double tl = detail::load_double(plane, top * W + left), tr = detail::load_double(plane, top * W + right);
+                const double bl = detail::load_double(plane, bottom * W + left), br = detail::load_double(plane, bottom * W + right);
+                const double upper = tl + (tr - tl) * dx, lower = bl + (br - bl) * dx;
+                v = upper + (lower - upper) * dy;
             }
+            detail::store_double(o, ph * pw_n + pw, v);
         }
     }
 }
@@ -200,10 +172,9 @@ void run(const KernelContext& ctx, const RoiPoolingPlan& plan, const Tensor& dat
     const T* boxes = rois.data<T>();
     T* y = out.data<T>();
     check_rois(ctx, plan, boxes);
-    const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, a.pooled_h * a.pooled_w));
-    detail::for_chunks(ctx.pool(), plan.rois * plan.c, grain, [&](int64_t begin, int64_t end) {
-        if (a.bilinear) pool_bilinear(a, plan, x, boxes, y, begin, end);
-        else pool_max(a, plan, x, boxes, y, begin, end);
+    detail::for_each_roi_plane(ctx, plan, a.pooled_h * a.pooled_w, 16384, [&](int64_t r, int64_t c, int64_t out_at) {
+        if (a.bilinear) pool_bilinear(a, plan, x, boxes, r, c, y + out_at);
+        else pool_max(a, plan, x, boxes, r, c, y + out_at);
     });
 }
 
@@ -212,12 +183,7 @@ void compute(KernelContext& ctx) {
     const Tensor& data = ctx.input(kData);
     const Tensor& rois = ctx.input(kRois);
     Tensor& out = ctx.output(0);
-    switch (data.type()) {
-        case ElementType::f16: return run<float16>(ctx, plan, data, rois, out);
-        case ElementType::bf16: return run<bfloat16>(ctx, plan, data, rois, out);
-        case ElementType::f64: return run<double>(ctx, plan, data, rois, out);
-        default: return run<float>(ctx, plan, data, rois, out);
-    }
+    detail::dispatch_storable_float(data.type(), [&](auto tag) { run<decltype(tag)>(ctx, plan, data, rois, out); });
 }
 
 }  // namespace

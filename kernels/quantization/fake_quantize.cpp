@@ -24,14 +24,13 @@
 #include "kernels/detail/fake_quantize_row.hpp"
 #include "kernels/detail/float_dispatch.hpp"
 #include "kernels/detail/parallel.hpp"
-#include "kernels/detail/small_buffer.hpp"
 
 namespace irlite {
 namespace {
 
 using namespace detail;
 
-constexpr int kInputs = 5;
+constexpr size_t kInputs = 5;
 
 struct FakeQuantizeAttrs : OpAttrs {
     int64_t levels = 0;
@@ -71,20 +70,12 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return {{type, shape}};
 }
 
-// The output walked as rows: an odometer over the outer dims, a row of `row` elements inside which
-// each input advances by 0 or 1 element. Dims are merged where every input allows it, so a per-
-// tensor or per-channel range over [N,C,H,W] gives rows of H*W elements.
+// The output walked as rows (broadcast.hpp's plan over the five inputs): an odometer over the
+// outer dims, a row inside which each input advances by 0 or 1 element. Dims are merged where every
+// input allows it, so a per-tensor or per-channel range over [N,C,H,W] gives rows of H*W elements.
 struct FakeQuantizePlan : OpPlan {
     int64_t levels = 2;
-    int64_t row = 1;                                   // elements per row
-    std::vector<int64_t> outer;                        // outer dims, outermost first
-    std::vector<std::array<int64_t, kInputs>> steps;   // per outer dim, per input: elements
-    std::array<bool, kInputs> advances{};              // per input: moves along the row
-    int64_t rows() const {
-        int64_t n = 1;
-        for (int64_t d : outer) n *= d;
-        return n;
-    }
+    BroadcastRows<kInputs> rows;
 };
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
@@ -92,45 +83,9 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     auto plan = std::make_unique<FakeQuantizePlan>();
     plan->levels = ctx.attrs<FakeQuantizeAttrs>().levels;
     plan->method = "eltwise";
-    const size_t rank = out.size();
-    // Per input, per output dim: the element stride (0 where the input is broadcast).
-    std::vector<std::array<int64_t, kInputs>> stride(rank);
-    for (size_t i = 0; i < kInputs; ++i) {
-        const Shape& in = ctx.shape(i).dims();
-        int64_t s = 1;
-        for (size_t k = 0; k < rank; ++k) {
-            const size_t d = rank - 1 - k;
-            const bool present = k < in.size();
-            const int64_t dim = present ? in[in.size() - 1 - k] : 1;
-            stride[d][i] = dim == 1 ? 0 : s;
-            s *= dim;
-        }
-    }
-    // Merge dims from the innermost outwards: dim d joins the run below it when every input's
-    // stride continues the run (stride[d] == stride[d+1] * out[d+1]); dims of size 1 drop out.
-    std::vector<int64_t> dims;
-    std::vector<std::array<int64_t, kInputs>> steps;
-    for (size_t d = rank; d-- > 0;) {
-        if (out[d] == 1) continue;
-        if (!dims.empty()) {
-            bool merges = true;
-            for (size_t i = 0; i < kInputs; ++i) merges = merges && stride[d][i] == steps.back()[i] * dims.back();
-            if (merges) {
-                dims.back() *= out[d];
-                continue;
-            }
-        }
-        dims.push_back(out[d]);
-        steps.push_back(stride[d]);
-    }
-    if (!dims.empty()) {
-        plan->row = dims.front();
-        for (size_t i = 0; i < kInputs; ++i) plan->advances[i] = steps.front()[i] != 0;
-        for (size_t k = dims.size(); k-- > 1;) {
-            plan->outer.push_back(dims[k]);
-            plan->steps.push_back(steps[k]);
-        }
-    }
+    std::array<const Shape*, kInputs> inputs{};
+    for (size_t i = 0; i < kInputs; ++i) inputs[i] = &ctx.shape(i).dims();
+    plan->rows = plan_broadcast_n<kInputs>(inputs, out);
     plan->in_place.push_back({0, 0});
     return plan;
 }
@@ -147,52 +102,39 @@ void run_rows(const FakeQuantizePlan& plan, const std::array<const T*, kInputs>&
               int64_t last) {
     using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
     const C steps = static_cast<C>(plan.levels - 1);
-    // Offsets of row `first`, by the odometer's digits.
-    std::array<int64_t, kInputs> offset{};
-    SmallBuffer<int64_t> digit(plan.outer.size());  // no allocation for any rank a model uses
-    int64_t rest = first;
-    for (size_t d = plan.outer.size(); d-- > 0;) {
-        digit[d] = rest % plan.outer[d];
-        rest /= plan.outer[d];
-        for (size_t i = 0; i < kInputs; ++i) offset[i] += digit[d] * plan.steps[d][i];
-    }
-    for (int64_t r = first; r < last; ++r) {
-        T* dst = out + r * plan.row;
+    const BroadcastRows<kInputs>& rows = plan.rows;
+    const std::array<bool, kInputs>& advances = rows.varies;
+    rows.for_each_row_in(first, last, [&](const BroadcastRows<kInputs>::Offsets& offset, int64_t out_offset) {
+        T* dst = out + out_offset;
         const T* x = in[0] + offset[0];
-        if (!plan.advances[1] && !plan.advances[2] && !plan.advances[3] && !plan.advances[4]) {
+        if (!advances[1] && !advances[2] && !advances[3] && !advances[4]) {
             // One range for the whole row: the common per-tensor and per-channel cases.
             const C il = load_as<C>(in[1], offset[1]), ih = load_as<C>(in[2], offset[2]);
             const C ol = load_as<C>(in[3], offset[3]), oh = load_as<C>(in[4], offset[4]);
-            if (plan.advances[0]) {
+            if (advances[0]) {
                 bool vectorised = false;
                 if constexpr (std::is_same_v<T, float>) {
                     if (steps < nn::kMagicRoundLimit) {
-                        cpu::run([&] { nn::fake_quantize_row(x, plan.row, il, ih, ol, oh, steps, dst); });
+                        cpu::run([&] { nn::fake_quantize_row(x, rows.row_length, il, ih, ol, oh, steps, dst); });
                         vectorised = true;
                     }
                 }
                 if (!vectorised)
-                    for (int64_t j = 0; j < plan.row; ++j) store_at(dst, j, quantize(load_as<C>(x, j), il, ih, ol, oh, steps));
+                    for (int64_t j = 0; j < rows.row_length; ++j)
+                        store_at(dst, j, quantize(load_as<C>(x, j), il, ih, ol, oh, steps));
             } else {
                 const C v = quantize(load_as<C>(x, 0), il, ih, ol, oh, steps);
-                for (int64_t j = 0; j < plan.row; ++j) store_at(dst, j, v);
+                for (int64_t j = 0; j < rows.row_length; ++j) store_at(dst, j, v);
             }
         } else {
-            for (int64_t j = 0; j < plan.row; ++j) {
+            for (int64_t j = 0; j < rows.row_length; ++j) {
                 C v[kInputs];
                 for (size_t i = 0; i < kInputs; ++i)
-                    v[i] = load_as<C>(in[i], offset[i] + (plan.advances[i] ? j : 0));
+                    v[i] = load_as<C>(in[i], offset[i] + (advances[i] ? j : 0));
                 store_at(dst, j, quantize(v[0], v[1], v[2], v[3], v[4], steps));
             }
         }
-        // Next row.
-        for (size_t d = plan.outer.size(); d-- > 0;) {
-            for (size_t i = 0; i < kInputs; ++i) offset[i] += plan.steps[d][i];
-            if (++digit[d] < plan.outer[d]) break;
-            for (size_t i = 0; i < kInputs; ++i) offset[i] -= plan.steps[d][i] * plan.outer[d];
-            digit[d] = 0;
-        }
-    }
+    });
 }
 
 void compute(KernelContext& ctx) {
@@ -207,9 +149,8 @@ void compute(KernelContext& ctx) {
         // Rows in chunks of about kChunk elements, fixed by the sizes alone (each element's
         // result does not depend on the chunking anyway).
         constexpr int64_t kChunk = 1 << 14;
-        for_chunks(ctx.pool(), plan.rows(), std::max<int64_t>(1, kChunk / plan.row), [&](int64_t first, int64_t last) {
-            run_rows<T>(plan, in, dst, first, last);
-        });
+        for_chunks(ctx.pool(), plan.rows.num_rows(), std::max<int64_t>(1, kChunk / plan.rows.row_length),
+                   [&](int64_t first, int64_t last) { run_rows<T>(plan, in, dst, first, last); });
     });
 }
 

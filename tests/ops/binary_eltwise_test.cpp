@@ -63,13 +63,13 @@ TEST(Broadcast, PlanMergesDimsIntoLongRows) {
     EXPECT_TRUE(same.outer_counts.empty());
     const detail::BroadcastPlan scalar = detail::plan_broadcast({}, {5, 6}, {5, 6});
     EXPECT_EQ(scalar.row_length, 30);
-    EXPECT_FALSE(scalar.a_varies);
-    EXPECT_TRUE(scalar.b_varies);
+    EXPECT_FALSE(scalar.varies[0]);
+    EXPECT_TRUE(scalar.varies[1]);
     // [4,1,3] x [2,1] -> [4,2,3]: rows of 3 where a varies and b repeats, 8 of them.
     const detail::BroadcastPlan mixed = detail::plan_broadcast({4, 1, 3}, {2, 1}, {4, 2, 3});
     EXPECT_EQ(mixed.row_length, 3);
-    EXPECT_TRUE(mixed.a_varies);
-    EXPECT_FALSE(mixed.b_varies);
+    EXPECT_TRUE(mixed.varies[0]);
+    EXPECT_FALSE(mixed.varies[1]);
     EXPECT_EQ(mixed.num_rows(), 8);
     EXPECT_THROW(detail::plan_broadcast({2, 3}, {4}, {2, 3}), Error);
 }
