@@ -161,8 +161,7 @@ inline RuleInput unknown(ElementType type, PartialShape shape) { return {type, s
 // do not take (they are allocation-free there: ZeroAllocation.*), such as f16 data computed in
 // f16 (--precision f16), per-run index inputs and generic N-d layouts.
 inline bool allocates_in_compute_for_now(std::string_view type) {
-    static const char* const kTypes[] = {"NonMaxSuppression",
-                                         // f64 and integer products through Eigen's GEMM, whose packing
+    static const char* const kTypes[] = {// f64 and integer products through Eigen's GEMM, whose packing
                                          // blocks come from the heap in the sanitizer build (67x300x71)
                                          "MatMul"};
     return std::find(std::begin(kTypes), std::end(kTypes), type) != std::end(kTypes);
