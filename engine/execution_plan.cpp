@@ -157,7 +157,8 @@ private:
     // that makes only views). Stateful ops touch the request's variables: they run dynamically.
     bool can_prepare(const ExecStep& step) const {
         const Node& n = g_.nodes[static_cast<size_t>(step.node)];
-        if (n.def->role == OpRole::Sink || !n.shapes_static) return false;
+        // A data-dependent op's output dims stay unknown until its kernel runs: its inputs decide.
+        if (n.def->role == OpRole::Sink || (!n.shapes_static && !n.def->data_dependent_outputs)) return false;
         for (size_t i = 0; i < step.inputs.size(); ++i) {
             if (!is_static(step.inputs[i])) return false;
             if (n.def->needs_value(i) && plan_->values[static_cast<size_t>(step.inputs[i])].kind != ValueSlot::Kind::Constant)
@@ -192,6 +193,14 @@ private:
                 throw;
             }
             plan_->scratch_bytes = std::max(plan_->scratch_bytes, step.plan->scratch_bytes);
+        }
+        if (n.def->data_dependent_outputs) {
+            // No arena bytes: its outputs stay Kind::Dynamic, made by the kernel in the runner's
+            // buffers, and the steps reading them are planned at run time.
+            step.mode = ExecStep::Mode::DataDependent;
+            step.first_dynamic_buffer = plan_->dynamic_buffers;
+            plan_->dynamic_buffers += step.num_outputs;
+            return;
         }
         for (int o = 0; o < step.num_outputs; ++o) {
             ValueSlot& out = value(step.first_output + o);
@@ -416,6 +425,19 @@ void bind_values(const ExecutionPlan& ep, std::byte* arena, const std::vector<Te
             if (base.valid()) values[u].view_into(base, ep.values[u].byte_offset);
             view_bound[u] = 1;
         }
+    }
+}
+
+void check_data_dependent_outputs(const Node& node, const KernelContext& ctx) {
+    for (size_t o = 0; o < ctx.num_outputs(); ++o) {
+        const Tensor& out = ctx.output(o);
+        const bool made = o < 64 && ((ctx.dynamic_outputs_made() >> o) & 1u);
+        const OutputInfo& want = node.outputs[o];
+        if (made && out.type() == want.type && shapes_compatible(out.shape(), want.shape)) continue;
+        throw Error(ErrorKind::ShapeRule, "kernel-output-mismatch",
+                    made ? str("output ", o, " is ", to_string(out.type()), " ", to_string(out.shape()), ", expected ",
+                               to_string(want.type), " ", to_string(want.shape))
+                         : str("the kernel did not make output ", o));
     }
 }
 

@@ -10,7 +10,8 @@
 //             over time with other intermediates whose lifetimes do not overlap (memory_plan.hpp).
 //   View      the bytes of another value from an offset on (Reshape, Squeeze, outer-axis Slice,
 //             in-place outputs). Writable only when its root is an Arena value.
-//   Dynamic   made at run time by a node whose shapes or value inputs are only known then.
+//   Dynamic   made at run time: by a node whose shapes or value inputs are only known then, or by a
+//             DataDependent step, whose kernel sizes it in the runner's DynamicOutputBuffer.
 #pragma once
 
 #include <cstddef>
@@ -40,6 +41,9 @@ struct ExecStep {
     enum class Mode {
         Kernel,   // call the kernel with the prepared plan on pre-made outputs
         Skip,     // every output is a view: nothing to do at run time
+        // Call the kernel with the prepared plan; its output sizes depend on values (OpDef::
+        // data_dependent_outputs), and it makes its outputs in the runner's buffers, first_dynamic_buffer on.
+        DataDependent,
         Dynamic,  // infer, prepare and allocate at run time (shapes or values known only then)
     };
     Mode mode = Mode::Kernel;
@@ -50,7 +54,9 @@ struct ExecStep {
     // Bit o set: output o is read by no step and is no model output (MaxPool's indices of a CNN
     // exported from PyTorch); the kernel may leave it unwritten (KernelContext::output_needed).
     uint64_t unused_outputs = 0;
-    std::shared_ptr<const OpPlan> plan;  // Kernel steps of ops that prepare
+    std::shared_ptr<const OpPlan> plan;  // Kernel steps of ops that prepare; DataDependent steps
+    // DataDependent: output o's memory is the runner's DynamicOutputBuffer first_dynamic_buffer + o.
+    int first_dynamic_buffer = -1;
 };
 
 struct ExecutionPlan {
@@ -61,6 +67,7 @@ struct ExecutionPlan {
     std::vector<ExecStep> steps;
     size_t arena_bytes = 0;
     size_t scratch_bytes = 0;           // the largest scratch any step needs
+    int dynamic_buffers = 0;            // the DynamicOutputBuffers a runner keeps (DataDependent steps' outputs)
     std::vector<int> input_values;      // per model input: its value id
     std::vector<int> output_values;     // per model output: the value id feeding the Result
     std::vector<int> input_views;       // View values rooted in an Input, in topological order
@@ -92,6 +99,11 @@ inline const Tensor* value_tensor(const ExecutionPlan& ep, const std::vector<Ten
 // order: an input of a Concat whose producer writes into the Concat's output). Views of inputs
 // are left to be aimed at every run (ep.input_views); Input and Dynamic values stay empty.
 void bind_values(const ExecutionPlan& ep, std::byte* arena, const std::vector<Tensor>& bound, std::vector<Tensor>& values);
+
+// After a DataDependent step's kernel: every output was made (KernelContext::dynamic_output),
+// with the type and a shape the graph inferred for it; else Error(ShapeRule,
+// "kernel-output-mismatch"). Allocates nothing when they were.
+void check_data_dependent_outputs(const Node& node, const KernelContext& ctx);
 
 // Per step, its inputs' tensors (value_tensor of each), for a KernelContext.
 std::vector<std::vector<const Tensor*>> step_input_tensors(const ExecutionPlan& ep, const std::vector<Tensor>& bound,

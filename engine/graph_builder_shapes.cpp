@@ -295,7 +295,8 @@ bool Builder::outputs_fit(int li, const OpDef& def, const std::vector<OutputInfo
 // it reports what compiling refuses, with the same code. Run mode leaves it to the plan.
 void Builder::prepare_as_compile_does(int li, const Node& node, const std::vector<InferContext::Input>& inputs) {
     const OpDef& def = *node.def;
-    if (!def.prepare || def.role != OpRole::Compute || !node.shapes_static) return;
+    // A data-dependent op (NonZero) prepares with its output dims still unknown, as in the plan.
+    if (!def.prepare || def.role != OpRole::Compute || (!node.shapes_static && !def.data_dependent_outputs)) return;
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (!inputs[i].shape.is_static() || (def.needs_value(i) && !inputs[i].value)) return;
     }

@@ -2,6 +2,7 @@
 
 #include "engine/ascii_text.hpp"
 #include "engine/opset_catalog.hpp"
+#include "engine/tensor_size.hpp"
 #include "engine/thread_pool.hpp"
 
 #include <algorithm>
@@ -203,6 +204,51 @@ void* KernelContext::scratch() const {
     return scratch_;
 }
 
+namespace {
+
+// Bytes of a data-dependent output of `type` and dims[0..rank), refused as every tensor irlite
+// makes is (tensor_size.hpp: size-overflow, tensor-too-large), without allocating when it fits.
+size_t dynamic_output_bytes(ElementType type, const int64_t* dims, size_t rank, size_t output) {
+    IRLITE_CHECK(is_storable(type) && !is_packed(type), ErrorKind::Value, "internal-error", "output ", output,
+                 ": a data-dependent output of ", to_string(type), " cannot be made");
+    uint64_t bytes = element_size(type);
+    bool overflow = false;
+    for (size_t d = 0; d < rank; ++d) {
+        IRLITE_CHECK(dims[d] >= 0, ErrorKind::Value, "internal-error", "output ", output, " was given dim ", dims[d]);
+        overflow = overflow || __builtin_mul_overflow(bytes, static_cast<uint64_t>(dims[d]), &bytes);
+    }
+    if (overflow || bytes > max_tensor_bytes()) {
+        check_tensor_fits(type, Shape(dims, dims + rank), static_cast<int>(output));  // throws the usual error
+        throw Error(ErrorKind::Limit, "size-overflow", str("output ", output, " needs more bytes than fit in 64 bits"));
+    }
+    return static_cast<size_t>(bytes);
+}
+
+}  // namespace
+
+Tensor& KernelContext::make_dynamic_output(size_t i, ElementType type, const int64_t* dims, size_t rank) {
+    IRLITE_CHECK(i < num_outputs_ && i < 64 && def_.data_dependent_outputs, ErrorKind::Value, "internal-error",
+                 def_.type, " made output ", i, " with dynamic_output (it has ", num_outputs_,
+                 def_.data_dependent_outputs ? " outputs)" : " outputs, not data-dependent)");
+    const size_t bytes = dynamic_output_bytes(type, dims, rank, i);
+    Tensor& out = outputs_[i];
+    dynamic_made_ |= uint64_t{1} << i;
+    if (!dynamic_buffers_) {
+        out = Tensor::uninitialized(type, Shape(dims, dims + rank));
+        return out;
+    }
+    DynamicOutputBuffer& buffer = dynamic_buffers_[i];
+    if (!buffer.memory.valid() || buffer.capacity() < bytes) {
+        // The old bytes go first (unless a view handed out still holds them); out keeps its shape's
+        // storage.
+        out.view_into(Tensor(), type, dims, 0);
+        buffer.memory = Tensor();
+        buffer.memory = Tensor::uninitialized(ElementType::u8, Shape{static_cast<int64_t>(bytes)});
+    }
+    out.view_into(buffer.memory, type, dims, rank);
+    return out;
+}
+
 Error KernelContext::input_error(size_t i, ErrorKind kind, std::string code, std::string message) const {
     return located_at_input(def_, i, kind, std::move(code), std::move(message));
 }
@@ -270,6 +316,9 @@ void derive_opset_range(OpDef& def) {
 
 void OpRegistry::add(OpDef def) {
     derive_opset_range(def);
+    if (def.data_dependent_outputs && !def.allocates_outputs)
+        throw Error(ErrorKind::Usage, "op-definition-invalid",
+                    str("op ", def.type, "-", def.version, " has data_dependent_outputs but not allocates_outputs"));
     std::string key = canonical_op_type(def.type);
     std::vector<size_t>& same_type = by_type_[key];
     for (const size_t i : same_type) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -179,9 +180,22 @@ struct OpPlan {
 
 class ThreadPool;
 
+// The memory of one output whose size only its kernel knows (OpDef::data_dependent_outputs),
+// kept by whoever runs that kernel run after run (an infer request, a sub-graph's runner, the op
+// tester). The kernel's output is a view of it with that run's shape (KernelContext::
+// dynamic_output). It is reallocated only when a run needs more bytes than it holds, and then to
+// exactly what that run needs: it grows to the high-water mark of the runs, no further, and from
+// then on a run allocates nothing. A view handed out shares its ownership, so it never dangles;
+// its bytes are the next run's once that run reuses the buffer.
+struct DynamicOutputBuffer {
+    Tensor memory;  // u8 [capacity]; empty before the first run
+    size_t capacity() const { return memory.valid() ? memory.byte_size() : 0; }
+};
+
 // What a kernel sees: its inputs, its outputs (allocated by the executor with the inferred
-// shapes, unless the OpDef sets allocates_outputs, in which case the kernel assigns them), the
-// node's prepared plan, per-run scratch memory and the request's thread pool.
+// shapes, unless the OpDef sets allocates_outputs, in which case the kernel assigns them, or makes
+// them with dynamic_output when it sets data_dependent_outputs), the node's prepared plan, per-run
+// scratch memory and the request's thread pool.
 class KernelContext {
 public:
     // Inputs and outputs as contiguous tensors (constant folding, tests, benchmarks). When the op
@@ -205,6 +219,7 @@ public:
     const Tensor& input(size_t i) const { return input_ptrs_ ? *input_ptrs_[i] : dense_inputs_[i]; }
     size_t num_outputs() const { return num_outputs_; }
     Tensor& output(size_t i) { return outputs_[i]; }
+    const Tensor& output(size_t i) const { return outputs_[i]; }
     // False when nothing reads output i (no consumer, no model output): a kernel may skip work
     // that only that output needs. Always true outside the executor (folding, tests).
     bool output_needed(size_t i) const { return i >= 64 || !((unused_outputs_ >> i) & 1u); }
@@ -221,6 +236,22 @@ public:
     // plan().scratch_bytes of 64-byte-aligned memory, valid during this kernel call only. Each
     // thread of the pool gets its own: call it from inside the task that uses it.
     void* scratch() const;
+    // For ops with data_dependent_outputs: makes output i a tensor of `type` and `shape` for this
+    // run and returns it, for the kernel to write every element of. Its bytes are the runner's
+    // buffer for that output (set_dynamic_buffers), grown when this run needs more than it holds;
+    // without buffers (constant folding, a node planned at run time) it is a tensor of its own.
+    // Throws Error(Limit) for an output larger than the tensor limit, as any tensor. Allocates
+    // nothing when the buffer is large enough and the output's rank is the one it had last run.
+    Tensor& dynamic_output(size_t i, ElementType type, std::initializer_list<int64_t> shape) {
+        return make_dynamic_output(i, type, shape.begin(), shape.size());
+    }
+    Tensor& dynamic_output(size_t i, ElementType type, const Shape& shape) {
+        return make_dynamic_output(i, type, shape.data(), shape.size());
+    }
+    // The runner's: buffers[i] keeps output i's memory from run to run (one per output).
+    void set_dynamic_buffers(DynamicOutputBuffer* buffers) { dynamic_buffers_ = buffers; }
+    // Bit i set: dynamic_output made output i during this call.
+    uint64_t dynamic_outputs_made() const { return dynamic_made_; }
     // The request's intra-op thread pool; null means run on the calling thread.
     ThreadPool* pool() const { return pool_; }
     // The infer request's variables; null where there are none (constant folding).
@@ -233,6 +264,7 @@ public:
 
 private:
     const OpPlan* ensure_plan() const;
+    Tensor& make_dynamic_output(size_t i, ElementType type, const int64_t* dims, size_t rank);
 
     const OpDef& def_;
     const OpAttrs& attrs_;
@@ -250,6 +282,8 @@ private:
     mutable void* own_scratch_ = nullptr;
     size_t scratch_stride_ = 0;
     ThreadPool* pool_ = nullptr;
+    DynamicOutputBuffer* dynamic_buffers_ = nullptr;
+    uint64_t dynamic_made_ = 0;
 };
 
 enum class OpRole {
@@ -279,6 +313,11 @@ struct OpDef {
     OpRole role = OpRole::Compute;
     bool foldable = true;           // may run at load time when its inputs are known
     bool allocates_outputs = false;  // the kernel assigns its outputs itself
+    // The outputs' sizes depend on input values (NonZero, NonMaxSuppression-5): the kernel makes
+    // every output with KernelContext::dynamic_output. Requires allocates_outputs. With a prepare,
+    // a node whose inputs are static runs from its plan, its outputs in buffers of the request
+    // that grow to the largest size a run needs (DynamicOutputBuffer): no allocation in steady state.
+    bool data_dependent_outputs = false;
     bool accepts_packed = false;     // takes and makes packed weight tensors (u1, u4, i4, nf4, f4, f8)
     AttrParser parse_attrs;          // null: the op has no attributes
     ShapeRule infer;

@@ -3,8 +3,9 @@
 // Execution: a CompiledModel holds an ExecutionPlan (execution_plan.hpp): steps in topological
 // order with prepared kernels, and the memory plan. Constants (and everything folded at load time)
 // live in the graph and are shared by every request; intermediates live in each request's arena,
-// allocated once; views and in-place outputs cost no copy. Steady-state infer() of a model with
-// static shapes allocates nothing.
+// allocated once; views and in-place outputs cost no copy. Outputs whose size depends on values
+// (NonZero) live in each request's DynamicOutputBuffers, grown to the largest size a run needs.
+// Steady-state infer() of a model with static input shapes allocates nothing.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -323,6 +324,9 @@ struct InferRequest::State {
     std::vector<std::vector<const Tensor*>> step_inputs;  // per step
     std::vector<const Tensor*> outputs;  // per model output, after infer()
     std::vector<Tensor> dynamic_inputs;  // reused by Dynamic steps
+    // The outputs of DataDependent steps (NonZero): kept from run to run, grown to the largest
+    // size a run needs, so that those steps allocate nothing in steady state either.
+    std::vector<DynamicOutputBuffer> dynamic_buffers;
     AlignedBuffer arena, scratch;
     size_t scratch_stride = 0;  // per thread
     int threads = 1;
@@ -356,6 +360,8 @@ struct InferRequest::State {
         scratch_stride = (ep.scratch_bytes + 63) / 64 * 64;
         scratch.reset(scratch_stride * static_cast<size_t>(threads));
         bind_values(ep, arena.bytes_at(0), bound, values);
+        dynamic_buffers.clear();
+        dynamic_buffers.resize(static_cast<size_t>(ep.dynamic_buffers));
         step_inputs = step_input_tensors(ep, bound, values);
         outputs.assign(ep.output_values.size(), nullptr);
         for (size_t o = 0; o < ep.output_values.size(); ++o) outputs[o] = value_ptr(ep.output_values[o]);
@@ -472,6 +478,8 @@ void InferRequest::run(const CompiledModel::Impl& m, State& s) {
     s.rebind_input_views();
 #ifdef IRLITE_POISON_MEMORY
     if (s.arena.data) std::memset(s.arena.data, 0xFF, s.arena.bytes);
+    for (DynamicOutputBuffer& b : s.dynamic_buffers)
+        if (b.capacity()) std::memset(b.memory.data(), 0xFF, b.capacity());
 #endif
     size_t step_index = 0;
     using Clock = std::chrono::steady_clock;
@@ -493,6 +501,16 @@ void InferRequest::run(const CompiledModel::Impl& m, State& s) {
                                   m.pool.get());
                 ctx.set_unused_outputs(step.unused_outputs);
                 node.def->compute(ctx);
+                continue;
+            }
+            if (step.mode == ExecStep::Mode::DataDependent) {
+                KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), &s.values[static_cast<size_t>(step.first_output)],
+                                  static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch.data, s.scratch_stride,
+                                  m.pool.get());
+                ctx.set_unused_outputs(step.unused_outputs);
+                ctx.set_dynamic_buffers(&s.dynamic_buffers[static_cast<size_t>(step.first_dynamic_buffer)]);
+                node.def->compute(ctx);
+                check_data_dependent_outputs(node, ctx);
                 continue;
             }
             s.dynamic_inputs.clear();

@@ -466,6 +466,7 @@ struct BodyRunner::State {
     std::vector<Tensor> values;  // per value of the plan
     std::vector<std::vector<const Tensor*>> step_inputs;
     std::vector<Tensor> dynamic_inputs;
+    std::vector<DynamicOutputBuffer> dynamic_buffers;  // DataDependent steps' outputs, kept between iterations
     void* arena = nullptr;
     void* scratch = nullptr;
     size_t scratch_stride = 0;
@@ -502,6 +503,7 @@ BodyRunner::BodyRunner(const SubgraphBody& body, std::shared_ptr<const BuiltBody
     }
     bind_values(ep, static_cast<std::byte*>(s.arena), s.bound, s.values);
     s.step_inputs = step_input_tensors(ep, s.bound, s.values);
+    s.dynamic_buffers.resize(static_cast<size_t>(ep.dynamic_buffers));
 }
 
 BodyRunner::~BodyRunner() = default;
@@ -528,6 +530,15 @@ void BodyRunner::run() {
                                   static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch, s.scratch_stride, nullptr);
                 ctx.set_unused_outputs(step.unused_outputs);
                 node.def->compute(ctx);
+                continue;
+            }
+            if (step.mode == ExecStep::Mode::DataDependent) {
+                KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), &s.values[static_cast<size_t>(step.first_output)],
+                                  static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch, s.scratch_stride, nullptr);
+                ctx.set_unused_outputs(step.unused_outputs);
+                ctx.set_dynamic_buffers(&s.dynamic_buffers[static_cast<size_t>(step.first_dynamic_buffer)]);
+                node.def->compute(ctx);
+                check_data_dependent_outputs(node, ctx);
                 continue;
             }
             s.dynamic_inputs.clear();

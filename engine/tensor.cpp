@@ -108,6 +108,17 @@ Tensor Tensor::wrap(ElementType type, Shape shape, void* data, std::shared_ptr<v
     return Tensor(type, std::move(shape), count, data, std::move(owner));
 }
 
+void Tensor::view_into(const Tensor& base, ElementType type, const int64_t* dims, size_t rank) {
+    int64_t count = 1;
+    for (size_t d = 0; d < rank; ++d) count *= dims[d];
+    type_ = type;
+    has_type_ = true;
+    shape_.assign(dims, dims + rank);  // keeps the vector's capacity: no allocation at the same rank
+    num_elements_ = count;
+    data_ = base.data_;
+    owner_ = base.owner_;
+}
+
 Tensor Tensor::reshaped(Shape shape) const {
     const int64_t count = checked_num_elements(shape);
     IRLITE_CHECK(count == num_elements_, ErrorKind::ShapeRule, "reshape-count",

@@ -52,9 +52,7 @@ TEST(OpTable, DefinitionsAreComplete) {
 TEST(OpTable, EveryOpPrepares) {
     static const std::set<std::string> kWithoutPrepareForNow = {
         // the graph's own ops: values bound by the executor, states, sub-graphs
-        "Assign", "Const", "If", "Loop", "Parameter", "ReadValue", "Result", "TensorIterator",
-        // kernels
-        "NonMaxSuppression", "NonZero"};
+        "Assign", "Const", "If", "Loop", "Parameter", "ReadValue", "Result", "TensorIterator"};
     std::set<std::string> missing;
     for (const OpDef& d : builtin_ops().all())
         if (!d.prepare) missing.insert(d.type);
@@ -81,6 +79,23 @@ TEST(OpTable, RejectsOverlappingDefinitions) {
     EXPECT_EQ(r.find("foo", 3)->last_opset, 7);
     EXPECT_EQ(r.find("Foo", 9)->first_opset, 8);
     EXPECT_EQ(r.find("Foo", 99), nullptr);
+}
+
+// An op whose output sizes depend on values makes its outputs (KernelContext::dynamic_output):
+// the executor must not allocate them from the inferred shapes.
+TEST(OpTable, DataDependentOutputsAreMadeByTheKernel) {
+    OpRegistry r;
+    OpDef d;
+    d.type = "Foo";
+    d.data_dependent_outputs = true;
+    EXPECT_THROW(r.add(d), Error);
+    d.allocates_outputs = true;
+    EXPECT_NO_THROW(r.add(d));
+    for (const char* type : {"NonZero", "NonMaxSuppression"}) {
+        const OpDef* def = builtin_ops().find(type, kLatestOpset);
+        ASSERT_NE(def, nullptr) << type;
+        EXPECT_TRUE(def->data_dependent_outputs && def->prepare) << type;
+    }
 }
 
 TEST(OpTable, LooksUpAliases) {

@@ -11,7 +11,9 @@
 // AttrReader, runs the shape rule with every input known, allocates the outputs poisoned with 0xA5
 // bytes (so elements a kernel forgets to write show up), prepares the plan and scratch memory,
 // runs the kernel as the executor does, fails the test when the kernel allocated on the heap, and
-// returns the outputs.
+// returns the outputs. An op with data_dependent_outputs runs twice with buffers kept between the
+// runs (KernelContext::dynamic_output), the second time on poisoned buffers: that run must
+// allocate nothing and give the same outputs.
 // With `unknown_at_load`, it first runs the rule with those inputs' values hidden, as the graph
 // builder does for non-Const inputs, and checks that the load-time result is compatible with
 // the run-time one (same types, compatible shapes, same output count).
@@ -153,16 +155,6 @@ inline RuleInput unknown(ElementType type, PartialShape shape) { return {type, s
 
 // ---- the runner ------------------------------------------------------------------------------
 
-// The ops whose compute still allocates on some path their tests take (issue 25: each gets its
-// work planned in prepare and buffers in scratch; take an op off the list when it does). Every
-// other op's tests fail when its compute allocates. Most of these paths are ones the real models
-// do not take (they are allocation-free there: ZeroAllocation.*), such as f16 data computed in
-// f16 (--precision f16), per-run index inputs and generic N-d layouts.
-inline bool allocates_in_compute_for_now(std::string_view type) {
-    static const char* const kTypes[] = {"NonMaxSuppression"};
-    return std::find(std::begin(kTypes), std::end(kTypes), type) != std::end(kTypes);
-}
-
 class OpTester {
 public:
     OpTester(std::string type, int opset, std::vector<IrAttribute> attributes = {}) {
@@ -254,17 +246,37 @@ private:
             scratch_bytes ? static_cast<std::byte*>(std::aligned_alloc(64, scratch_bytes)) : nullptr, std::free);
         std::vector<const Tensor*> input_ptrs;
         for (const Tensor& t : inputs) input_ptrs.push_back(&t);
-        KernelContext ctx(*def_, a, input_ptrs.data(), input_ptrs.size(), outputs.data(), outputs.size(), plan.get(),
-                          scratch.get(), scratch_bytes, nullptr);
-        int64_t allocations = 0;
-        {
+        // An op that sizes its outputs from the data makes them in buffers kept from run to run, as
+        // an infer request keeps them: the first run grows them, and a second one with the same
+        // inputs (its buffers poisoned) must allocate nothing and give the same outputs.
+        std::vector<DynamicOutputBuffer> buffers(def_->data_dependent_outputs ? outputs.size() : 0);
+        const auto run_kernel_counted = [&] {
+            KernelContext ctx(*def_, a, input_ptrs.data(), input_ptrs.size(), outputs.data(), outputs.size(), plan.get(),
+                              scratch.get(), scratch_bytes, nullptr);
+            if (!buffers.empty()) ctx.set_dynamic_buffers(buffers.data());
             AllocationCounter counter;
             def_->compute(ctx);
-            allocations = counter.stop();
+            const int64_t allocations = counter.stop();
+            for (size_t i = 0; i < buffers.size(); ++i)
+                EXPECT_TRUE((ctx.dynamic_outputs_made() >> i) & 1u) << "output " << i << " not made with dynamic_output";
+            return allocations;
+        };
+        int64_t allocations = run_kernel_counted();
+        if (def_->data_dependent_outputs) {
+            std::vector<Tensor> first;
+            for (const Tensor& t : outputs) first.push_back(t.valid() ? t.clone() : Tensor());
+            for (DynamicOutputBuffer& b : buffers)
+                if (b.capacity()) std::memset(b.memory.data(), 0xA5, b.capacity());
+            allocations = run_kernel_counted();
+            for (size_t i = 0; i < outputs.size(); ++i)
+                EXPECT_TRUE(tensors_equal(outputs[i], first[i])) << "output " << i << " in the second run";
         }
-        if (!def_->allocates_outputs && !allocates_in_compute_for_now(layer_.type)) {
+        if (!def_->allocates_outputs || def_->data_dependent_outputs) {
             EXPECT_EQ(allocations, 0) << layer_.type << "-" << def_->version
-                                      << ": compute allocated on the heap (prepare plans and sizes scratch)";
+                                      << (def_->data_dependent_outputs
+                                              ? ": compute allocated on the heap in a second run, its output buffers grown "
+                                                "(prepare plans and sizes scratch; dynamic_output reuses the buffers)"
+                                              : ": compute allocated on the heap (prepare plans and sizes scratch)");
         }
         for (size_t i = 0; i < outputs.size(); ++i) {
             EXPECT_EQ(outputs[i].type(), infos[i].type) << "output " << i;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "irlite/irlite.hpp"
+#include "data_dependent_ir.hpp"
 #include "ir_builder.hpp"
 
 namespace irlite {
@@ -50,6 +51,67 @@ TEST(Runtime, DynamicBatchResolvedAtRunTime) {
         ASSERT_EQ(y.shape(), (Shape{batch, 3}));
         for (int64_t i = 0; i < batch * 3; ++i) EXPECT_EQ(y.data<float>()[i], 1.0f + static_cast<float>(i % 3 + 1));
     }
+}
+
+template <class T>
+std::vector<T> values(const Tensor& t) {
+    return std::vector<T>(t.data<T>(), t.data<T>() + t.num_elements());
+}
+
+// NonZero's output lives in the request's buffer for it (DynamicOutputBuffer): a run with more
+// non-zeros grows it, one with fewer gets the smaller shape in the same bytes. A copy of an output
+// taken before a run that grows the buffer keeps the old bytes alive (valid until the next infer(),
+// and never dangling after it).
+TEST(Runtime, DataDependentOutputsGrowAndShrink) {
+    const CompiledModel m(load(testing::non_zero_model()));
+    InferRequest req = m.create_infer_request();
+    std::vector<float> x = {1, 0, 2, 0, 0, 3};
+    req.set_input("x", Tensor::wrap(ElementType::f32, {2, 3}, x.data()));
+    req.infer();
+    const Tensor before = req.output("y");
+    ASSERT_EQ(before.shape(), (Shape{2, 3}));
+    EXPECT_EQ(values<int64_t>(before), (std::vector<int64_t>{0, 0, 1, 0, 2, 2}));
+    x = {1, 1, 1, 1, 1, 0};
+    req.infer();
+    ASSERT_EQ(req.output("y").shape(), (Shape{2, 5}));
+    EXPECT_EQ(values<int64_t>(req.output("y")), (std::vector<int64_t>{0, 0, 0, 1, 1, 0, 1, 2, 0, 1}));
+    EXPECT_EQ(values<int64_t>(before), (std::vector<int64_t>{0, 0, 1, 0, 2, 2}));  // the old buffer, still alive
+    x = {0, 0, 0, 0, 7, 0};
+    req.infer();
+    ASSERT_EQ(req.output("y").shape(), (Shape{2, 1}));
+    EXPECT_EQ(values<int64_t>(req.output("y")), (std::vector<int64_t>{1, 1}));
+    x = {0, 0, 0, 0, 0, 0};
+    req.infer();
+    EXPECT_EQ(req.output("y").shape(), (Shape{2, 0}));
+}
+
+TEST(Runtime, NonMaxSuppressionOutputsGrowAndShrink) {
+    const CompiledModel m(load(testing::nms_model()));
+    InferRequest req = m.create_infer_request();
+    std::vector<float> boxes = testing::nms_boxes();
+    std::vector<float> scores = {0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f};
+    req.set_input("boxes", Tensor::wrap(ElementType::f32, {1, 6, 4}, boxes.data()));
+    req.set_input("scores", Tensor::wrap(ElementType::f32, {1, 1, 6}, scores.data()));
+    req.infer();
+    EXPECT_EQ(values<int64_t>(req.output(0)), (std::vector<int64_t>{0, 0, 3, 0, 0, 0, 0, 0, 5}));
+    EXPECT_EQ(values<float>(req.output(1)), (std::vector<float>{0, 0, 0.95f, 0, 0, 0.9f, 0, 0, 0.3f}));
+    EXPECT_EQ(values<int64_t>(req.output(2)), (std::vector<int64_t>{3}));
+    // Six boxes apart from each other: all kept, by descending score (more rows than before).
+    for (size_t i = 0; i < 6; ++i) {
+        const float at = 10.0f * static_cast<float>(i);
+        for (size_t j = 0; j < 4; ++j) boxes[i * 4 + j] = at + (j >= 2 ? 1.0f : 0.0f);
+        scores[i] = 0.1f * static_cast<float>(i + 1);
+    }
+    req.infer();
+    EXPECT_EQ(values<int64_t>(req.output(0)), (std::vector<int64_t>{0, 0, 5, 0, 0, 4, 0, 0, 3, 0, 0, 2, 0, 0, 1, 0, 0, 0}));
+    EXPECT_EQ(req.output(1).shape(), (Shape{6, 3}));
+    EXPECT_EQ(values<int64_t>(req.output(2)), (std::vector<int64_t>{6}));
+    // One score above the threshold: one row.
+    scores = {-1, -1, 0.5f, -1, -1, -1};
+    req.infer();
+    EXPECT_EQ(values<int64_t>(req.output(0)), (std::vector<int64_t>{0, 0, 2}));
+    EXPECT_EQ(values<float>(req.output(1)), (std::vector<float>{0, 0, 0.5f}));
+    EXPECT_EQ(values<int64_t>(req.output(2)), (std::vector<int64_t>{1}));
 }
 
 TEST(Runtime, InputErrorsListWhatTheModelExpects) {

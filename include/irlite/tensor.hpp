@@ -67,6 +67,12 @@ public:
         data_ = base.data_ ? static_cast<std::byte*>(base.data_) + byte_offset : nullptr;
         owner_ = base.owner_;
     }
+    // Makes this tensor one of `type` and shape dims[0..rank) viewing `base`'s buffer from its
+    // start, sharing its ownership; the caller guarantees the bytes fit and the type is not packed.
+    // Reuses this tensor's shape storage, so it allocates nothing when the rank is not larger
+    // than the tensor's last one: the executor aims outputs whose size only their kernel knows
+    // (NonZero) at the request's buffers with it, at every run.
+    void view_into(const Tensor& base, ElementType type, const int64_t* dims, size_t rank);
     // True when both tensors view the same bytes.
     bool shares_buffer_with(const Tensor& other) const { return data_ == other.data_ && owner_ == other.owner_; }
 

@@ -159,22 +159,21 @@ void propose(KernelContext& ctx, const GenerateProposalsPlan& plan) {
         total += n;
     }
 
-    Tensor rois(ctx.input(kImInfo).type(), Shape{total, 4});
-    Tensor roi_scores(ctx.input(kImInfo).type(), Shape{total});
-    Tensor num(a.roi_num_type, Shape{plan.batch});
-    T* out_rois = rois.data<T>();
-    T* out_scores = roi_scores.data<T>();
+    // The outputs' memory is the request's, reused from run to run (dynamic_output).
+    const ElementType type = ctx.input(kImInfo).type();
+    T* out_rois = ctx.dynamic_output(0, type, {total, 4}).data<T>();
+    T* out_scores = ctx.num_outputs() > 1 ? ctx.dynamic_output(1, type, {total}).data<T>() : nullptr;
     for (int64_t i = 0; i < total; ++i) {
         detail::store_roi<T, C>(&results[i], out_rois + i * 4);
-        out_scores[i] = detail::from_compute<T>(results[i].score);
+        if (out_scores) out_scores[i] = detail::from_compute<T>(results[i].score);
     }
-    for (int64_t b = 0; b < plan.batch; ++b) {
-        if (a.roi_num_type == ElementType::i32) num.data<int32_t>()[b] = static_cast<int32_t>(counts[b]);
-        else num.data<int64_t>()[b] = counts[b];
+    if (ctx.num_outputs() > 2) {
+        Tensor& num = ctx.dynamic_output(2, a.roi_num_type, {plan.batch});
+        for (int64_t b = 0; b < plan.batch; ++b) {
+            if (a.roi_num_type == ElementType::i32) num.data<int32_t>()[b] = static_cast<int32_t>(counts[b]);
+            else num.data<int64_t>()[b] = counts[b];
+        }
     }
-    ctx.output(0) = std::move(rois);
-    if (ctx.num_outputs() > 1) ctx.output(1) = std::move(roi_scores);
-    if (ctx.num_outputs() > 2) ctx.output(2) = std::move(num);
 }
 
 void compute(KernelContext& ctx) {
@@ -202,6 +201,7 @@ OpDef make_generate_proposals_op() {
     d.min_inputs = 4;
     d.num_outputs = 3;
     d.allocates_outputs = true;  // num_rois depends on the values
+    d.data_dependent_outputs = true;
     d.parse_attrs = parse;
     d.infer = infer;
     d.prepare = prepare;

@@ -17,6 +17,10 @@
 // where an older IR declares the upper bound), and valid_outputs [1].
 // -1/-3/-4: selected_indices of the static upper bound [B * C * min(N, max_out), 3], rows after the
 // selected ones filled with -1.
+// Prepare validates the inputs and sizes scratch for every work list (the batch's decoded boxes,
+// a class's candidates, and the kept boxes: at most batches x classes x min(boxes,
+// max_output_boxes_per_class)); compute allocates nothing: -5/-9 make their outputs with
+// KernelContext::dynamic_output (data_dependent_outputs), in buffers an infer request reuses.
 #include <algorithm>
 #include <cmath>
 
@@ -119,6 +123,53 @@ struct Box {
     double y1, x1, y2, x2;
 };
 
+// A box still in the running for its class: its (possibly decayed) score and its index.
+struct Candidate {
+    double score;
+    int64_t index;
+};
+
+// A kept box: (batch * classes + class) * boxes + box, its score, and its place in the order of
+// selection (batch, class, then the order the class kept its boxes in).
+struct Selected {
+    int64_t flat;
+    double score;
+    int64_t order;
+};
+
+// What prepare fixes from the static input shapes (and max_output_boxes_per_class, a value input
+// known whenever the node is planned): the sizes, and the scratch that holds every work list, so
+// that compute allocates nothing. Scratch: the batch's boxes decoded ([boxes] Box), the class's
+// candidates ([boxes] Candidate), then every kept box ([selected_capacity] Selected).
+struct NmsPlan : OpPlan {
+    int64_t batches = 0, boxes = 0, classes = 0;
+    // The most boxes a class can keep: min(boxes, max_output_boxes_per_class), or boxes when that
+    // value is not known here.
+    int64_t max_per_class = 0;
+    int64_t selected_capacity = 0;  // batches * classes * max_per_class
+    size_t candidates_offset = 0, selected_offset = 0;
+};
+
+size_t aligned64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    infer(ctx);  // types and shapes, with the rule's errors
+    auto plan = std::make_unique<NmsPlan>();
+    const Shape boxes = ctx.shape(kBoxes).to_shape(), scores = ctx.shape(kScores).to_shape();
+    plan->batches = boxes[0];
+    plan->boxes = boxes[1];
+    plan->classes = scores[1];
+    const std::optional<int64_t> max_out = known_max_out(ctx);
+    plan->max_per_class = max_out ? std::min(plan->boxes, *max_out) : plan->boxes;
+    // At most one kept box per score: the product is bounded by the scores' element count.
+    plan->selected_capacity = plan->batches * plan->classes * plan->max_per_class;
+    const auto n = static_cast<size_t>(plan->boxes);
+    plan->candidates_offset = aligned64(n * sizeof(Box));
+    plan->selected_offset = plan->candidates_offset + aligned64(n * sizeof(Candidate));
+    plan->scratch_bytes = plan->selected_offset + static_cast<size_t>(plan->selected_capacity) * sizeof(Selected);
+    return plan;
+}
+
 double iou(const Box& a, const Box& b) {
     const double area_a = (a.y2 - a.y1) * (a.x2 - a.x1), area_b = (b.y2 - b.y1) * (b.x2 - b.x1);
     if (area_a <= 0 || area_b <= 0) return 0;
@@ -128,107 +179,148 @@ double iou(const Box& a, const Box& b) {
     return inter / (area_a + area_b - inter);
 }
 
-struct Selected {
-    int64_t batch, cls, box;
-    double score;
-    int64_t order;  // selection order, for stable output
+// Batch b's boxes as corners (y1 <= y2, x1 <= x2).
+void decode_boxes(const Tensor& boxes, bool center, int64_t b, int64_t num, Box* box) {
+    for (int64_t i = 0; i < num; ++i) {
+        double v[4];
+        for (int j = 0; j < 4; ++j) v[j] = boxes.value_as_double((b * num + i) * 4 + j);
+        if (center) box[i] = {v[1] - v[3] / 2, v[0] - v[2] / 2, v[1] + v[3] / 2, v[0] + v[2] / 2};
+        else box[i] = {std::min(v[0], v[2]), std::min(v[1], v[3]), std::max(v[0], v[2]), std::max(v[1], v[3])};
+    }
+}
+
+// The remaining candidate with the highest score (the lower box index on ties): the first one no
+// other beats, scanning in list order (as std::min_element does, whatever NaN scores do).
+size_t best_candidate(const Candidate* c, size_t count) {
+    size_t best = 0;
+    for (size_t i = 1; i < count; ++i)
+        if (c[i].score > c[best].score || (c[i].score == c[best].score && c[i].index < c[best].index)) best = i;
+    return best;
+}
+
+struct Thresholds {
+    int64_t max_out;  // max_output_boxes_per_class, >= 0
+    double iou, score, sigma;
 };
 
-template <class I, class S>
-void write_outputs(KernelContext& ctx, const NmsAttrs& a, const std::vector<Selected>& sel, int64_t bound) {
-    const auto n = static_cast<int64_t>(sel.size());
-    if (!dynamic_outputs(a)) {
-        Tensor& out = ctx.output(0);
-        I* o = out.data<I>();
-        for (int64_t r = 0; r < out.num_elements() / 3; ++r)
-            for (int j = 0; j < 3; ++j) {
-                const Selected* s = r < n ? &sel[static_cast<size_t>(r)] : nullptr;
-                o[r * 3 + j] = static_cast<I>(!s ? -1 : j == 0 ? s->batch : j == 1 ? s->cls : s->box);
-            }
-        (void)bound;
-        return;
-    }
-    Tensor indices(a.output_type, Shape{n, 3});
-    Tensor scores(ctx.input(kScores).type(), Shape{n, 3});
-    Tensor valid(a.output_type, Shape{1});
-    I* oi = indices.data<I>();
-    for (int64_t r = 0; r < n; ++r) {
-        const Selected& s = sel[static_cast<size_t>(r)];
-        oi[r * 3] = static_cast<I>(s.batch), oi[r * 3 + 1] = static_cast<I>(s.cls), oi[r * 3 + 2] = static_cast<I>(s.box);
-        const double v[3] = {static_cast<double>(s.batch), static_cast<double>(s.cls), s.score};
-        for (int j = 0; j < 3; ++j) {
-            if constexpr (std::is_same_v<S, float16>) scores.data<S>()[r * 3 + j] = float16{f32_to_f16(static_cast<float>(v[j]))};
-            else if constexpr (std::is_same_v<S, bfloat16>) scores.data<S>()[r * 3 + j] = bfloat16{f32_to_bf16(static_cast<float>(v[j]))};
-            else scores.data<S>()[r * 3 + j] = static_cast<S>(v[j]);
+// One class of one batch: keeps boxes into sel (from sel[count] on) and returns the new count.
+// The candidates stay in box order as boxes leave the list, so that every pick is the same as the
+// spec's algorithm on a list.
+int64_t select_class(const Box* box, const Tensor& scores, int64_t first_score, int64_t num, int64_t flat_base,
+                     const Thresholds& t, Candidate* cand, Selected* sel, int64_t count) {
+    size_t remaining = 0;
+    for (int64_t i = 0; i < num; ++i) cand[remaining++] = {scores.value_as_double(first_score + i), i};
+    int64_t kept = 0;
+    while (kept < t.max_out && remaining > 0) {
+        const size_t best = best_candidate(cand, remaining);
+        const Candidate pick = cand[best];
+        std::copy(cand + best + 1, cand + remaining, cand + best);
+        --remaining;
+        if (!(pick.score >= t.score)) break;
+        sel[count] = {flat_base + pick.index, pick.score, count};
+        ++count;
+        ++kept;
+        const Box& k = box[pick.index];
+        if (t.sigma > 0) {
+            for (size_t r = 0; r < remaining; ++r)
+                cand[r].score *= std::exp(-0.5 * std::pow(iou(box[cand[r].index], k), 2) / t.sigma);
+        } else {
+            remaining = static_cast<size_t>(
+                std::remove_if(cand, cand + remaining, [&](const Candidate& c) { return iou(box[c.index], k) > t.iou; }) - cand);
         }
     }
-    valid.data<I>()[0] = static_cast<I>(n);
-    ctx.output(0) = std::move(indices);
-    ctx.output(1) = std::move(scores);
-    ctx.output(2) = std::move(valid);
+    return count;
+}
+
+template <class S>
+S score_value(double v) {
+    if constexpr (std::is_same_v<S, float16>) return float16{f32_to_f16(static_cast<float>(v))};
+    else if constexpr (std::is_same_v<S, bfloat16>) return bfloat16{f32_to_bf16(static_cast<float>(v))};
+    else return static_cast<S>(v);
+}
+
+// -1/-3/-4: the selected rows, then rows of -1 up to the static bound.
+template <class I>
+void write_padded(Tensor& out, const NmsPlan& plan, const Selected* sel, int64_t n) {
+    I* o = out.data<I>();
+    const int64_t rows = out.num_elements() / 3;
+    for (int64_t r = 0; r < rows; ++r) {
+        if (r >= n) {
+            o[r * 3] = o[r * 3 + 1] = o[r * 3 + 2] = static_cast<I>(-1);
+            continue;
+        }
+        const int64_t flat = sel[r].flat;
+        o[r * 3] = static_cast<I>(flat / plan.boxes / plan.classes);
+        o[r * 3 + 1] = static_cast<I>(flat / plan.boxes % plan.classes);
+        o[r * 3 + 2] = static_cast<I>(flat % plan.boxes);
+    }
+}
+
+// -5/-9: exactly n rows of (batch, class, box) and of (batch, class, score), and n.
+template <class I, class S>
+void write_exact(KernelContext& ctx, const NmsAttrs& a, const NmsPlan& plan, const Selected* sel, int64_t n) {
+    I* oi = ctx.dynamic_output(0, a.output_type, {n, 3}).data<I>();
+    S* os = ctx.dynamic_output(1, ctx.input(kScores).type(), {n, 3}).data<S>();
+    I* ov = ctx.dynamic_output(2, a.output_type, {1}).data<I>();
+    for (int64_t r = 0; r < n; ++r) {
+        const Selected& s = sel[r];
+        const int64_t batch = s.flat / plan.boxes / plan.classes, cls = s.flat / plan.boxes % plan.classes;
+        oi[r * 3] = static_cast<I>(batch), oi[r * 3 + 1] = static_cast<I>(cls), oi[r * 3 + 2] = static_cast<I>(s.flat % plan.boxes);
+        os[r * 3] = score_value<S>(static_cast<double>(batch));
+        os[r * 3 + 1] = score_value<S>(static_cast<double>(cls));
+        os[r * 3 + 2] = score_value<S>(s.score);
+    }
+    ov[0] = static_cast<I>(n);
+}
+
+template <class I>
+void write_outputs(KernelContext& ctx, const NmsAttrs& a, const NmsPlan& plan, const Selected* sel, int64_t n) {
+    if (!dynamic_outputs(a)) {
+        IRLITE_CHECK(n <= ctx.output(0).num_elements() / 3, ErrorKind::ShapeRule, "kernel-output-mismatch",
+                     "more boxes selected than the output holds");
+        return write_padded<I>(ctx.output(0), plan, sel, n);
+    }
+    switch (ctx.input(kScores).type()) {
+        case ElementType::f16: return write_exact<I, float16>(ctx, a, plan, sel, n);
+        case ElementType::bf16: return write_exact<I, bfloat16>(ctx, a, plan, sel, n);
+        case ElementType::f64: return write_exact<I, double>(ctx, a, plan, sel, n);
+        default: return write_exact<I, float>(ctx, a, plan, sel, n);
+    }
 }
 
 void compute(KernelContext& ctx) {
     const auto& a = ctx.attrs<NmsAttrs>();
-    const Tensor& boxes = ctx.input(kBoxes);
+    const auto& plan = ctx.plan<NmsPlan>();
+    Thresholds t;
+    t.max_out = ctx.num_inputs() > kMaxOut ? std::max<int64_t>(ctx.input(kMaxOut).value_as_int64(0), 0) : 0;
+    t.iou = scalar_input(ctx, kIou);
+    t.score = scalar_input(ctx, kScoreThreshold);
+    t.sigma = a.version >= 5 ? scalar_input(ctx, kSigma) : 0.0;
+    // The planned lists hold min(boxes, max_output_boxes_per_class) per class; the value is a
+    // constant wherever the node was planned, so a larger one here is a planning bug.
+    IRLITE_CHECK(std::min(t.max_out, plan.boxes) <= plan.max_per_class, ErrorKind::Value, "internal-error",
+                 "max_output_boxes_per_class ", t.max_out, " exceeds the planned ", plan.max_per_class);
+    auto* scratch = static_cast<std::byte*>(ctx.scratch());
+    auto* box = reinterpret_cast<Box*>(scratch);
+    auto* cand = reinterpret_cast<Candidate*>(scratch + plan.candidates_offset);
+    auto* sel = reinterpret_cast<Selected*>(scratch + plan.selected_offset);
     const Tensor& scores = ctx.input(kScores);
-    IRLITE_CHECK(boxes.rank() == 3 && scores.rank() == 3 && boxes.shape()[0] == scores.shape()[0] &&
-                     boxes.shape()[1] == scores.shape()[2] && boxes.shape()[2] == 4,
-                 ErrorKind::ShapeRule, "shape-mismatch", "boxes ", to_string(boxes.shape()), " and scores ",
-                 to_string(scores.shape()), " disagree");
-    const int64_t batches = boxes.shape()[0], num = boxes.shape()[1], classes = scores.shape()[1];
-    const int64_t max_out = ctx.num_inputs() > kMaxOut ? std::max<int64_t>(ctx.input(kMaxOut).value_as_int64(0), 0) : 0;
-    const double iou_threshold = scalar_input(ctx, kIou);
-    const double score_threshold = scalar_input(ctx, kScoreThreshold);
-    const double sigma = a.version >= 5 ? scalar_input(ctx, kSigma) : 0.0;
-    std::vector<Box> box(static_cast<size_t>(num));
-    std::vector<std::pair<double, int64_t>> remaining;  // (score, box index)
-    std::vector<Selected> selected;
-    int64_t order = 0;
-    for (int64_t b = 0; b < batches; ++b) {
-        for (int64_t i = 0; i < num; ++i) {
-            double v[4];
-            for (int j = 0; j < 4; ++j) v[j] = boxes.value_as_double((b * num + i) * 4 + j);
-            if (a.center) box[static_cast<size_t>(i)] = {v[1] - v[3] / 2, v[0] - v[2] / 2, v[1] + v[3] / 2, v[0] + v[2] / 2};
-            else box[static_cast<size_t>(i)] = {std::min(v[0], v[2]), std::min(v[1], v[3]), std::max(v[0], v[2]), std::max(v[1], v[3])};
-        }
-        for (int64_t c = 0; c < classes; ++c) {
-            remaining.clear();
-            for (int64_t i = 0; i < num; ++i) remaining.emplace_back(scores.value_as_double((b * classes + c) * num + i), i);
-            int64_t kept = 0;
-            while (kept < max_out && !remaining.empty()) {
-                // The best remaining box (the lower index on ties).
-                const auto best = std::min_element(remaining.begin(), remaining.end(), [](const auto& x, const auto& y) {
-                    return x.first > y.first || (x.first == y.first && x.second < y.second);
-                });
-                const auto [score, index] = *best;
-                remaining.erase(best);
-                if (!(score >= score_threshold)) break;
-                selected.push_back({b, c, index, score, order++});
-                ++kept;
-                const Box& k = box[static_cast<size_t>(index)];
-                if (sigma > 0) {
-                    for (auto& r : remaining) r.first *= std::exp(-0.5 * std::pow(iou(box[static_cast<size_t>(r.second)], k), 2) / sigma);
-                } else {
-                    remaining.erase(std::remove_if(remaining.begin(), remaining.end(),
-                                                   [&](const auto& r) { return iou(box[static_cast<size_t>(r.second)], k) > iou_threshold; }),
-                                    remaining.end());
-                }
-            }
+    int64_t n = 0;
+    for (int64_t b = 0; b < plan.batches; ++b) {
+        decode_boxes(ctx.input(kBoxes), a.center, b, plan.boxes, box);
+        for (int64_t c = 0; c < plan.classes; ++c) {
+            const int64_t bc = b * plan.classes + c;
+            n = select_class(box, scores, bc * plan.boxes, plan.boxes, bc * plan.boxes, t, cand, sel, n);
         }
     }
+    // By descending score, ties in selection order: what a stable sort by score gives, from
+    // std::sort (which allocates nothing) on a total order. Kept scores are never NaN.
     if (a.sort_descending)
-        std::stable_sort(selected.begin(), selected.end(), [](const Selected& x, const Selected& y) { return x.score > y.score; });
-    const int64_t bound = ctx.num_outputs() > 0 ? ctx.output(0).num_elements() / 3 : 0;
-    if (!dynamic_outputs(a)) IRLITE_CHECK(static_cast<int64_t>(selected.size()) <= bound, ErrorKind::ShapeRule,
-                                          "kernel-output-mismatch", "more boxes selected than the output holds");
-    const bool i32 = a.output_type == ElementType::i32;
-    switch (scores.type()) {
-        case ElementType::f16: return i32 ? write_outputs<int32_t, float16>(ctx, a, selected, bound) : write_outputs<int64_t, float16>(ctx, a, selected, bound);
-        case ElementType::bf16: return i32 ? write_outputs<int32_t, bfloat16>(ctx, a, selected, bound) : write_outputs<int64_t, bfloat16>(ctx, a, selected, bound);
-        case ElementType::f64: return i32 ? write_outputs<int32_t, double>(ctx, a, selected, bound) : write_outputs<int64_t, double>(ctx, a, selected, bound);
-        default: return i32 ? write_outputs<int32_t, float>(ctx, a, selected, bound) : write_outputs<int64_t, float>(ctx, a, selected, bound);
-    }
+        std::sort(sel, sel + n, [](const Selected& x, const Selected& y) {
+            return x.score > y.score || (x.score == y.score && x.order < y.order);
+        });
+    if (a.output_type == ElementType::i32) write_outputs<int32_t>(ctx, a, plan, sel, n);
+    else write_outputs<int64_t>(ctx, a, plan, sel, n);
 }
 
 OpDef make_def(int version, int first, int last) {
@@ -243,6 +335,7 @@ OpDef make_def(int version, int first, int last) {
     d.num_outputs = version >= 5 ? 3 : 1;
     d.value_inputs = 1u << kMaxOut;
     d.allocates_outputs = version >= 5;  // the row count depends on the values
+    d.data_dependent_outputs = version >= 5;
     switch (version) {
         case 1: d.parse_attrs = [](const AttrReader& r) { return parse(r, 1); }; break;
         case 3: d.parse_attrs = [](const AttrReader& r) { return parse(r, 3); }; break;
@@ -251,6 +344,7 @@ OpDef make_def(int version, int first, int last) {
         default: d.parse_attrs = [](const AttrReader& r) { return parse(r, 9); }; break;
     }
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

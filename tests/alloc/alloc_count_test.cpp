@@ -12,6 +12,7 @@
 
 #include "irlite/irlite.hpp"
 #include "compressed_ir.hpp"
+#include "data_dependent_ir.hpp"
 #include "ir_builder.hpp"
 #include "temp_dir.hpp"
 #include "parser/npy.hpp"
@@ -196,6 +197,55 @@ TEST(ZeroAllocation, DynamicModelReplansOnlyWhenShapesChange) {
     EXPECT_EQ(count(x5), 0);
     EXPECT_EQ(request.output(0).shape(), (Shape{5, 3}));
     EXPECT_EQ(request.output(0).data<float>()[14], 6.0f);
+}
+
+// Outputs whose size depends on the values (NonZero, NonMaxSuppression-5+) live in buffers of the
+// request that grow to the largest size a run needs: a run that needs no more than an earlier one
+// allocates nothing, whether its output is as large or smaller.
+long allocations_of_infer(InferRequest& request) {
+    allocations = 0;
+    counting = true;
+    request.infer();
+    counting = false;
+    return allocations.load();
+}
+
+TEST(ZeroAllocation, NonZeroReusesItsOutputBuffer) {
+    const testing::IrBuilder b = testing::non_zero_model();
+    const CompiledModel compiled(Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size()));
+    InferRequest request = compiled.create_infer_request();
+    std::vector<float> x = {1, 0, 2, 0, 0, 3};
+    request.set_input(0, Tensor::wrap(ElementType::f32, {2, 3}, x.data()));
+    request.infer();
+    EXPECT_EQ(allocations_of_infer(request), 0);
+    EXPECT_EQ(request.output(0).shape(), (Shape{2, 3}));
+    x = {1, 1, 1, 1, 1, 0};
+    EXPECT_GT(allocations_of_infer(request), 0) << "five coordinates need more bytes than three: the buffer grows";
+    EXPECT_EQ(allocations_of_infer(request), 0);
+    EXPECT_EQ(request.output(0).shape(), (Shape{2, 5}));
+    x = {0, 0, 0, 0, 7, 0};
+    EXPECT_EQ(allocations_of_infer(request), 0);
+    ASSERT_EQ(request.output(0).shape(), (Shape{2, 1}));
+    EXPECT_EQ(request.output(0).data<int64_t>()[0], 1);
+    EXPECT_EQ(request.output(0).data<int64_t>()[1], 1);
+}
+
+TEST(ZeroAllocation, NonMaxSuppressionReusesItsOutputBuffers) {
+    const testing::IrBuilder b = testing::nms_model();
+    const CompiledModel compiled(Model::read_from_memory(b.xml(), b.weights().data(), b.weights().size()));
+    InferRequest request = compiled.create_infer_request();
+    const std::vector<float> boxes = testing::nms_boxes();
+    std::vector<float> scores = {0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f};
+    request.set_input(0, Tensor::wrap(ElementType::f32, {1, 6, 4}, const_cast<float*>(boxes.data())));
+    request.set_input(1, Tensor::wrap(ElementType::f32, {1, 1, 6}, scores.data()));
+    request.infer();
+    EXPECT_EQ(allocations_of_infer(request), 0);
+    EXPECT_EQ(request.output(0).shape(), (Shape{3, 3}));
+    scores = {-1, -1, 0.5f, -1, -1, -1};
+    EXPECT_EQ(allocations_of_infer(request), 0);
+    ASSERT_EQ(request.output(0).shape(), (Shape{1, 3}));
+    EXPECT_EQ(request.output(0).data<int64_t>()[2], 2);
+    EXPECT_EQ(request.output(2).data<int64_t>()[0], 1);
 }
 
 }  // namespace
