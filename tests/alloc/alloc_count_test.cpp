@@ -1,11 +1,13 @@
 // Steady-state infer() of a model with static shapes performs no heap allocation (the property
-// that keeps small models fast). Counted at the lowest level: this binary interposes malloc and
-// its siblings, so that allocations inside Eigen or the C++ runtime count too, as an LD_PRELOAD
-// shim would count them. Not built with sanitizers, which own malloc themselves.
-#include <gtest/gtest.h>
-#include <malloc.h>
+// that keeps small models fast). Counted at the lowest level: alloc_counter.hpp interposes malloc
+// and its siblings (glibc) as well as operator new, so that allocations inside Eigen or the C++
+// runtime count too, as an LD_PRELOAD shim would count them. Not built with sanitizers, which own
+// malloc themselves.
+#define IRLITE_ALLOC_COUNTER_DEFINE_OPERATORS
+#include "alloc_counter.hpp"
 
-#include <atomic>
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -16,49 +18,6 @@
 #include "ir_builder.hpp"
 #include "temp_dir.hpp"
 #include "parser/npy.hpp"
-
-extern "C" {
-void* __libc_malloc(size_t);
-void* __libc_calloc(size_t, size_t);
-void* __libc_realloc(void*, size_t);
-void* __libc_memalign(size_t, size_t);
-}
-
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<long> allocations{0};
-void count() {
-    if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
-}
-}  // namespace
-
-extern "C" {
-void* malloc(size_t n) {
-    count();
-    return __libc_malloc(n);
-}
-void* calloc(size_t n, size_t m) {
-    count();
-    return __libc_calloc(n, m);
-}
-void* realloc(void* p, size_t n) {
-    count();
-    return __libc_realloc(p, n);
-}
-void* memalign(size_t a, size_t n) {
-    count();
-    return __libc_memalign(a, n);
-}
-void* aligned_alloc(size_t a, size_t n) {
-    count();
-    return __libc_memalign(a, n);
-}
-int posix_memalign(void** p, size_t a, size_t n) {
-    count();
-    *p = __libc_memalign(a, n);
-    return *p ? 0 : ENOMEM;
-}
-}
 
 namespace irlite {
 namespace {
@@ -78,22 +37,19 @@ long allocations_per_run(const std::string& xml, int runs = 5) {
     }
     request.infer();
     request.infer();
-    allocations = 0;
-    counting = true;
+    testing::AllocationCounter counter;
     for (int r = 0; r < runs; ++r) request.infer();
-    counting = false;
-    return allocations.load() / runs;
+    return static_cast<long>(counter.stop()) / runs;
 }
 
 TEST(ZeroAllocation, CounterSeesAllocations) {
-    allocations = 0;
-    counting = true;
+    testing::AllocationCounter counter;
     void* volatile p = std::malloc(16);
     int* volatile q = new int[4];
-    counting = false;
+    const long allocations = static_cast<long>(counter.stop());
     std::free(p);
     delete[] q;
-    EXPECT_GE(allocations.load(), 2) << "the counter must be able to fail";
+    EXPECT_GE(allocations, 2) << "the counter must be able to fail";
 }
 
 TEST(ZeroAllocation, DemoModel) {
@@ -185,11 +141,9 @@ TEST(ZeroAllocation, DynamicModelReplansOnlyWhenShapesChange) {
     const Tensor x5 = Tensor::wrap(ElementType::f32, {5, 3}, five.data());
     const auto count = [&](const Tensor& x) {
         request.set_input(0, x);
-        allocations = 0;
-        counting = true;
+        testing::AllocationCounter counter;
         request.infer();
-        counting = false;
-        return allocations.load();
+        return static_cast<long>(counter.stop());
     };
     EXPECT_GT(count(x2), 0) << "the first run of a shape plans it";
     EXPECT_EQ(count(x2), 0);
@@ -203,11 +157,9 @@ TEST(ZeroAllocation, DynamicModelReplansOnlyWhenShapesChange) {
 // request that grow to the largest size a run needs: a run that needs no more than an earlier one
 // allocates nothing, whether its output is as large or smaller.
 long allocations_of_infer(InferRequest& request) {
-    allocations = 0;
-    counting = true;
+    testing::AllocationCounter counter;
     request.infer();
-    counting = false;
-    return allocations.load();
+    return static_cast<long>(counter.stop());
 }
 
 TEST(ZeroAllocation, NonZeroReusesItsOutputBuffer) {
