@@ -41,13 +41,15 @@ TEST(AllocCounter, CountsTheCAllocationFunctions) {
     int64_t counted = 0;
     void* aligned = nullptr;
     {
+        // volatile: a compiler may drop an allocation whose pointer is only freed
         AllocationCounter counter;
-        void* p = std::malloc(24);
-        p = std::realloc(p, 4096);
-        std::free(p);
-        std::free(std::calloc(3, 8));
+        void* volatile p = std::malloc(24);
+        void* volatile q = std::realloc(p, 4096);
+        void* volatile c = std::calloc(3, 8);
         const int status = ::posix_memalign(&aligned, 64, 100);
         counted = counter.stop();
+        std::free(q);
+        std::free(c);
         ASSERT_EQ(status, 0);
     }
     std::free(aligned);
