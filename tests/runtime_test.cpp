@@ -60,8 +60,8 @@ std::vector<T> values(const Tensor& t) {
 
 // NonZero's output lives in the request's buffer for it (DynamicOutputBuffer): a run with more
 // non-zeros grows it, one with fewer gets the smaller shape in the same bytes. A copy of an output
-// taken before a run that grows the buffer keeps the old bytes alive (valid until the next infer(),
-// and never dangling after it).
+// taken before a run that grows the buffer keeps the old memory alive (its values are valid until
+// the next infer(), and it never dangles after it).
 TEST(Runtime, DataDependentOutputsGrowAndShrink) {
     const CompiledModel m(load(testing::non_zero_model()));
     InferRequest req = m.create_infer_request();
@@ -75,7 +75,9 @@ TEST(Runtime, DataDependentOutputsGrowAndShrink) {
     req.infer();
     ASSERT_EQ(req.output("y").shape(), (Shape{2, 5}));
     EXPECT_EQ(values<int64_t>(req.output("y")), (std::vector<int64_t>{0, 0, 0, 1, 1, 0, 1, 2, 0, 1}));
-    EXPECT_EQ(values<int64_t>(before), (std::vector<int64_t>{0, 0, 1, 0, 2, 2}));  // the old buffer, still alive
+    // The old buffer is still alive (no dangling read: the sanitizer build checks it); its bytes are
+    // unspecified after the run (sanitizer builds poison every buffer before a run).
+    EXPECT_EQ(values<int64_t>(before).size(), 6u);
     x = {0, 0, 0, 0, 7, 0};
     req.infer();
     ASSERT_EQ(req.output("y").shape(), (Shape{2, 1}));
