@@ -25,6 +25,7 @@
 #include <cmath>
 
 #include "engine/op.hpp"
+#include "kernels/detail/float_value.hpp"
 #include "kernels/detail/index_values.hpp"
 
 namespace irlite {
@@ -232,13 +233,6 @@ int64_t select_class(const Box* box, const Tensor& scores, int64_t first_score, 
     return count;
 }
 
-template <class S>
-S score_value(double v) {
-    if constexpr (std::is_same_v<S, float16>) return float16{f32_to_f16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<S, bfloat16>) return bfloat16{f32_to_bf16(static_cast<float>(v))};
-    else return static_cast<S>(v);
-}
-
 // -1/-3/-4: the selected rows, then rows of -1 up to the static bound.
 template <class I>
 void write_padded(Tensor& out, const NmsPlan& plan, const Selected* sel, int64_t n) {
@@ -266,9 +260,9 @@ void write_exact(KernelContext& ctx, const NmsAttrs& a, const NmsPlan& plan, con
         const Selected& s = sel[r];
         const int64_t batch = s.flat / plan.boxes / plan.classes, cls = s.flat / plan.boxes % plan.classes;
         oi[r * 3] = static_cast<I>(batch), oi[r * 3 + 1] = static_cast<I>(cls), oi[r * 3 + 2] = static_cast<I>(s.flat % plan.boxes);
-        os[r * 3] = score_value<S>(static_cast<double>(batch));
-        os[r * 3 + 1] = score_value<S>(static_cast<double>(cls));
-        os[r * 3 + 2] = score_value<S>(s.score);
+        os[r * 3] = detail::store_as<S>(static_cast<double>(batch));
+        os[r * 3 + 1] = detail::store_as<S>(static_cast<double>(cls));
+        os[r * 3 + 2] = detail::store_as<S>(s.score);
     }
     ov[0] = static_cast<I>(n);
 }
