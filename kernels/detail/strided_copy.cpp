@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "irlite/error.hpp"
+#include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/parallel.hpp"
 
 namespace irlite::detail {
@@ -18,17 +19,22 @@ void gather_items(const std::byte* src, int64_t stride, std::byte* dst, int64_t 
     for (int64_t i = 0; i < count; ++i, src += stride, dst += N) std::memcpy(dst, src, N);
 }
 
-// Items of 1/2/4/8 bytes copied as integers; a reversed run (stride -N) gets its own loop, which
+// Items of 2/4/8 bytes copied as integers; a reversed run (stride -N) gets its own loop, which
 // compilers vectorise with a permute.
 template <class T>
 void gather_typed(const std::byte* src, int64_t stride, std::byte* dst, int64_t count) {
     constexpr auto n = static_cast<int64_t>(sizeof(T));
     if (stride == -n) {
         if (reinterpret_cast<uintptr_t>(src) % n == 0 && reinterpret_cast<uintptr_t>(dst) % n == 0) {
-            // Aligned items as T: the loop vectorises (loads, a lane permute, stores).
+            // Aligned items as T: the loop vectorises (loads, a lane permute, stores), at the
+            // widest level the CPU has. At the baseline's 16 bytes a step, a reversed 268 MB row
+            // ran at half the memory bandwidth, and its speed moved by 15 % with the loop's place
+            // in the code.
             const T* s = reinterpret_cast<const T*>(src);
             T* d = reinterpret_cast<T*>(dst);
-            for (int64_t i = 0; i < count; ++i) d[i] = s[-i];
+            cpu::run([&] {
+                for (int64_t i = 0; i < count; ++i) d[i] = s[-i];
+            });
             return;
         }
         for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * n, src - i * n, sizeof(T));
@@ -40,7 +46,16 @@ void gather_typed(const std::byte* src, int64_t stride, std::byte* dst, int64_t 
 void gather_blocks(const std::byte* src, int64_t stride, std::byte* dst, int64_t count, size_t block,
                    bool streaming) {
     if (streaming && block >= 64) {
-        for (int64_t i = 0; i < count; ++i, src += stride, dst += block) stream_copy_unfenced(dst, src, block);
+        // The hardware prefetchers follow a stream within a page but not the jump to the next
+        // block, so each block would start with a row of cold misses (Slice [:, ::2, :] on rows
+        // of 4 KiB: 0.45 of the memory bandwidth). Asking for the next block's first page while
+        // copying this one keeps the reads flowing (0.65).
+        const size_t ahead = std::min<size_t>(block, 4096);
+        for (int64_t i = 0; i < count; ++i, src += stride, dst += block) {
+            if (i + 1 < count)
+                for (size_t o = 0; o < ahead; o += 64) __builtin_prefetch(src + stride + o, 0, 0);
+            stream_copy_unfenced(dst, src, block);
+        }
         stream_fence();
         return;
     }
@@ -48,11 +63,11 @@ void gather_blocks(const std::byte* src, int64_t stride, std::byte* dst, int64_t
         case 1:
             return gather_items<1>(src, stride, dst, count);
         case 2:
-            return gather_items<2>(src, stride, dst, count);
+            return gather_typed<uint16_t>(src, stride, dst, count);
         case 4:
             return gather_typed<uint32_t>(src, stride, dst, count);
         case 8:
-            return gather_items<8>(src, stride, dst, count);
+            return gather_typed<uint64_t>(src, stride, dst, count);
         default:
             for (int64_t i = 0; i < count; ++i, src += stride, dst += block) std::memcpy(dst, src, block);
     }
