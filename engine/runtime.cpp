@@ -16,10 +16,12 @@
 #include <mutex>
 #include <thread>
 #include <new>
+#include <optional>
 
 #include "engine/execution_plan.hpp"
 #include "engine/fusion.hpp"
 #include "engine/graph.hpp"
+#include "engine/isa_trace.hpp"
 #include "engine/low_precision.hpp"
 #include "engine/precision.hpp"
 #include "engine/weight_compression.hpp"
@@ -334,6 +336,7 @@ struct InferRequest::State {
     bool ran = false;
     bool profiling = false;
     std::vector<ProfileEntry> profile;  // per step, made with the plan (no allocation per run)
+    IsaTrace isa_trace;  // the levels the current step's kernels ran at, when profiling
 
     void make_profile() {
         profile.clear();
@@ -346,8 +349,43 @@ struct InferRequest::State {
             e.type = node_type_name(n);
             e.method = step_method(step);
             e.precision = node_precision(g, n);
+            e.isa = "-";
             profile.push_back(std::move(e));
         }
+    }
+
+    // Runs step i of the bound plan (not a Skip).
+    void run_step(const CompiledModel::Impl& m, size_t i) {
+        const ExecStep& step = plan->steps[i];
+        const Node& node = plan->graph->nodes[static_cast<size_t>(step.node)];
+        const std::vector<const Tensor*>& ins = step_inputs[i];
+        Tensor* outs = &values[static_cast<size_t>(step.first_output)];
+        if (step.mode == ExecStep::Mode::Kernel || step.mode == ExecStep::Mode::DataDependent) {
+            KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), outs, static_cast<size_t>(step.num_outputs),
+                              step.plan.get(), scratch.data, scratch_stride, m.pool.get());
+            ctx.set_unused_outputs(step.unused_outputs);
+            if (step.mode == ExecStep::Mode::Kernel) {
+                node.def->compute(ctx);
+                return;
+            }
+            ctx.set_dynamic_buffers(&dynamic_buffers[static_cast<size_t>(step.first_dynamic_buffer)]);
+            node.def->compute(ctx);
+            check_data_dependent_outputs(node, ctx);
+            return;
+        }
+        dynamic_inputs.clear();
+        for (const Tensor* t : ins) dynamic_inputs.push_back(*t);
+        std::vector<Tensor> made = run_node(node, dynamic_inputs, nullptr, &variables, nullptr, plan->file);
+        check_against_load_time(node, made, plan->file);
+        for (size_t o = 0; o < made.size(); ++o) outs[o] = std::move(made[o]);
+    }
+
+    // Step i's time, and the levels its kernels ran at (isa_trace.hpp); then a fresh trace.
+    void finish_profile_entry(size_t i, std::chrono::steady_clock::duration took) {
+        ProfileEntry& e = profile[i];
+        e.ms = std::chrono::duration<double, std::milli>(took).count();
+        if (plan->steps[i].mode != ExecStep::Mode::Skip) e.isa = isa_trace_name(isa_trace.levels.load());
+        isa_trace.levels.store(0);
     }
 
     const Tensor* value_ptr(int v) const { return value_tensor(*plan, bound, values, v); }
@@ -482,45 +520,23 @@ void InferRequest::run(const CompiledModel::Impl& m, State& s) {
         if (b.capacity()) std::memset(b.memory.data(), 0xFF, b.capacity());
 #endif
     size_t step_index = 0;
+    std::optional<IsaTraceScope> trace;  // profiles record each step's instruction-set levels
+    if (s.profiling) {
+        s.isa_trace.levels.store(0);
+        trace.emplace(&s.isa_trace);
+    }
     using Clock = std::chrono::steady_clock;
     Clock::time_point started;
     try {
         for (; step_index < plan.steps.size(); ++step_index) {
             const ExecStep& step = plan.steps[step_index];
             if (s.profiling) {
-                if (step_index > 0)
-                    s.profile[step_index - 1].ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+                if (step_index > 0) s.finish_profile_entry(step_index - 1, Clock::now() - started);
                 started = Clock::now();
             }
-            if (step.mode == ExecStep::Mode::Skip) continue;
-            const Node& node = g.nodes[static_cast<size_t>(step.node)];
-            const std::vector<const Tensor*>& ins = s.step_inputs[step_index];
-            if (step.mode == ExecStep::Mode::Kernel) {
-                KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), &s.values[static_cast<size_t>(step.first_output)],
-                                  static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch.data, s.scratch_stride,
-                                  m.pool.get());
-                ctx.set_unused_outputs(step.unused_outputs);
-                node.def->compute(ctx);
-                continue;
-            }
-            if (step.mode == ExecStep::Mode::DataDependent) {
-                KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), &s.values[static_cast<size_t>(step.first_output)],
-                                  static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch.data, s.scratch_stride,
-                                  m.pool.get());
-                ctx.set_unused_outputs(step.unused_outputs);
-                ctx.set_dynamic_buffers(&s.dynamic_buffers[static_cast<size_t>(step.first_dynamic_buffer)]);
-                node.def->compute(ctx);
-                check_data_dependent_outputs(node, ctx);
-                continue;
-            }
-            s.dynamic_inputs.clear();
-            for (const Tensor* t : ins) s.dynamic_inputs.push_back(*t);
-            std::vector<Tensor> made = run_node(node, s.dynamic_inputs, nullptr, &s.variables, nullptr, plan.file);
-            check_against_load_time(node, made, plan.file);
-            for (size_t o = 0; o < made.size(); ++o) s.values[static_cast<size_t>(step.first_output) + o] = std::move(made[o]);
+            if (step.mode != ExecStep::Mode::Skip) s.run_step(m, step_index);
         }
-        if (s.profiling && !plan.steps.empty())
-            s.profile.back().ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+        if (s.profiling && !plan.steps.empty()) s.finish_profile_entry(plan.steps.size() - 1, Clock::now() - started);
     } catch (Error& e) {
         if (step_index < plan.steps.size())
             e.add_context(g.nodes[static_cast<size_t>(plan.steps[step_index].node)].location(plan.file));

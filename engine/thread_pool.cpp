@@ -33,6 +33,7 @@
 #include <system_error>
 #include <thread>
 
+#include "engine/isa_trace.hpp"
 #include "irlite/error.hpp"
 
 namespace irlite {
@@ -154,7 +155,10 @@ void ThreadPool::worker_loop() {
             }
         }
         if (!joined) continue;
-        work_on_region();
+        {
+            const IsaTraceScope trace(trace_);  // the submitter's profile trace, if any
+            work_on_region();
+        }
         const uint64_t before = state_.fetch_sub(1, std::memory_order_seq_cst);
         if ((before & kCountMask) == 1 && owner_sleeping_.load(std::memory_order_seq_cst)) {
             // Taking the mutex orders this with the owner's check of the count; notifying after
@@ -198,6 +202,7 @@ void ThreadPool::run(int64_t num_tasks, FunctionRef<void(int64_t)> task) {
     // The region is closed and empty (the previous owner waited for that): write it, then open it.
     num_tasks_ = num_tasks;
     task_ = task;
+    trace_ = t_isa_trace;
     next_task_.store(0, std::memory_order_relaxed);
     failed_.store(false, std::memory_order_relaxed);
     const uint64_t epoch = epoch_of(state_.load(std::memory_order_relaxed)) + 1;

@@ -47,6 +47,8 @@
 
 namespace irlite {
 
+struct IsaTrace;
+
 // A non-owning reference to a callable: one object pointer and one function pointer, trivially
 // copyable, never allocates. The callable must outlive every call through the reference; binding
 // a temporary lambda is fine for the duration of the full expression, e.g. pool.run(n, [&](int64_t i) {...}).
@@ -166,6 +168,7 @@ private:
     alignas(64) std::atomic<uint64_t> state_{0};
     // The current region, written by the owner while the region is closed and no worker is inside.
     int64_t num_tasks_ = 0;
+    IsaTrace* trace_ = nullptr;  // the submitter's profile trace (engine/isa_trace.hpp), for the workers
     std::optional<FunctionRef<void(int64_t)>> task_;  // a copy (two pointers), not one more line to fetch
     std::atomic<int64_t> next_task_{0};
     // Set while a caller owns the workers (one region at a time; others run inline).

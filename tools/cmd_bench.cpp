@@ -70,7 +70,7 @@ double median(std::vector<double> v) {
 }
 
 struct LayerTime {
-    std::string name, type, method, precision;
+    std::string name, type, method, precision, isa;
     double ms = 0;
 };
 
@@ -81,7 +81,8 @@ std::vector<LayerTime> layer_medians(const std::vector<std::vector<ProfileEntry>
     for (size_t i = 0; i < runs[0].size(); ++i) {
         std::vector<double> times;
         for (const auto& r : runs) times.push_back(r[i].ms);
-        out.push_back({runs[0][i].name, runs[0][i].type, runs[0][i].method, runs[0][i].precision, median(times)});
+        const ProfileEntry& e = runs[0][i];
+        out.push_back({e.name, e.type, e.method, e.precision, e.isa, median(times)});
     }
     std::stable_sort(out.begin(), out.end(), [](const LayerTime& a, const LayerTime& b) { return a.ms > b.ms; });
     return out;
@@ -251,7 +252,7 @@ void print_bench_json(const BenchOptions& o, const std::string& fill_note, const
     if (o.profile) {
         Json rows = Json::array(), type_rows = Json::array();
         for (const LayerTime& l : s.layers)
-            rows.push_back({{"name", l.name}, {"type", l.type}, {"method", l.method}, {"precision", l.precision}, {"ms", l.ms},
+            rows.push_back({{"name", l.name}, {"type", l.type}, {"method", l.method}, {"precision", l.precision}, {"isa", l.isa}, {"ms", l.ms},
                             {"share", s.share(l.ms) / 100.0}});
         for (const auto& [type, ms] : s.types)
             type_rows.push_back({{"type", type}, {"count", s.type_count.at(type)}, {"ms", ms}, {"share", s.share(ms) / 100.0}});
@@ -265,10 +266,10 @@ void print_bench_json(const BenchOptions& o, const std::string& fill_note, const
 void print_profile_tables(size_t runs, const BenchSummary& s) {
     std::cout << "\nper layer (median ms of " << runs << " runs, slowest first)\n";
     std::cout << std::left << std::setw(40) << "name" << std::setw(36) << "type" << std::setw(16) << "method"
-              << std::setw(6) << "prec" << std::right << std::setw(10) << "ms" << std::setw(8) << "%" << "\n";
+              << std::setw(6) << "prec" << std::setw(20) << "isa" << std::right << std::setw(10) << "ms" << std::setw(8) << "%" << "\n";
     for (const LayerTime& l : s.layers)
         std::cout << std::left << std::setw(40) << l.name.substr(0, 39) << std::setw(36) << l.type.substr(0, 35)
-                  << std::setw(16) << l.method.substr(0, 15) << std::setw(6) << l.precision.substr(0, 5) << std::right << std::setw(10) << fixed(l.ms, 4)
+                  << std::setw(16) << l.method.substr(0, 15) << std::setw(6) << l.precision.substr(0, 5) << std::setw(20) << l.isa.substr(0, 19) << std::right << std::setw(10) << fixed(l.ms, 4)
                   << std::setw(8) << fixed(s.share(l.ms), 1) << "\n";
     std::cout << "\nper op type\n";
     std::cout << std::left << std::setw(36) << "type" << std::right << std::setw(8) << "count" << std::setw(10)

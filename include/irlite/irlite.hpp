@@ -206,6 +206,9 @@ struct ProfileEntry {
     std::string type;    // its op type; a fused node's types joined by '+' ("Convolution+Add+ReLU")
     std::string method;  // what the kernel's plan chose ("view", "gemm", "strided-copy", ...)
     std::string precision;  // the element type it computes in ("f32", "f16"; "-": no float values)
+    // The instruction-set levels its kernels ran at, widest first ("avx512", "avx512+avx2",
+    // "avx512-vnni"; "sse": code compiled for the baseline only; "-": nothing ran, a view).
+    std::string isa;
     double ms = 0;       // time of the last infer()
 };
 

@@ -40,6 +40,8 @@
 
 #include <cstdint>
 
+#include "engine/isa_trace.hpp"
+
 namespace irlite::cpu {
 
 enum class Isa : uint8_t { Sse = 0, Avx2 = 1, Avx512 = 2 };
@@ -93,6 +95,7 @@ IRLITE_TARGET_AVX512 __attribute__((flatten, noinline)) void run_avx512(const F&
 // Runs f compiled for `isa` (which must be supported: active_isa() always is).
 template <class F>
 void run_at(Isa isa, const F& f) {
+    record_isa_level(static_cast<int>(isa));  // for profiles (engine/isa_trace.hpp)
 #if IRLITE_ISA_X86
     switch (isa) {
         case Isa::Avx512: run_avx512(f); return;

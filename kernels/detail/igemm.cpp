@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "engine/isa_trace.hpp"
+
 #if IRLITE_ISA_X86
 #include <cpuid.h>
 #endif
@@ -98,9 +100,21 @@ Int8Weights pack_int8_weights(const int8_t* w, int64_t rows, int64_t depth, int6
     return p;
 }
 
+// The level's bit in a profile's trace (engine/isa_trace.hpp).
+static void record_int8_level(Int8Level level) {
+    switch (level) {
+        case Int8Level::Portable: return record_isa_level(kIsaTraceSse);
+        case Int8Level::Avx2: return record_isa_level(kIsaTraceAvx2);
+        case Int8Level::AvxVnni: return record_isa_level(kIsaTraceAvxVnni);
+        case Int8Level::Avx512: return record_isa_level(kIsaTraceAvx512);
+        case Int8Level::Avx512Vnni: return record_isa_level(kIsaTraceAvx512Vnni);
+    }
+}
+
 void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t ldb, int64_t m0, int64_t m1,
                int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start, float* c,
                int64_t ldc) {
+    record_int8_level(level);
     const int8::Kernels& k = kernels_of(level);
     const int64_t block = int64_t{int8::kMaxVectors} * k.lanes;
     const int64_t panel_bytes = a.quads * kInt8Rows * 4;
@@ -125,6 +139,7 @@ int int8_column_panel_rows(Int8Level level) { return kernels_of(level).lanes; }
 void int8_gemm_columns(Int8Level level, const Int8Weights& a, const uint8_t* b, const Int8Strides& strides, int64_t m0,
                        int64_t m1, int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start,
                        float* c) {
+    record_int8_level(level);
     const int8::Kernels& k = kernels_of(level);
     const int64_t lanes = k.lanes, panel_bytes = a.quads * lanes * 4;
     for (int64_t n = n0; n < n1; n += int8::kMaxColumns) {

@@ -744,6 +744,7 @@ void run_gemm_tile_to(const GemmPlan& plan, int64_t tile, const GemmOperand& a, 
         store_empty_sum(ep, i0, rows, j0, cols, c, ldc);
         return;
     }
+    record_isa_level(static_cast<int>(plan.layout.isa));  // GemmIsa numbers its levels as cpu::Isa does
     const TileWork t = plan_tile_work(plan, i0, rows, j0, cols, a, b, c, ldc, ep, scratch);
     TileScratch s;
     s.ke.act = ep.act;

@@ -427,7 +427,7 @@ void bind_infer_request(py::module_& m) {
             for (const ProfileEntry& e : r.request().profiling())
                 rows.append(py::dict(py::arg("name") = e.name, py::arg("type") = e.type,
                                      py::arg("method") = e.method, py::arg("precision") = e.precision,
-                                     py::arg("ms") = e.ms));
+                                     py::arg("isa") = e.isa, py::arg("ms") = e.ms));
             return rows;
         });
 }

@@ -165,7 +165,8 @@ def test_about_profiling_and_log_level(capfd):
     request = compiled.create_infer_request()
     request.infer(demo_inputs())
     rows = request.profiling()
-    assert rows and {"name", "type", "method", "ms"} <= set(rows[0])
+    assert rows and {"name", "type", "method", "precision", "isa", "ms"} <= set(rows[0])
+    assert all(r["isa"] for r in rows)
     assert all(r["ms"] >= 0 for r in rows)
     irlite.compile_model(DEMO, log_level="off")
     assert capfd.readouterr().err == ""
