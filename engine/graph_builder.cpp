@@ -355,6 +355,9 @@ void Builder::mark_live() {
             live_[li] = true;
             stack.push_back(li);
         }
+        // A Parameter is the model's (or a body's) interface even when it feeds nothing: OpenVINO
+        // keeps it, callers may set it, and a body's port map refers to it by position.
+        if (valid_[li] && op_type_is(doc_.layers[li].type, "parameter")) live_[li] = true;
     }
     while (!stack.empty()) {
         const int li = stack.back();

@@ -40,6 +40,28 @@ TEST(Runtime, PortsAndNames) {
     EXPECT_EQ(m.outputs()[0].names, (std::vector<std::string>{"y", "y:0"}));
 }
 
+// A Parameter that feeds nothing is still an input (OpenVINO keeps it): it is listed, may be set,
+// and the model runs. The graph builder used to drop it as dead, which also broke sub-graph bodies
+// whose port maps count their Parameters (tests/fuzz findings).
+TEST(Runtime, AnInputThatFeedsNothingStaysAnInput) {
+    IrBuilder b;
+    b.parameter(0, "x", "f32", {2});
+    b.parameter(1, "unused", "f32", {3});
+    b.layer(2, "relu", "ReLU", "opset1", "", {{0, "", {2}, ""}}, {{1, "FP32", {2}, "y"}});
+    b.result(3, "out", "f32", {2});
+    b.edge(0, 0, 2, 0).edge(2, 1, 3, 0);
+    const CompiledModel m(load(b));
+    ASSERT_EQ(m.inputs().size(), 2u);
+    EXPECT_EQ(m.inputs()[1].name, "unused");
+    InferRequest req = m.create_infer_request();
+    float x[2] = {-1, 2}, u[3] = {0, 0, 0};
+    req.set_input("x", Tensor::wrap(ElementType::f32, {2}, x));
+    req.set_input("unused", Tensor::wrap(ElementType::f32, {3}, u));
+    req.infer();
+    const Tensor& y = req.output("y");
+    EXPECT_EQ(std::vector<float>(y.data<float>(), y.data<float>() + 2), (std::vector<float>{0, 2}));
+}
+
 TEST(Runtime, DynamicBatchResolvedAtRunTime) {
     const CompiledModel m(load(scale_model()));
     InferRequest req = m.create_infer_request();
