@@ -327,6 +327,9 @@ struct InferRequest::State {
     // The outputs of DataDependent steps (NonZero): kept from run to run, grown to the largest
     // size a run needs, so that those steps allocate nothing in steady state either.
     std::vector<DynamicOutputBuffer> dynamic_buffers;
+    // Per step, what its kernel keeps between runs (OpState: a sub-graph's body runner), made on
+    // the first run; this request's own, so two requests never share one.
+    std::vector<std::unique_ptr<OpState>> op_states;
     AlignedBuffer arena, scratch;
     size_t scratch_stride = 0;  // per thread
     int threads = 1;
@@ -362,6 +365,8 @@ struct InferRequest::State {
         bind_values(ep, arena.bytes_at(0), bound, values);
         dynamic_buffers.clear();
         dynamic_buffers.resize(static_cast<size_t>(ep.dynamic_buffers));
+        op_states.clear();
+        op_states.resize(ep.steps.size());
         step_inputs = step_input_tensors(ep, bound, values);
         outputs.assign(ep.output_values.size(), nullptr);
         for (size_t o = 0; o < ep.output_values.size(); ++o) outputs[o] = value_ptr(ep.output_values[o]);
@@ -500,6 +505,7 @@ void InferRequest::run(const CompiledModel::Impl& m, State& s) {
                                   static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch.data, s.scratch_stride,
                                   m.pool.get());
                 ctx.set_unused_outputs(step.unused_outputs);
+                ctx.set_state(&s.op_states[step_index]);
                 node.def->compute(ctx);
                 continue;
             }
@@ -508,6 +514,7 @@ void InferRequest::run(const CompiledModel::Impl& m, State& s) {
                                   static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch.data, s.scratch_stride,
                                   m.pool.get());
                 ctx.set_unused_outputs(step.unused_outputs);
+                ctx.set_state(&s.op_states[step_index]);
                 ctx.set_dynamic_buffers(&s.dynamic_buffers[static_cast<size_t>(step.first_dynamic_buffer)]);
                 node.def->compute(ctx);
                 check_data_dependent_outputs(node, ctx);
