@@ -161,7 +161,8 @@ private:
         if (n.def->role == OpRole::Sink || (!n.shapes_static && !n.def->data_dependent_outputs)) return false;
         for (size_t i = 0; i < step.inputs.size(); ++i) {
             if (!is_static(step.inputs[i])) return false;
-            if (n.def->needs_value(i) && plan_->values[static_cast<size_t>(step.inputs[i])].kind != ValueSlot::Kind::Constant)
+            if (n.def->needs_value_to_prepare(i) &&
+                plan_->values[static_cast<size_t>(step.inputs[i])].kind != ValueSlot::Kind::Constant)
                 return false;
         }
         return !n.def->allocates_outputs || n.def->prepare;
@@ -194,7 +195,9 @@ private:
             }
             plan_->scratch_bytes = std::max(plan_->scratch_bytes, step.plan->scratch_bytes);
         }
-        if (n.def->data_dependent_outputs) {
+        // A plan that writes into made outputs (OpPlan::writes_outputs) runs as a plain kernel.
+        const bool writes = step.plan && step.plan->writes_outputs && n.shapes_static;
+        if (n.def->data_dependent_outputs && !writes) {
             // No arena bytes: its outputs stay Kind::Dynamic, made by the kernel in the runner's
             // buffers, and the steps reading them are planned at run time.
             step.mode = ExecStep::Mode::DataDependent;
@@ -210,7 +213,7 @@ private:
         }
         const bool viewed = step.plan && apply_views(step);
         if (step.plan && !viewed) apply_in_place(step, s);
-        if (n.def->allocates_outputs) {
+        if (n.def->allocates_outputs && !writes) {
             // Such an op only runs from its plan when the plan makes every output a view.
             for (int o = 0; o < step.num_outputs; ++o)
                 if (value(step.first_output + o).kind != ValueSlot::Kind::View) {

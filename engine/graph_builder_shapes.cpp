@@ -298,10 +298,14 @@ void Builder::prepare_as_compile_does(int li, const Node& node, const std::vecto
     // A data-dependent op (NonZero) prepares with its output dims still unknown, as in the plan.
     if (!def.prepare || def.role != OpRole::Compute || (!node.shapes_static && !def.data_dependent_outputs)) return;
     for (size_t i = 0; i < inputs.size(); ++i) {
-        if (!inputs[i].shape.is_static() || (def.needs_value(i) && !inputs[i].value)) return;
+        if (!inputs[i].shape.is_static() || (def.needs_value_to_prepare(i) && !inputs[i].value)) return;
     }
     try {
-        const InferContext ctx(def, *node.attrs, inputs, static_cast<int>(node.outputs.size()));
+        InferContext ctx(def, *node.attrs, inputs, static_cast<int>(node.outputs.size()));
+        // A prepare that builds sub-graphs (TensorIterator) sees check mode here: the shape rule
+        // has checked them already, finding by finding, so it need not report them again.
+        std::vector<Diagnostic> checked_by_the_rule;
+        ctx.set_findings(&checked_by_the_rule);
         def.prepare(ctx);
     } catch (const Error& e) {
         report_error(e, at_layer(li));  // as the plan reports it, packed inputs or not

@@ -176,6 +176,19 @@ struct OpPlan {
     size_t scratch_bytes = 0;
     // A word for profiles and logs: the method the plan chose ("view", "gemm", "direct", ...).
     const char* method = "";
+    // For an op that allocates its outputs (OpDef::allocates_outputs) or sizes them from the data:
+    // with this plan its outputs' shapes are the static ones inferred, and the kernel writes into
+    // outputs the executor makes (a TensorIterator whose iteration count the shapes give). The
+    // kernel sees pre-made outputs as valid tensors; elsewhere (run_node, tests) it makes them.
+    bool writes_outputs = false;
+};
+
+// What a kernel keeps from one run to the next of one node in one infer request (a sub-graph's
+// body runner and its buffers): made by the kernel on its first run (KernelContext::state), reused
+// by the later ones, dropped with the request or when the request changes plans. Never shared
+// between requests, so a kernel may write it without locks.
+struct OpState {
+    virtual ~OpState() = default;
 };
 
 class ThreadPool;
@@ -250,8 +263,15 @@ public:
     }
     // The runner's: buffers[i] keeps output i's memory from run to run (one per output).
     void set_dynamic_buffers(DynamicOutputBuffer* buffers) { dynamic_buffers_ = buffers; }
+    // The runner keeps buffers for dynamic_output: the outputs are the kernel's to make.
+    bool has_dynamic_buffers() const { return dynamic_buffers_ != nullptr; }
     // Bit i set: dynamic_output made output i during this call.
     uint64_t dynamic_outputs_made() const { return dynamic_made_; }
+    // This node's state in this request (OpState), empty until the kernel puts one there. The
+    // runner keeps it between runs (set_state); without a runner's slot (constant folding, a node
+    // planned at run time) it lives as long as this context, so the kernel makes it every run.
+    std::unique_ptr<OpState>& state() { return state_slot_ ? *state_slot_ : own_state_; }
+    void set_state(std::unique_ptr<OpState>* slot) { state_slot_ = slot; }
     // The request's intra-op thread pool; null means run on the calling thread.
     ThreadPool* pool() const { return pool_; }
     // The infer request's variables; null where there are none (constant folding).
@@ -284,6 +304,8 @@ private:
     ThreadPool* pool_ = nullptr;
     DynamicOutputBuffer* dynamic_buffers_ = nullptr;
     uint64_t dynamic_made_ = 0;
+    std::unique_ptr<OpState>* state_slot_ = nullptr;
+    std::unique_ptr<OpState> own_state_;
 };
 
 enum class OpRole {
@@ -318,6 +340,9 @@ struct OpDef {
     // a node whose inputs are static runs from its plan, its outputs in buffers of the request
     // that grow to the largest size a run needs (DynamicOutputBuffer): no allocation in steady state.
     bool data_dependent_outputs = false;
+    // prepare reads none of value_inputs' values (they only sharpen the shape rule): a node is
+    // prepared when they are known only at run time (a Loop's trip count, an If's condition).
+    bool prepares_without_values = false;
     bool accepts_packed = false;     // takes and makes packed weight tensors (u1, u4, i4, nf4, f4, f8)
     AttrParser parse_attrs;          // null: the op has no attributes
     ShapeRule infer;
@@ -360,6 +385,7 @@ struct OpDef {
     // Bit i of value_inputs / shape_only_inputs; false past the masks' 32 bits (a Concat's 40th
     // input), where a plain shift would be undefined.
     bool needs_value(size_t i) const { return i < 32 && (value_inputs >> i & 1u) != 0; }
+    bool needs_value_to_prepare(size_t i) const { return needs_value(i) && !prepares_without_values; }
     bool reads_only_shape(size_t i) const { return i < 32 && (shape_only_inputs >> i & 1u) != 0; }
     // The role of input port i ("data", "start", ...; "data3" for a variadic op's 4th input).
     std::string input_role(size_t i) const;

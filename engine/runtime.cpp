@@ -329,6 +329,9 @@ struct InferRequest::State {
     // The outputs of DataDependent steps (NonZero): kept from run to run, grown to the largest
     // size a run needs, so that those steps allocate nothing in steady state either.
     std::vector<DynamicOutputBuffer> dynamic_buffers;
+    // Per step, what its kernel keeps between runs (OpState: a sub-graph's body runner), made on
+    // the first run; this request's own, so two requests never share one.
+    std::vector<std::unique_ptr<OpState>> op_states;
     AlignedBuffer arena, scratch;
     size_t scratch_stride = 0;  // per thread
     int threads = 1;
@@ -364,6 +367,7 @@ struct InferRequest::State {
             KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), outs, static_cast<size_t>(step.num_outputs),
                               step.plan.get(), scratch.data, scratch_stride, m.pool.get());
             ctx.set_unused_outputs(step.unused_outputs);
+            ctx.set_state(&op_states[i]);
             if (step.mode == ExecStep::Mode::Kernel) {
                 node.def->compute(ctx);
                 return;
@@ -400,6 +404,8 @@ struct InferRequest::State {
         bind_values(ep, arena.bytes_at(0), bound, values);
         dynamic_buffers.clear();
         dynamic_buffers.resize(static_cast<size_t>(ep.dynamic_buffers));
+        op_states.clear();
+        op_states.resize(ep.steps.size());
         step_inputs = step_input_tensors(ep, bound, values);
         outputs.assign(ep.output_values.size(), nullptr);
         for (size_t o = 0; o < ep.output_values.size(); ++o) outputs[o] = value_ptr(ep.output_values[o]);

@@ -467,6 +467,7 @@ struct BodyRunner::State {
     std::vector<std::vector<const Tensor*>> step_inputs;
     std::vector<Tensor> dynamic_inputs;
     std::vector<DynamicOutputBuffer> dynamic_buffers;  // DataDependent steps' outputs, kept between iterations
+    std::vector<std::unique_ptr<OpState>> op_states;  // per step: its kernel's state (a nested body's runner)
     void* arena = nullptr;
     void* scratch = nullptr;
     size_t scratch_stride = 0;
@@ -504,6 +505,7 @@ BodyRunner::BodyRunner(const SubgraphBody& body, std::shared_ptr<const BuiltBody
     bind_values(ep, static_cast<std::byte*>(s.arena), s.bound, s.values);
     s.step_inputs = step_input_tensors(ep, s.bound, s.values);
     s.dynamic_buffers.resize(static_cast<size_t>(ep.dynamic_buffers));
+    s.op_states.resize(ep.steps.size());
 }
 
 BodyRunner::~BodyRunner() = default;
@@ -529,6 +531,7 @@ void BodyRunner::run() {
                 KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), &s.values[static_cast<size_t>(step.first_output)],
                                   static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch, s.scratch_stride, nullptr);
                 ctx.set_unused_outputs(step.unused_outputs);
+                ctx.set_state(&s.op_states[i]);
                 node.def->compute(ctx);
                 continue;
             }
@@ -536,6 +539,7 @@ void BodyRunner::run() {
                 KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), &s.values[static_cast<size_t>(step.first_output)],
                                   static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch, s.scratch_stride, nullptr);
                 ctx.set_unused_outputs(step.unused_outputs);
+                ctx.set_state(&s.op_states[i]);
                 ctx.set_dynamic_buffers(&s.dynamic_buffers[static_cast<size_t>(step.first_dynamic_buffer)]);
                 node.def->compute(ctx);
                 check_data_dependent_outputs(node, ctx);
@@ -569,14 +573,18 @@ const Tensor& BodyRunner::result(size_t r) const {
 }
 
 void copy_into_axis(const Tensor& src, Tensor& dst, size_t axis, int64_t offset) {
+    copy_into_axis(src.bytes(), src.shape()[axis], dst, axis, offset);
+}
+
+void copy_into_axis(const std::byte* src, int64_t part, Tensor& dst, size_t axis, int64_t offset) {
     const Shape& d = dst.shape();
     int64_t outer = 1, inner = static_cast<int64_t>(element_size(dst.type()));
     for (size_t i = 0; i < axis; ++i) outer *= d[i];
     for (size_t i = axis + 1; i < d.size(); ++i) inner *= d[i];
-    const int64_t part = src.shape()[axis], whole = d[axis];
+    const int64_t whole = d[axis];
     const auto row = static_cast<size_t>(part * inner);
     for (int64_t o = 0; o < outer; ++o)
-        if (row) std::memcpy(dst.bytes() + (o * whole + offset) * inner, src.bytes() + o * part * inner, row);
+        if (row) std::memcpy(dst.bytes() + (o * whole + offset) * inner, src + o * part * inner, row);
 }
 
 void copy_from_axis(const Tensor& src, Tensor& dst, size_t axis, int64_t offset) {

@@ -127,6 +127,8 @@ private:
 // Copies `src` into `dst` along `axis`: dst[..., offset : offset + src.dim(axis), ...] = src
 // (dst's other dims equal src's). And the converse: dst = src[..., offset : offset + n, ...].
 void copy_into_axis(const Tensor& src, Tensor& dst, size_t axis, int64_t offset);
+// The same from dense bytes: `src` holds dst's shape with `part` elements along `axis`.
+void copy_into_axis(const std::byte* src, int64_t part, Tensor& dst, size_t axis, int64_t offset);
 void copy_from_axis(const Tensor& src, Tensor& dst, size_t axis, int64_t offset);
 
 // A copy of `src` in memory of its own.
@@ -152,6 +154,16 @@ template <class... A>
     std::string s;
     (subgraph_text::append(s, parts), ...);
     return s;
+}
+
+// A sub-graph kernel writes into its outputs in place: its plan knows their shapes (OpPlan::
+// writes_outputs) and the executor made them (else, with dynamic buffers or none made, the kernel
+// makes them with dynamic_output).
+inline bool writes_outputs_in_place(const KernelContext& ctx, const OpPlan& plan) {
+    if (!plan.writes_outputs || ctx.has_dynamic_buffers()) return false;
+    for (size_t o = 0; o < ctx.num_outputs(); ++o)
+        if (!ctx.output(o).valid()) return false;
+    return true;
 }
 
 // Shape [] or [1] (a trip count, a condition); [?] counts.

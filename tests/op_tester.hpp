@@ -250,9 +250,11 @@ private:
         // an infer request keeps them: the first run grows them, and a second one with the same
         // inputs (its buffers poisoned) must allocate nothing and give the same outputs.
         std::vector<DynamicOutputBuffer> buffers(def_->data_dependent_outputs ? outputs.size() : 0);
+        std::unique_ptr<OpState> state;  // what the kernel keeps between runs, as a request keeps it
         const auto run_kernel_counted = [&] {
             KernelContext ctx(*def_, a, input_ptrs.data(), input_ptrs.size(), outputs.data(), outputs.size(), plan.get(),
                               scratch.get(), scratch_bytes, nullptr);
+            ctx.set_state(&state);
             if (!buffers.empty()) ctx.set_dynamic_buffers(buffers.data());
             AllocationCounter counter;
             def_->compute(ctx);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/op.hpp"
@@ -31,14 +32,30 @@ std::vector<OutputInfo> iteration_outputs(const SubgraphAttrs& attrs, const Buil
 // An Error located at a port map entry, as InferContext errors are located at input ports.
 Error entry_error(const PortMapEntry& e, ErrorKind kind, std::string code, std::string message);
 
+// What TensorIterator and Loop decide once the layer's input shapes are static: the body built
+// and planned for them, how each sliced input is cut, and the iteration count when it is known
+// then (a TensorIterator's always; a Loop's when constants settle it). With every output's shape
+// static (OpPlan::writes_outputs), the kernel writes each iteration's part straight into them.
+struct IterationPlan : OpPlan {
+    std::shared_ptr<const BuiltBody> built;
+    std::vector<SliceRule> slices;  // per input entry
+    std::vector<bool> slice_views;  // per input entry: its parts are contiguous, the body reads views
+    int64_t iterations = kDynamic;
+};
+
+// Fills in the rest of `plan` (built, slices and iterations set): which slices are views, and
+// whether the outputs are written in place.
+void finish_iteration_plan(const InferContext& ctx, const SubgraphAttrs& attrs, IterationPlan& plan);
+
 struct IterationLimits {
     int64_t max_iterations = -1;  // -1: no limit but kMaxIterations
     bool initial_condition = true;
     bool use_condition = false;  // read the body's execution condition after each iteration
 };
 
-// Runs the iterations and assigns the kernel's outputs.
-void run_iterations(KernelContext& ctx, const SubgraphAttrs& attrs, const std::vector<SliceRule>& slices,
-                    const IterationLimits& limits, const OpRegistry& registry);
+// Runs the iterations and writes (or makes) the kernel's outputs. The body runner and the buffers
+// live in the node's OpState (KernelContext::state): made on the first run, reused after.
+void run_iterations(KernelContext& ctx, const SubgraphAttrs& attrs, const IterationPlan& plan,
+                    const IterationLimits& limits);
 
 }  // namespace irlite

@@ -3,6 +3,11 @@
 // (external_port_id = the input index) and gives every output (external_port_id = the output
 // index). The two bodies must give each output one type; where their shapes differ, the output's
 // shape is that of the body that ran (dims that differ are dynamic at load time). Types: all.
+// With static input shapes both bodies are built and planned at prepare; each request keeps a
+// runner per body (its OpState), made the first time that body runs. Outputs whose shapes the
+// plan knows are written in place; others are made in the request's buffers (dynamic_output).
+#include <cstring>
+
 #include "engine/op.hpp"
 #include "engine/subgraph.hpp"
 #include "kernels/all_ops.hpp"
@@ -47,18 +52,21 @@ void check_condition(const InferContext& ctx) {
                               cat("If condition has shape ", to_string(ctx.shape(0)), "; it must be [] or [1]"));
 }
 
-std::vector<OutputInfo> infer(const InferContext& ctx) {
+// Both bodies built for the inputs' types and shapes.
+void build_bodies(const InferContext& ctx, std::shared_ptr<const BuiltBody> (&built)[2], std::vector<Diagnostic>* findings) {
     const auto& a = ctx.attrs<SubgraphAttrs>();
-    check_condition(ctx);
     std::vector<PartialShape> shapes;
     std::vector<ElementType> types;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
         shapes.push_back(ctx.shape(i));
         types.push_back(ctx.type(i));
     }
-    std::shared_ptr<const BuiltBody> built[2];
-    for (size_t b = 0; b < 2; ++b)
-        built[b] = a.build(b, parameters_of(a.bodies[b], types, shapes), builtin_ops(), ctx.findings());
+    for (size_t b = 0; b < 2; ++b) built[b] = a.build(b, parameters_of(a.bodies[b], types, shapes), builtin_ops(), findings);
+}
+
+// The outputs from both bodies: the taken one's shapes when the condition is known, else merged.
+std::vector<OutputInfo> outputs_of(const InferContext& ctx, const std::shared_ptr<const BuiltBody> (&built)[2]) {
+    const auto& a = ctx.attrs<SubgraphAttrs>();
     const Tensor* cond = ctx.value(0);
     const int taken = cond && cond->num_elements() > 0 ? (cond->value_as_int64(0) != 0 ? 0 : 1) : -1;
     std::vector<OutputInfo> outs(a.num_outputs);
@@ -75,23 +83,70 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
     return outs;
 }
 
+std::vector<OutputInfo> infer(const InferContext& ctx) {
+    check_condition(ctx);
+    std::shared_ptr<const BuiltBody> built[2];
+    build_bodies(ctx, built, ctx.findings());
+    return outputs_of(ctx, built);
+}
+
+// Both bodies built and planned for the static input shapes; with both giving one shape per
+// output (or the condition known), the kernel writes into outputs the executor makes.
+struct IfPlan : OpPlan {
+    std::shared_ptr<const BuiltBody> built[2];
+};
+
+// Per request: each body's runner, made the first time that body runs.
+struct IfState : OpState {
+    const IfPlan* plan = nullptr;
+    std::unique_ptr<BodyRunner> runner[2];
+};
+
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    auto plan = std::make_unique<IfPlan>();
+    if (ctx.findings()) return plan;  // check mode: the shape rule has checked the bodies
+    check_condition(ctx);
+    build_bodies(ctx, plan->built, nullptr);
+    bool outputs_static = plan->built[0]->plan && plan->built[1]->plan;
+    for (const OutputInfo& o : outputs_of(ctx, plan->built)) outputs_static = outputs_static && o.shape.is_static();
+    plan->writes_outputs = outputs_static;
+    plan->method = outputs_static ? "in place" : "buffered";
+    return plan;
+}
+
+BodyRunner& runner_for(KernelContext& ctx, const SubgraphAttrs& a, const IfPlan& plan, size_t b) {
+    std::unique_ptr<OpState>& slot = ctx.state();
+    if (!slot || static_cast<IfState&>(*slot).plan != &plan) {
+        auto st = std::make_unique<IfState>();
+        st->plan = &plan;
+        slot = std::move(st);
+    }
+    std::unique_ptr<BodyRunner>& runner = static_cast<IfState&>(*slot).runner[b];
+    if (!runner) runner = std::make_unique<BodyRunner>(a.bodies[b], plan.built[b], ctx.pool());
+    return *runner;
+}
+
 void compute(KernelContext& ctx) {
     const auto& a = ctx.attrs<SubgraphAttrs>();
+    const auto& plan = ctx.plan<IfPlan>();
     const Tensor& cond = ctx.input(0);
     if (cond.num_elements() < 1) throw Error(ErrorKind::Value, "value-invalid", "If condition holds no value");
     const size_t b = cond.value_as_int64(0) != 0 ? 0 : 1;
     const SubgraphBody& body = a.bodies[b];
-    std::vector<PartialShape> shapes;
-    std::vector<ElementType> types;
-    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-        shapes.emplace_back(ctx.input(i).shape());
-        types.push_back(ctx.input(i).type());
-    }
-    BodyRunner runner(body, a.build(b, parameters_of(body, types, shapes), builtin_ops(), nullptr), ctx.pool());
+    BodyRunner& runner = runner_for(ctx, a, plan, b);
     for (size_t p = 0; p < body.parameter_layers.size(); ++p)
         runner.input(p) = ctx.input(static_cast<size_t>(body.inputs[static_cast<size_t>(body.parameter_input[p])].external));
     runner.run();
-    for (size_t o = 0; o < a.num_outputs; ++o) ctx.output(o) = copy_tensor(runner.result(static_cast<size_t>(result_for(body, o))));
+    const bool direct = writes_outputs_in_place(ctx, plan);
+    for (size_t o = 0; o < a.num_outputs; ++o) {
+        const Tensor& r = runner.result(static_cast<size_t>(result_for(body, o)));
+        Tensor& out = direct ? ctx.output(o) : ctx.dynamic_output(o, r.type(), r.shape());
+        if (out.type() != r.type() || out.shape() != r.shape())
+            throw Error(ErrorKind::ShapeRule, "kernel-output-mismatch",
+                        cat("output ", o, " is ", to_string(r.type()), " ", to_string(r.shape()), ", planned as ",
+                            to_string(out.type()), " ", to_string(out.shape())));
+        if (r.byte_size()) std::memcpy(out.data(), r.data(), r.byte_size());
+    }
 }
 
 }  // namespace
@@ -107,9 +162,14 @@ OpDef make_if_op() {
     d.num_outputs = -1;
     d.value_inputs = inputs(0);
     d.foldable = false;
+    // Outputs are written in place when the plan knows their shapes, else made (dynamic_output)
+    // in buffers that grow to the larger branch's.
     d.allocates_outputs = true;
+    d.data_dependent_outputs = true;
+    d.prepares_without_values = true;
     d.parse_attrs = parse;
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

@@ -77,26 +77,15 @@ void check_body(const SubgraphAttrs& a, const BuiltBody& built) {
     }
 }
 
-std::vector<OutputInfo> infer(const InferContext& ctx) {
-    const auto& a = ctx.attrs<SubgraphAttrs>();
-    check_special_inputs(ctx);
-    std::vector<PartialShape> shapes;
-    std::vector<ElementType> types;
-    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-        shapes.push_back(ctx.shape(i));
-        types.push_back(ctx.type(i));
-    }
-    const std::vector<SliceRule> slices = slices_of(a, shapes);
-    const auto built = a.build(0, body_parameters(a, shapes, types, slices), builtin_ops(), ctx.findings());
-    check_body(a, *built);
-    // The iteration count, when the values known now settle it.
-    int64_t iterations = kDynamic;
+// The iteration count, when the values known now settle it (kDynamic otherwise).
+int64_t settled_iterations(const InferContext& ctx, const SubgraphAttrs& a, const BuiltBody& built,
+                           const std::vector<PartialShape>& shapes, const std::vector<SliceRule>& slices) {
     const SubgraphBody& body = a.bodies[0];
     const Tensor* trip = ctx.value(0);
     const Tensor* first = ctx.value(1);
     const Tensor* body_condition =
-        body.condition >= 0 && built->result_values[static_cast<size_t>(body.condition)].valid()
-            ? &built->result_values[static_cast<size_t>(body.condition)]
+        body.condition >= 0 && built.result_values[static_cast<size_t>(body.condition)].valid()
+            ? &built.result_values[static_cast<size_t>(body.condition)]
             : nullptr;
     int64_t sliced = -1;  // the shortest sliced axis, when known
     bool sliced_unknown = false;
@@ -108,28 +97,74 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
         if (dim == kDynamic) sliced_unknown = true;
         else sliced = sliced < 0 ? dim : std::min(sliced, dim);
     }
-    if (first && first->num_elements() > 0 && first->value_as_int64(0) == 0) {
-        iterations = 0;
-    } else if (first && trip && trip->num_elements() > 0 && !sliced_unknown) {
-        int64_t n = trip->value_as_int64(0);
-        if (n < 0) n = -1;
-        if (body_condition && body_condition->num_elements() > 0 && body_condition->value_as_int64(0) == 0)
-            n = n < 0 ? 1 : std::min<int64_t>(n, 1);
-        else if (body.condition >= 0 && !body_condition)
-            n = -2;  // decided at run time
-        if (n >= -1 && sliced >= 0) n = n < 0 ? sliced : std::min(n, sliced);
-        if (n == -1)
-            throw ctx.input_error(0, ErrorKind::Value, "loop-endless",
-                                  "Loop trip count is -1 (no limit) and the execution condition is always true: the loop never ends");
-        if (n >= 0) iterations = n;
+    if (first && first->num_elements() > 0 && first->value_as_int64(0) == 0) return 0;
+    if (!first || !trip || trip->num_elements() < 1 || sliced_unknown) return kDynamic;
+    int64_t n = trip->value_as_int64(0);
+    if (n < 0) n = -1;
+    if (body_condition && body_condition->num_elements() > 0 && body_condition->value_as_int64(0) == 0)
+        n = n < 0 ? 1 : std::min<int64_t>(n, 1);
+    else if (body.condition >= 0 && !body_condition)
+        n = -2;  // decided at run time
+    if (n >= -1 && sliced >= 0) n = n < 0 ? sliced : std::min(n, sliced);
+    if (n == -1)
+        throw ctx.input_error(0, ErrorKind::Value, "loop-endless",
+                              "Loop trip count is -1 (no limit) and the execution condition is always true: the loop never ends");
+    return n >= 0 ? n : kDynamic;
+}
+
+// What the rule and prepare share: the body built for the inputs' shapes, checked, and the count.
+std::shared_ptr<const BuiltBody> analyse(const InferContext& ctx, std::vector<SliceRule>& slices, int64_t& iterations,
+                                         std::vector<Diagnostic>* findings) {
+    const auto& a = ctx.attrs<SubgraphAttrs>();
+    check_special_inputs(ctx);
+    std::vector<PartialShape> shapes;
+    std::vector<ElementType> types;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+        shapes.push_back(ctx.shape(i));
+        types.push_back(ctx.type(i));
     }
-    return iteration_outputs(a, *built, iterations);
+    slices = slices_of(a, shapes);
+    auto built = a.build(0, body_parameters(a, shapes, types, slices), builtin_ops(), findings);
+    check_body(a, *built);
+    iterations = settled_iterations(ctx, a, *built, shapes, slices);
+    return built;
+}
+
+std::vector<OutputInfo> infer(const InferContext& ctx) {
+    std::vector<SliceRule> slices;
+    int64_t iterations = kDynamic;
+    const auto built = analyse(ctx, slices, iterations, ctx.findings());
+    return iteration_outputs(ctx.attrs<SubgraphAttrs>(), *built, iterations);
+}
+
+// The input shapes are static: the body is built and planned for them once. The trip count and
+// conditions are read at every run; when constants settle the count, the outputs are static and
+// the concatenations are written in place.
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    auto plan = std::make_unique<IterationPlan>();
+    if (ctx.findings()) return plan;  // check mode: the shape rule has checked the body
+    plan->built = analyse(ctx, plan->slices, plan->iterations, nullptr);
+    finish_iteration_plan(ctx, ctx.attrs<SubgraphAttrs>(), *plan);
+    return plan;
+}
+
+// A trip count of -1 known only now, no execution condition that can end the loop and no sliced
+// input to bound it: the error the shape rule gives when it knows the trip count at load time.
+void check_not_endless(const KernelContext& ctx, const SubgraphAttrs& a, const BuiltBody& built) {
+    const SubgraphBody& body = a.bodies[0];
+    for (const PortMapEntry& e : body.inputs)
+        if (e.axis && e.purpose != "current_iteration") return;
+    if (body.condition >= 0) {
+        const Tensor& c = built.result_values[static_cast<size_t>(body.condition)];
+        if (!c.valid() || (c.num_elements() > 0 && c.value_as_int64(0) == 0)) return;
+    }
+    throw ctx.input_error(0, ErrorKind::Value, "loop-endless",
+                          "Loop trip count is -1 (no limit) and the execution condition is always true: the loop never ends");
 }
 
 void compute(KernelContext& ctx) {
     const auto& a = ctx.attrs<SubgraphAttrs>();
-    std::vector<PartialShape> shapes;
-    for (size_t i = 0; i < ctx.num_inputs(); ++i) shapes.emplace_back(ctx.input(i).shape());
+    const auto& plan = ctx.plan<IterationPlan>();
     IterationLimits limits;
     const Tensor& trip = ctx.input(0);
     const Tensor& first = ctx.input(1);
@@ -138,7 +173,8 @@ void compute(KernelContext& ctx) {
     limits.max_iterations = std::max<int64_t>(trip.value_as_int64(0), -1);
     limits.initial_condition = first.value_as_int64(0) != 0;
     limits.use_condition = true;
-    run_iterations(ctx, a, slices_of(a, shapes), limits, builtin_ops());
+    if (limits.max_iterations < 0 && limits.initial_condition) check_not_endless(ctx, a, *plan.built);
+    run_iterations(ctx, a, plan, limits);
 }
 
 }  // namespace
@@ -154,9 +190,14 @@ OpDef make_loop_op() {
     d.num_outputs = -1;
     d.value_inputs = inputs(0, 1);
     d.foldable = false;
+    // Outputs are written in place when the plan knows their shapes, else made (dynamic_output)
+    // in buffers that grow to the longest run.
     d.allocates_outputs = true;
+    d.data_dependent_outputs = true;
+    d.prepares_without_values = true;
     d.parse_attrs = parse;
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

@@ -8,6 +8,8 @@
 // Port map outputs: with `axis`, every iteration's Result concatenated along it (the last
 // iteration's part first when `stride` < 0); without, the last iteration's value. Outputs are
 // ordered by external_port_id. Types: all.
+// With static input shapes the body is built and planned at prepare, and the iterations run in
+// the request's state (kernels/graph/iteration_run.cpp): no allocation after the first run.
 #include <cstdlib>
 
 #include "engine/op.hpp"
@@ -76,29 +78,44 @@ std::vector<SliceRule> slices_of(const SubgraphAttrs& attrs, const std::vector<P
     return slices;
 }
 
-std::vector<OutputInfo> infer(const InferContext& ctx) {
-    const auto& a = ctx.attrs<SubgraphAttrs>();
-    std::vector<PartialShape> shapes;
-    std::vector<ElementType> types;
+// The layer's inputs' shapes and types as the rule or prepare sees them.
+void input_shapes(const InferContext& ctx, std::vector<PartialShape>& shapes, std::vector<ElementType>& types) {
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
         shapes.push_back(ctx.shape(i));
         types.push_back(ctx.type(i));
     }
+}
+
+std::vector<OutputInfo> infer(const InferContext& ctx) {
+    const auto& a = ctx.attrs<SubgraphAttrs>();
+    std::vector<PartialShape> shapes;
+    std::vector<ElementType> types;
+    input_shapes(ctx, shapes, types);
     int64_t iterations = kDynamic;
     const std::vector<SliceRule> slices = slices_of(a, shapes, iterations);
     const auto built = a.build(0, body_parameters(a, shapes, types, slices), builtin_ops(), ctx.findings());
     return iteration_outputs(a, *built, iterations);
 }
 
-void compute(KernelContext& ctx) {
+// The input shapes are static: the body is built and planned for them once, and the count known.
+std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
+    auto plan = std::make_unique<IterationPlan>();
+    if (ctx.findings()) return plan;  // check mode: the shape rule has checked the body
     const auto& a = ctx.attrs<SubgraphAttrs>();
     std::vector<PartialShape> shapes;
-    for (size_t i = 0; i < ctx.num_inputs(); ++i) shapes.emplace_back(ctx.input(i).shape());
-    int64_t iterations = kDynamic;
-    const std::vector<SliceRule> slices = slices_of(a, shapes, iterations);
+    std::vector<ElementType> types;
+    input_shapes(ctx, shapes, types);
+    plan->slices = slices_of(a, shapes, plan->iterations);
+    plan->built = a.build(0, body_parameters(a, shapes, types, plan->slices), builtin_ops(), nullptr);
+    finish_iteration_plan(ctx, a, *plan);
+    return plan;
+}
+
+void compute(KernelContext& ctx) {
+    const auto& plan = ctx.plan<IterationPlan>();
     IterationLimits limits;
-    limits.max_iterations = iterations;
-    run_iterations(ctx, a, slices, limits, builtin_ops());
+    limits.max_iterations = plan.iterations;
+    run_iterations(ctx, ctx.attrs<SubgraphAttrs>(), plan, limits);
 }
 
 }  // namespace
@@ -111,9 +128,12 @@ OpDef make_tensor_iterator_op() {
     d.variadic_inputs = true;
     d.num_outputs = -1;
     d.foldable = false;
+    // Outputs are written in place when the plan knows their shapes, else made (dynamic_output).
     d.allocates_outputs = true;
+    d.data_dependent_outputs = true;
     d.parse_attrs = parse;
     d.infer = infer;
+    d.prepare = prepare;
     d.compute = compute;
     return d;
 }

@@ -16,6 +16,8 @@
 #include "compressed_ir.hpp"
 #include "data_dependent_ir.hpp"
 #include "ir_builder.hpp"
+#include "subgraph_ir.hpp"
+#include "subgraph_static_ir.hpp"
 #include "temp_dir.hpp"
 #include "parser/npy.hpp"
 
@@ -24,10 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Allocations made by `runs` inferences after two warm-up runs.
-long allocations_per_run(const std::string& xml, int runs = 5) {
-    const Model model = Model::read(xml);
-    const CompiledModel compiled(model);
+// Allocations made by `runs` inferences after two warm-up runs (inputs zero-filled).
+long allocations_per_run(const CompiledModel& compiled, int runs = 5) {
     InferRequest request = compiled.create_infer_request();
     std::vector<Tensor> inputs;
     for (size_t i = 0; i < compiled.inputs().size(); ++i) {
@@ -40,6 +40,10 @@ long allocations_per_run(const std::string& xml, int runs = 5) {
     testing::AllocationCounter counter;
     for (int r = 0; r < runs; ++r) request.infer();
     return static_cast<long>(counter.stop()) / runs;
+}
+
+long allocations_per_run(const std::string& xml, int runs = 5) {
+    return allocations_per_run(CompiledModel(Model::read(xml)), runs);
 }
 
 TEST(ZeroAllocation, CounterSeesAllocations) {
@@ -198,6 +202,62 @@ TEST(ZeroAllocation, NonMaxSuppressionReusesItsOutputBuffers) {
     ASSERT_EQ(request.output(0).shape(), (Shape{1, 3}));
     EXPECT_EQ(request.output(0).data<int64_t>()[2], 2);
     EXPECT_EQ(request.output(2).data<int64_t>()[0], 1);
+}
+
+// Sub-graphs (kernels/graph/iteration_run.cpp, if.cpp): the body is built and planned when the
+// model is compiled, and its runner (arena), the back edges' buffers and the gathered outputs are
+// the request's, kept from the first run on (OpState). Sliced inputs are views (axis 0) or copies
+// into the body's buffers (an inner axis); a count known at compile time writes the concatenated
+// outputs in place, one known at run time gathers them in buffers that keep their capacity.
+TEST(ZeroAllocation, TensorIteratorRunsInItsRequestState) {
+    for (const std::string& xml : {testing::ti_running_sum(), testing::ti_column_sum()}) {
+        EXPECT_EQ(allocations_per_run(CompiledModel(Model::read_from_memory(xml, nullptr, 0))), 0);
+        CompileOptions one_thread;
+        one_thread.threads = 1;
+        EXPECT_EQ(allocations_per_run(CompiledModel(Model::read_from_memory(xml, nullptr, 0), one_thread)), 0);
+    }
+}
+
+TEST(ZeroAllocation, LoopRunsInItsRequestState) {
+    // Three iterations known at compile time: the outputs are written in place.
+    EXPECT_EQ(allocations_per_run(CompiledModel(Model::read_from_memory(testing::loop_fixed_count(), nullptr, 0))), 0);
+    // A count known only at run time: the concatenation is gathered, then made in the request's
+    // output buffer, which grows to the longest loop and no further.
+    const CompiledModel compiled(Model::read_from_memory(testing::loop_accumulate(), nullptr, 0));
+    InferRequest request = compiled.create_infer_request();
+    int64_t trip = 3, limit = 100;
+    bool cond = true;
+    std::vector<float> acc0 = {1, 2}, x = {10, 100};
+    request.set_input("trip", Tensor::wrap(ElementType::i64, {}, &trip));
+    request.set_input("cond", Tensor::wrap(ElementType::boolean, {}, &cond));
+    request.set_input("acc0", Tensor::wrap(ElementType::f32, {1, 2}, acc0.data()));
+    request.set_input("x", Tensor::wrap(ElementType::f32, {1, 2}, x.data()));
+    request.set_input("limit", Tensor::wrap(ElementType::i64, {}, &limit));
+    request.infer();
+    EXPECT_EQ(allocations_of_infer(request), 0);
+    EXPECT_EQ(request.output("all").shape(), (Shape{3, 2}));
+    trip = 2;
+    EXPECT_EQ(allocations_of_infer(request), 0);
+    EXPECT_EQ(request.output("all").shape(), (Shape{2, 2}));
+    EXPECT_EQ(request.output("acc").data<float>()[1], 202.0f);
+}
+
+TEST(ZeroAllocation, IfRunsInItsRequestState) {
+    const CompiledModel compiled(Model::read_from_memory(testing::if_two_shapes(), nullptr, 0));
+    InferRequest request = compiled.create_infer_request();
+    std::vector<float> a = {1, 2}, b = {7, 8, 9};
+    bool cond = false;
+    request.set_input("cond", Tensor::wrap(ElementType::boolean, {}, &cond));
+    request.set_input("a", Tensor::wrap(ElementType::f32, {2}, a.data()));
+    request.set_input("b", Tensor::wrap(ElementType::f32, {3}, b.data()));
+    request.infer();  // else_body's runner, and the output's buffer at its larger size
+    cond = true;
+    request.infer();  // then_body's runner
+    for (const bool c : {false, true, false}) {
+        cond = c;
+        EXPECT_EQ(allocations_of_infer(request), 0) << c;
+        EXPECT_EQ(request.output("out").shape(), (Shape{c ? 2 : 3}));
+    }
 }
 
 }  // namespace
