@@ -15,7 +15,11 @@
 namespace irlite {
 namespace {
 
-constexpr uint64_t kSeeds = 500;
+// Seeds 0..499; FUZZ_GRAPH_SEEDS=<n> runs 0..n-1 instead (a longer search without libFuzzer).
+uint64_t seed_count() {
+    const char* n = std::getenv("FUZZ_GRAPH_SEEDS");
+    return n ? std::strtoull(n, nullptr, 10) : 500;
+}
 
 // One seed's report ("" when it agrees): FUZZ_GRAPH_SEED=<n> runs that seed alone and prints its
 // model (--gtest_filter=FuzzGraphSeeds.One), to look at a failing seed.
@@ -31,7 +35,8 @@ TEST(FuzzGraphSeeds, One) {
 
 TEST(FuzzGraphSeeds, EverySeedAgreesWithTheReference) {
     int tensor_iterators = 0, loops = 0, ifs = 0, nested = 0, failures = 0;
-    for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+    const uint64_t seeds = seed_count();
+    for (uint64_t seed = 0; seed < seeds; ++seed) {
         fuzz::SeededChoices choices(seed);
         fuzz::GraphFuzzer fuzzer(choices);
         fuzzer.build();
