@@ -3,7 +3,7 @@
 # SECONDS (default 60), one after the other, on one core:
 #   fuzz_ir     IR XML + .bin through read, build, check and one inference
 #   fuzz_npy    .npy bytes through the reader
-#   fuzz_graph  differential: random small graphs vs tests/fuzz/reference_ops.hpp
+#   fuzz_graph  differential: random small graphs (sub-graph layers too) vs tests/fuzz/reference_*.hpp
 #   fuzz_int8   differential: FakeQuantize -> Convolution chains, int8 path vs float path
 # Corpora live in build-san/corpus/<harness>/ (kept between runs), seeded from
 # ../shared/conformance (when present), models/ and the regression inputs in tests/data/fuzz/<harness>/. A crash, sanitizer report,

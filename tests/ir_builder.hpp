@@ -18,15 +18,20 @@ struct PortSpec {
 class IrBuilder {
 public:
     explicit IrBuilder(int version = 11) : version_(version) {}
+    // A body's builder: its Consts go into the model's one .bin, `shared_weights` (the outer
+    // builder's weights_for_bodies()), which must outlive it.
+    explicit IrBuilder(std::vector<unsigned char>* shared_weights) : version_(11), shared_(shared_weights) {}
 
+    // `inner` is XML placed after the ports (a sub-graph layer's port maps and bodies).
     IrBuilder& layer(int id, const std::string& name, const std::string& type, const std::string& opset,
-                     const std::string& data, const std::vector<PortSpec>& inputs, const std::vector<PortSpec>& outputs) {
+                     const std::string& data, const std::vector<PortSpec>& inputs, const std::vector<PortSpec>& outputs,
+                     const std::string& inner = "") {
         std::string s = "<layer id=\"" + std::to_string(id) + "\" name=\"" + name + "\" type=\"" + type +
                         "\" version=\"" + opset + "\">";
         if (!data.empty()) s += "<data " + data + "/>";
         if (!inputs.empty()) s += "<input>" + ports(inputs) + "</input>";
         if (!outputs.empty()) s += "<output>" + ports(outputs) + "</output>";
-        layers_ += s + "</layer>\n";
+        layers_ += s + inner + "</layer>\n";
         return *this;
     }
     IrBuilder& parameter(int id, const std::string& name, const std::string& type, const std::vector<long long>& dims,
@@ -45,9 +50,10 @@ public:
     // A Const whose bytes are appended to the weights.
     IrBuilder& constant(int id, const std::string& name, const std::string& type, const std::vector<long long>& dims,
                         const void* bytes, size_t size) {
-        const size_t offset = weights_.size();
-        weights_.resize(offset + size);
-        if (size) std::memcpy(weights_.data() + offset, bytes, size);
+        std::vector<unsigned char>& weights = shared_ ? *shared_ : weights_;
+        const size_t offset = weights.size();
+        weights.resize(offset + size);
+        if (size) std::memcpy(weights.data() + offset, bytes, size);
         std::string shape;
         for (size_t i = 0; i < dims.size(); ++i) shape += (i ? "," : "") + std::to_string(dims[i]);
         return layer(id, name, "Const", "opset1",
@@ -60,11 +66,15 @@ public:
                   "\" to-layer=\"" + std::to_string(to) + "\" to-port=\"" + std::to_string(to_port) + "\"/>\n";
         return *this;
     }
+    // The layers and edges: a net's content, or a body's.
+    std::string graph_xml() const { return "<layers>\n" + layers_ + "</layers>\n<edges>\n" + edges_ + "</edges>\n"; }
     std::string xml() const {
-        return "<?xml version=\"1.0\"?>\n<net name=\"test\" version=\"" + std::to_string(version_) + "\">\n<layers>\n" +
-               layers_ + "</layers>\n<edges>\n" + edges_ + "</edges>\n</net>\n";
+        return "<?xml version=\"1.0\"?>\n<net name=\"test\" version=\"" + std::to_string(version_) + "\">\n" +
+               graph_xml() + "</net>\n";
     }
     const std::vector<unsigned char>& weights() const { return weights_; }
+    // Where this builder's Consts go: the pointer a body's builder shares.
+    std::vector<unsigned char>* weights_for_bodies() { return shared_ ? shared_ : &weights_; }
 
     static std::string precision(const std::string& type) {
         static const char* map[][2] = {{"f16", "FP16"}, {"f32", "FP32"}, {"f64", "FP64"}, {"i8", "I8"},
@@ -91,6 +101,7 @@ private:
     }
 
     int version_;
+    std::vector<unsigned char>* shared_ = nullptr;
     std::string layers_, edges_;
     std::vector<unsigned char> weights_;
 };

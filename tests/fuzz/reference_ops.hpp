@@ -23,6 +23,10 @@
 
 namespace irlite::reference {
 
+// Exact intermediate arithmetic (index bounds, sums): no int64 value can overflow it.
+// `__extension__` keeps -Wpedantic quiet about the type (gcc and clang both have it).
+__extension__ typedef __int128 int128;
+
 struct Invalid {
     std::string why;
 };
@@ -148,26 +152,26 @@ inline RefTensor slice(const RefTensor& data, const RefTensor& start, const RefT
         used[static_cast<size_t>(a)] = true;
         axis_of[static_cast<size_t>(i)] = a;
     }
-    std::vector<__int128> first(static_cast<size_t>(rank), 0), stride(static_cast<size_t>(rank), 1);
+    std::vector<int128> first(static_cast<size_t>(rank), 0), stride(static_cast<size_t>(rank), 1);
     Shape out_shape = data.shape;
     for (int64_t i = 0; i < n; ++i) {
         const size_t a = static_cast<size_t>(axis_of[static_cast<size_t>(i)]);
-        const __int128 d = data.shape[a];
-        __int128 b = index_value(start, static_cast<size_t>(i)), e = index_value(stop, static_cast<size_t>(i));
-        const __int128 s = index_value(step, static_cast<size_t>(i));
+        const int128 d = data.shape[a];
+        int128 b = index_value(start, static_cast<size_t>(i)), e = index_value(stop, static_cast<size_t>(i));
+        const int128 s = index_value(step, static_cast<size_t>(i));
         if (s == 0) throw Invalid{"Slice step is 0"};
         if (b < 0) b += d;
         if (e < 0) e += d;
-        __int128 len = 0;
+        int128 len = 0;
         if (d == 0) {
             b = 0;  // nothing is read
         } else if (s > 0) {
-            b = std::clamp<__int128>(b, 0, d);
-            e = std::clamp<__int128>(e, 0, d);
+            b = std::clamp<int128>(b, 0, d);
+            e = std::clamp<int128>(e, 0, d);
             len = e > b ? (e - b + s - 1) / s : 0;
         } else {
-            b = std::clamp<__int128>(b, -1, d - 1);
-            e = std::clamp<__int128>(e, -1, d);
+            b = std::clamp<int128>(b, -1, d - 1);
+            e = std::clamp<int128>(e, -1, d);
             len = b > e ? (b - e + (-s) - 1) / (-s) : 0;
         }
         first[a] = b;
@@ -195,7 +199,7 @@ inline std::vector<RefTensor> variadic_split(const RefTensor& data, const RefTen
     const int64_t d = data.shape[a];
     std::vector<int64_t> len(lengths.values.size());
     int minus_one = -1;
-    __int128 sum = 0;
+    int128 sum = 0;
     for (size_t i = 0; i < len.size(); ++i) {
         len[i] = index_value(lengths, i);
         if (len[i] < -1) throw Invalid{"split length below -1"};
@@ -394,7 +398,7 @@ inline RefTensor reshape(const RefTensor& data, const RefTensor& pattern, bool s
     const int64_t in_count = count(data.shape);
     Shape dims(pattern.values.size());
     int minus_one = -1;
-    __int128 known = 1;
+    int128 known = 1;
     for (size_t i = 0; i < dims.size(); ++i) {
         int64_t v = index_value(pattern, i);
         if (v < -1) throw Invalid{"Reshape dim below -1"};
@@ -807,7 +811,7 @@ inline RefTensor roll(const RefTensor& data, const RefTensor& shift, const RefTe
     if (shift.shape.size() > 1 || axes.shape.size() > 1) throw Invalid{"Roll shift/axes must be 0-D or 1-D"};
     if (!shift.shape.empty() && shift.values.size() != axes.values.size()) throw Invalid{"Roll shift/axes lengths differ"};
     const int64_t rank = static_cast<int64_t>(data.shape.size());
-    std::vector<__int128> total(data.shape.size(), 0);
+    std::vector<int128> total(data.shape.size(), 0);
     for (size_t i = 0; i < axes.values.size(); ++i) {
         const size_t a = static_cast<size_t>(normalize_axis(index_value(axes, i), rank, "Roll axis"));
         total[a] += shift.shape.empty() ? index_value(shift, 0) : index_value(shift, i);
@@ -817,7 +821,7 @@ inline RefTensor roll(const RefTensor& data, const RefTensor& shift, const RefTe
     for_each_index(data.shape, [&](const std::vector<int64_t>& idx) {
         std::vector<int64_t> src = idx;
         for (size_t a = 0; a < src.size(); ++a) {
-            const __int128 d = data.shape[a];
+            const int128 d = data.shape[a];
             src[a] = static_cast<int64_t>((((idx[a] - total[a]) % d) + d) % d);
         }
         out.values[static_cast<size_t>(o++)] = data.values[static_cast<size_t>(offset_of(data.shape, src))];
