@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,44 @@ TEST(FuzzRegressions, KeptNpyInputs) {
 // A Const whose offset is not a multiple of its element size (the .bin has no padding: an i64
 // after a 1-byte i8) was a misaligned view, read as int64 by the kernels (UBSan: "load of
 // misaligned address"). Such a Const now gets an aligned copy.
+// ---- sub-graph models (tests/data/fuzz/fuzz_graph_models/, written by hand from fuzz_graph's
+// findings; each file's comment says what it computes) ------------------------------------------
+
+// Runs a model of that folder on x = [1, 2, 3] and s0 = [10]: each output's values by name.
+std::map<std::string, std::vector<float>> run_state_model(const std::string& file) {
+    const Model model = Model::read(std::string(IRLITE_SOURCE_DIR) + "/tests/data/fuzz/fuzz_graph_models/" + file);
+    const CompiledModel compiled(model);
+    InferRequest req = compiled.create_infer_request();
+    float x[3] = {1, 2, 3}, s0[1] = {10};
+    req.set_input("x", Tensor::wrap(ElementType::f32, {3}, x));
+    req.set_input("s0", Tensor::wrap(ElementType::f32, {1}, s0));
+    std::map<std::string, std::vector<float>> out;
+    for (int run = 0; run < 2; ++run) {  // the second run reuses the layer's state
+        req.infer();
+        for (const PortInfo& o : compiled.outputs()) {
+            const Tensor& t = req.output(o.name);
+            out[o.name] = std::vector<float>(t.data<float>(), t.data<float>() + t.num_elements());
+        }
+    }
+    return out;
+}
+
+// A body Result fed directly by the Parameter a back edge feeds gave the next iteration's state as
+// its last value (16), not the state the last iteration started from.
+TEST(FuzzRegressions, ResultOfABackEdgedParameterGivesTheLastIterationsValue) {
+    const auto out = run_state_model("back_edged_parameter_result.xml");
+    EXPECT_EQ(out.at("state_in_last"), (std::vector<float>{13}));
+    EXPECT_EQ(out.at("state_in_all"), (std::vector<float>{10, 11, 13}));
+}
+
+// A body Parameter that feeds nothing was dropped by the graph builder, and the body then no
+// longer matched its port map: "could not be built".
+TEST(FuzzRegressions, BodyParameterThatFeedsNothingIsKept) {
+    const auto out = run_state_model("unused_body_parameter.xml");
+    EXPECT_EQ(out.at("state_last"), (std::vector<float>{80}));
+    EXPECT_EQ(out.at("state_all"), (std::vector<float>{20, 40, 80}));
+}
+
 TEST(FuzzRegressions, MisalignedConstIsReadCorrectly) {
     IrBuilder b;
     const int8_t start = 1;

@@ -194,15 +194,25 @@ int back_edge_of(const SubgraphBody& body, int result) {
     return edge;
 }
 
+// Body Result r's value in the last iteration, read after carry_back_edges. A Result fed directly
+// by a Parameter that a back edge feeds is that Parameter's input itself, which the carry has
+// replaced by the next iteration's: the value the last iteration saw is now in `staging`.
+const Tensor& last_result(const SubgraphBody& body, BodyRunner& runner, const std::vector<Tensor>& staging, int r) {
+    const Tensor& value = runner.result(static_cast<size_t>(r));
+    for (size_t k = 0; k < body.back_edges.size(); ++k)
+        if (&value == &runner.input(static_cast<size_t>(body.back_edges[k].parameter))) return staging[k];
+    return value;
+}
+
 // Writes (or makes) a not concatenated output after `iterations` iterations.
 void write_last_value(KernelContext& ctx, const PortMapEntry& e, const SubgraphBody& body, const BuiltBody& built,
-                      BodyRunner& runner, int64_t iterations, bool direct) {
+                      BodyRunner& runner, const std::vector<Tensor>& staging, int64_t iterations, bool direct) {
     const auto o = static_cast<size_t>(e.output);
     const int edge = back_edge_of(body, e.body_port);
     // After the swaps of carry_back_edges, a back edge's Result is its Parameter's input; when no
     // iteration ran, that is the edge's initial value.
     const Tensor* src = edge >= 0 ? &runner.input(static_cast<size_t>(body.back_edges[static_cast<size_t>(edge)].parameter))
-                        : iterations > 0 ? &runner.result(static_cast<size_t>(e.body_port))
+                        : iterations > 0 ? &last_result(body, runner, staging, e.body_port)
                                          : nullptr;
     if (!src) {
         // No iteration ran and no back edge carries it: zeros.
@@ -256,7 +266,7 @@ void run_iterations(KernelContext& ctx, const SubgraphAttrs& attrs, const Iterat
     for (Collected& c : st.collected)
         if (!direct) concatenate_parts(ctx, c);
     for (const PortMapEntry& e : body.outputs)
-        if (e.output >= 0 && !e.axis) write_last_value(ctx, e, body, *plan.built, runner, i, direct);
+        if (e.output >= 0 && !e.axis) write_last_value(ctx, e, body, *plan.built, runner, st.staging, i, direct);
 }
 
 }  // namespace irlite

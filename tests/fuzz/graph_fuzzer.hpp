@@ -943,26 +943,26 @@ private:
         return body_binary(b, v, operands, kind == 1);
     }
 
-    // Adds to `v` each of `parameters` that feeds nothing yet: irlite refuses a body with a
-    // Parameter that feeds nothing (the reproducer: tests/fuzz/findings/unused_body_parameter.xml),
-    // and the fuzzer should find other things than that.
-    Node use_all(BodyWriter& b, Node v, const std::vector<Node>& parameters) {
+    // Adds to `v` some of the `parameters` that feed nothing yet, and leaves the others unused: a
+    // body need not use every Parameter (irlite once dropped such a Parameter and could not build
+    // the body: tests/data/fuzz/fuzz_graph_models/unused_body_parameter.xml).
+    Node use_some(BodyWriter& b, Node v, const std::vector<Node>& parameters) {
         for (const Node& p : parameters)
-            if (!b.consumed(p))
+            if (!b.consumed(p) && fdp_.ConsumeBool())
                 v = b.op("Add", "opset1", "", {v, p}, v.type, v.shape,
                          [](const std::vector<RefTensor>& a) { return ref::add(a[0], a[1]); });
         return v;
     }
 
-    // 1..3 steps from `start`: the last value, and one value on the way for another output
-    // (`start` too, unless `merged`: a Result fed directly by a Parameter that a back edge feeds
-    // gives the next iteration's value as its last value in irlite; the reproducer:
-    // tests/fuzz/findings/back_edged_parameter_result.xml).
+    // 1..3 steps from `start`: the last value, and one value on the way (`start` included) for
+    // another output. `start` is often a Parameter a back edge feeds, whose Result must give the
+    // value the last iteration started from (irlite once gave the next one:
+    // tests/data/fuzz/fuzz_graph_models/back_edged_parameter_result.xml).
     std::pair<Node, Node> body_chain(BodyWriter& b, const Node& start, const std::vector<Node>& operands,
-                                     const Node* iteration, bool merged = false) {
+                                     const Node* iteration) {
         std::vector<Node> made{start};
         for (int i = fdp_.ConsumeIntegralInRange(1, 3); i > 0; --i) made.push_back(body_step(b, made.back(), operands, iteration));
-        return {made.back(), made[fdp_.ConsumeIntegralInRange<size_t>(merged ? 1 : 0, made.size() - 1)]};
+        return {made.back(), made[fdp_.ConsumeIntegralInRange<size_t>(0, made.size() - 1)]};
     }
 
     BodyWriter new_body() { return BodyWriter(ir_.weights_for_bodies(), "b" + std::to_string(bodies_made_++)); }
@@ -1030,8 +1030,8 @@ private:
         const bool dynamic = one_in(4);
         const Node px = b.parameter(type, part, dynamic), pc = b.parameter(type, invariant.ref.shape, dynamic);
         const Node ps = b.parameter(type, part, dynamic);
-        const auto [last, other] = body_chain(b, ps, {px, pc}, nullptr, true);
-        const Node state = maybe_nested_if(b, use_all(b, last, {px, pc}), nullptr);
+        const auto [last, other] = body_chain(b, ps, {px, pc}, nullptr);
+        const Node state = maybe_nested_if(b, use_some(b, last, {px, pc}), nullptr);
         const std::vector<int> results{b.result(state), b.result(other)};
         std::string map = "<port_map>\n" + map_entry("input", 0, px.layer, slicing(axis, stride)) +
                           map_entry("input", 1, pc.layer) + map_entry("input", 2, ps.layer);
@@ -1110,8 +1110,8 @@ private:
             map += map_entry("input", -1, pi.layer, " purpose=\"current_iteration\"");
         }
         const Node* iteration = spec.iteration_input >= 0 ? &pi : nullptr;
-        const auto [last, other] = body_chain(b, ps, {pc}, iteration, true);
-        Node state = maybe_nested_if(b, use_all(b, last, {pc}), iteration);
+        const auto [last, other] = body_chain(b, ps, {pc}, iteration);
+        Node state = maybe_nested_if(b, use_some(b, last, {pc}), iteration);
         // current_iteration must feed something too: a Roll of the state, or the condition.
         if (iteration && !with_condition && !b.consumed(pi)) {
             if (state.shape.empty()) with_condition = true;
