@@ -431,6 +431,22 @@ void bind_values(const ExecutionPlan& ep, std::byte* arena, const std::vector<Te
     }
 }
 
+void run_planned_step(const ExecutionPlan& ep, size_t i, const std::vector<const Tensor*>& inputs, const StepMemory& m) {
+    const ExecStep& step = ep.steps[i];
+    const Node& node = ep.graph->nodes[static_cast<size_t>(step.node)];
+    KernelContext ctx(*node.def, *node.attrs, inputs.data(), inputs.size(), &m.values[static_cast<size_t>(step.first_output)],
+                      static_cast<size_t>(step.num_outputs), step.plan.get(), m.scratch, m.scratch_stride, m.pool);
+    ctx.set_unused_outputs(step.unused_outputs);
+    ctx.set_state(&m.op_states[i]);
+    if (step.mode != ExecStep::Mode::DataDependent) {
+        node.def->compute(ctx);
+        return;
+    }
+    ctx.set_dynamic_buffers(&m.dynamic_buffers[static_cast<size_t>(step.first_dynamic_buffer)]);
+    node.def->compute(ctx);
+    check_data_dependent_outputs(node, ctx);
+}
+
 void check_data_dependent_outputs(const Node& node, const KernelContext& ctx) {
     for (size_t o = 0; o < ctx.num_outputs(); ++o) {
         const Tensor& out = ctx.output(o);

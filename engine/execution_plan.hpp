@@ -105,6 +105,20 @@ void bind_values(const ExecutionPlan& ep, std::byte* arena, const std::vector<Te
 // "kernel-output-mismatch"). Allocates nothing when they were.
 void check_data_dependent_outputs(const Node& node, const KernelContext& ctx);
 
+// The memory a runner (an infer request, a sub-graph's body runner) keeps for a plan's steps.
+struct StepMemory {
+    std::vector<Tensor>& values;                       // per value of the plan
+    void* scratch;                                     // per thread: scratch_stride bytes
+    size_t scratch_stride;
+    ThreadPool* pool;                                  // null: the calling thread only
+    std::vector<std::unique_ptr<OpState>>& op_states;  // per step
+    std::vector<DynamicOutputBuffer>& dynamic_buffers;  // per DataDependent step's output
+};
+
+// Runs step i of `ep`, a Kernel or DataDependent step, on `inputs` and the runner's memory; checks
+// a DataDependent step's outputs (check_data_dependent_outputs).
+void run_planned_step(const ExecutionPlan& ep, size_t i, const std::vector<const Tensor*>& inputs, const StepMemory& m);
+
 // Per step, its inputs' tensors (value_tensor of each), for a KernelContext.
 std::vector<std::vector<const Tensor*>> step_input_tensors(const ExecutionPlan& ep, const std::vector<Tensor>& bound,
                                                            const std::vector<Tensor>& values);

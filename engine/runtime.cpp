@@ -362,26 +362,15 @@ struct InferRequest::State {
         const ExecStep& step = plan->steps[i];
         const Node& node = plan->graph->nodes[static_cast<size_t>(step.node)];
         const std::vector<const Tensor*>& ins = step_inputs[i];
-        Tensor* outs = &values[static_cast<size_t>(step.first_output)];
         if (step.mode == ExecStep::Mode::Kernel || step.mode == ExecStep::Mode::DataDependent) {
-            KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), outs, static_cast<size_t>(step.num_outputs),
-                              step.plan.get(), scratch.data, scratch_stride, m.pool.get());
-            ctx.set_unused_outputs(step.unused_outputs);
-            ctx.set_state(&op_states[i]);
-            if (step.mode == ExecStep::Mode::Kernel) {
-                node.def->compute(ctx);
-                return;
-            }
-            ctx.set_dynamic_buffers(&dynamic_buffers[static_cast<size_t>(step.first_dynamic_buffer)]);
-            node.def->compute(ctx);
-            check_data_dependent_outputs(node, ctx);
+            run_planned_step(*plan, i, ins, StepMemory{values, scratch.data, scratch_stride, m.pool.get(), op_states, dynamic_buffers});
             return;
         }
         dynamic_inputs.clear();
         for (const Tensor* t : ins) dynamic_inputs.push_back(*t);
         std::vector<Tensor> made = run_node(node, dynamic_inputs, nullptr, &variables, nullptr, plan->file);
         check_against_load_time(node, made, plan->file);
-        for (size_t o = 0; o < made.size(); ++o) outs[o] = std::move(made[o]);
+        for (size_t o = 0; o < made.size(); ++o) values[static_cast<size_t>(step.first_output) + o] = std::move(made[o]);
     }
 
     // Step i's time, and the levels its kernels ran at (isa_trace.hpp); then a fresh trace.

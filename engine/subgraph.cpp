@@ -527,22 +527,9 @@ void BodyRunner::run() {
             if (step.mode == ExecStep::Mode::Skip) continue;
             const Node& node = g.nodes[static_cast<size_t>(step.node)];
             const std::vector<const Tensor*>& ins = s.step_inputs[i];
-            if (step.mode == ExecStep::Mode::Kernel) {
-                KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), &s.values[static_cast<size_t>(step.first_output)],
-                                  static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch, s.scratch_stride, nullptr);
-                ctx.set_unused_outputs(step.unused_outputs);
-                ctx.set_state(&s.op_states[i]);
-                node.def->compute(ctx);
-                continue;
-            }
-            if (step.mode == ExecStep::Mode::DataDependent) {
-                KernelContext ctx(*node.def, *node.attrs, ins.data(), ins.size(), &s.values[static_cast<size_t>(step.first_output)],
-                                  static_cast<size_t>(step.num_outputs), step.plan.get(), s.scratch, s.scratch_stride, nullptr);
-                ctx.set_unused_outputs(step.unused_outputs);
-                ctx.set_state(&s.op_states[i]);
-                ctx.set_dynamic_buffers(&s.dynamic_buffers[static_cast<size_t>(step.first_dynamic_buffer)]);
-                node.def->compute(ctx);
-                check_data_dependent_outputs(node, ctx);
+            if (step.mode == ExecStep::Mode::Kernel || step.mode == ExecStep::Mode::DataDependent) {
+                run_planned_step(ep, i, ins,
+                                 StepMemory{s.values, s.scratch, s.scratch_stride, nullptr, s.op_states, s.dynamic_buffers});
                 continue;
             }
             s.dynamic_inputs.clear();
@@ -585,6 +572,15 @@ void copy_into_axis(const std::byte* src, int64_t part, Tensor& dst, size_t axis
     const auto row = static_cast<size_t>(part * inner);
     for (int64_t o = 0; o < outer; ++o)
         if (row) std::memcpy(dst.bytes() + (o * whole + offset) * inner, src + o * part * inner, row);
+}
+
+void write_output(KernelContext& ctx, size_t o, const Tensor& value, bool in_place) {
+    Tensor& out = in_place ? ctx.output(o) : ctx.dynamic_output(o, value.type(), value.shape());
+    if (out.type() != value.type() || out.shape() != value.shape())
+        throw Error(ErrorKind::ShapeRule, "kernel-output-mismatch",
+                    cat("output ", o, " is ", to_string(value.type()), " ", to_string(value.shape()), ", planned as ",
+                        to_string(out.type()), " ", to_string(out.shape())));
+    if (value.byte_size()) std::memcpy(out.data(), value.data(), value.byte_size());
 }
 
 void copy_from_axis(const Tensor& src, Tensor& dst, size_t axis, int64_t offset) {

@@ -166,6 +166,11 @@ inline bool writes_outputs_in_place(const KernelContext& ctx, const OpPlan& plan
     return true;
 }
 
+// Sets output o of a sub-graph kernel to `value`'s bytes: in the output the executor made when
+// `in_place` (writes_outputs_in_place), else in one made with dynamic_output. The output's type and
+// shape must be value's; else Error(ShapeRule, "kernel-output-mismatch").
+void write_output(KernelContext& ctx, size_t o, const Tensor& value, bool in_place);
+
 // Shape [] or [1] (a trip count, a condition); [?] counts.
 bool is_scalar_like(const PartialShape& s);
 

@@ -6,7 +6,6 @@
 // With static input shapes both bodies are built and planned at prepare; each request keeps a
 // runner per body (its OpState), made the first time that body runs. Outputs whose shapes the
 // plan knows are written in place; others are made in the request's buffers (dynamic_output).
-#include <cstring>
 
 #include "engine/op.hpp"
 #include "engine/subgraph.hpp"
@@ -138,15 +137,8 @@ void compute(KernelContext& ctx) {
         runner.input(p) = ctx.input(static_cast<size_t>(body.inputs[static_cast<size_t>(body.parameter_input[p])].external));
     runner.run();
     const bool direct = writes_outputs_in_place(ctx, plan);
-    for (size_t o = 0; o < a.num_outputs; ++o) {
-        const Tensor& r = runner.result(static_cast<size_t>(result_for(body, o)));
-        Tensor& out = direct ? ctx.output(o) : ctx.dynamic_output(o, r.type(), r.shape());
-        if (out.type() != r.type() || out.shape() != r.shape())
-            throw Error(ErrorKind::ShapeRule, "kernel-output-mismatch",
-                        cat("output ", o, " is ", to_string(r.type()), " ", to_string(r.shape()), ", planned as ",
-                            to_string(out.type()), " ", to_string(out.shape())));
-        if (r.byte_size()) std::memcpy(out.data(), r.data(), r.byte_size());
-    }
+    for (size_t o = 0; o < a.num_outputs; ++o)
+        write_output(ctx, o, runner.result(static_cast<size_t>(result_for(body, o))), direct);
 }
 
 }  // namespace

@@ -223,12 +223,7 @@ void write_last_value(KernelContext& ctx, const PortMapEntry& e, const SubgraphB
         if (out.byte_size()) std::memset(out.data(), 0, out.byte_size());
         return;
     }
-    Tensor& out = direct ? ctx.output(o) : ctx.dynamic_output(o, src->type(), src->shape());
-    if (out.type() != src->type() || out.shape() != src->shape())
-        throw Error(ErrorKind::ShapeRule, "kernel-output-mismatch",
-                    cat("output ", o, " is ", to_string(src->type()), " ", to_string(src->shape()), ", planned as ",
-                        to_string(out.type()), " ", to_string(out.shape())));
-    if (src->byte_size()) std::memcpy(out.data(), src->data(), src->byte_size());
+    write_output(ctx, o, *src, direct);
 }
 
 }  // namespace
