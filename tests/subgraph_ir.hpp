@@ -53,17 +53,21 @@ inline std::string net_xml(const std::string& layers, const std::string& edges) 
            edges + "</edges>\n</net>\n";
 }
 
+// A body of Parameters b_acc (0) and b_x (1), both f32 `dims`, and Result b_out (3) = b_acc op b_x:
+// the step of a running sum (op Add) carried by a back edge from 3 to 0.
+inline std::string accumulate_body(const std::string& dims, const std::string& op = "Add") {
+    return "<body><layers>\n" + parameter_xml(0, "b_acc", "f32", dims) + parameter_xml(1, "b_x", "f32", dims) +
+           add_xml(2, "add", dims, dims, dims, op) + result_xml(3, "b_out", "FP32", dims) + "</layers><edges>\n" +
+           edge_xml(0, 0, 2, 0) + edge_xml(1, 0, 2, 1) + edge_xml(2, 2, 3, 0) + "</edges></body>\n";
+}
+
 // TensorIterator 'ti': x [3,2] sliced along axis 0 (start, end, stride as given), acc0 [1,2]
 // merged with a back edge; the body adds: acc = acc + x[i]. Outputs: 'acc' (the last value) and
 // 'all' (every iteration's acc concatenated along axis 0, ordered by `out_stride`).
 // `body_op` "MatMul" makes the body's 'add' a MatMul of [1,2] by [1,2]: a shape error inside the body.
 inline std::string ti_running_sum(const std::string& slicing = "start=\"0\" end=\"-1\" stride=\"1\"",
                                   const std::string& out_stride = "1", const std::string& body_op = "Add") {
-    const std::string body_x = "1,2";
-    const std::string body = "<body><layers>\n" + parameter_xml(0, "b_acc", "f32", "1,2") +
-                             parameter_xml(1, "b_x", "f32", body_x) + add_xml(2, "add", "1,2", body_x, "1,2", body_op) +
-                             result_xml(3, "b_out", "FP32", "1,2") + "</layers><edges>\n" + edge_xml(0, 0, 2, 0) +
-                             edge_xml(1, 0, 2, 1) + edge_xml(2, 2, 3, 0) + "</edges></body>\n";
+    const std::string body = accumulate_body("1,2", body_op);
     const std::string ti =
         "<layer id=\"2\" name=\"ti\" type=\"TensorIterator\" version=\"opset1\">\n"
         "<input><port id=\"0\" precision=\"FP32\">" + dims_xml("3,2") + "</port><port id=\"1\" precision=\"FP32\">" +

@@ -13,10 +13,7 @@ namespace irlite::testing {
 // back edge; the body adds acc = acc + x[:, i]. Outputs 'acc' [2,1] and 'all' [2,3] (every
 // iteration's acc along axis 1).
 inline std::string ti_column_sum() {
-    const std::string body = "<body><layers>\n" + parameter_xml(0, "b_acc", "f32", "2,1") +
-                             parameter_xml(1, "b_x", "f32", "2,1") + add_xml(2, "add", "2,1", "2,1", "2,1") +
-                             result_xml(3, "b_out", "FP32", "2,1") + "</layers><edges>\n" + edge_xml(0, 0, 2, 0) +
-                             edge_xml(1, 0, 2, 1) + edge_xml(2, 2, 3, 0) + "</edges></body>\n";
+    const std::string body = accumulate_body("2,1");
     const std::string ti =
         "<layer id=\"2\" name=\"ti\" type=\"TensorIterator\" version=\"opset1\">\n"
         "<input><port id=\"0\" precision=\"FP32\">" + dims_xml("2,3") + "</port><port id=\"1\" precision=\"FP32\">" +
@@ -38,10 +35,7 @@ inline std::string ti_column_sum() {
 // when the model is compiled. acc0 [1,2] merged with a back edge, x [3,2] sliced along axis 0; the
 // body adds acc = acc + x[i]. Outputs 'acc' [1,2] and 'all' [3,2] (every iteration's acc).
 inline std::string loop_fixed_count() {
-    const std::string body = "<body><layers>\n" + parameter_xml(0, "b_acc", "f32", "1,2") +
-                             parameter_xml(1, "b_x", "f32", "1,2") + add_xml(2, "add", "1,2", "1,2", "1,2") +
-                             result_xml(3, "b_out", "FP32", "1,2") + "</layers><edges>\n" + edge_xml(0, 0, 2, 0) +
-                             edge_xml(1, 0, 2, 1) + edge_xml(2, 2, 3, 0) + "</edges></body>\n";
+    const std::string body = accumulate_body("1,2");
     const std::string count =
         "<layer id=\"1\" name=\"trip\" type=\"ShapeOf\" version=\"opset3\"><data output_type=\"i64\"/><input>"
         "<port id=\"0\" precision=\"FP32\">" + dims_xml("3") + "</port></input><output><port id=\"1\" precision=\"I64\">" +
