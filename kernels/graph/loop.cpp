@@ -77,6 +77,10 @@ void check_body(const SubgraphAttrs& a, const BuiltBody& built) {
     }
 }
 
+// The load-time rule and the kernel (a trip count known only at run time) say it alike.
+constexpr const char* kEndlessLoop =
+    "Loop trip count is -1 (no limit) and the execution condition is always true: the loop never ends";
+
 // The iteration count, when the values known now settle it (kDynamic otherwise).
 int64_t settled_iterations(const InferContext& ctx, const SubgraphAttrs& a, const BuiltBody& built,
                            const std::vector<PartialShape>& shapes, const std::vector<SliceRule>& slices) {
@@ -107,8 +111,7 @@ int64_t settled_iterations(const InferContext& ctx, const SubgraphAttrs& a, cons
         n = -2;  // decided at run time
     if (n >= -1 && sliced >= 0) n = n < 0 ? sliced : std::min(n, sliced);
     if (n == -1)
-        throw ctx.input_error(0, ErrorKind::Value, "loop-endless",
-                              "Loop trip count is -1 (no limit) and the execution condition is always true: the loop never ends");
+        throw ctx.input_error(0, ErrorKind::Value, "loop-endless", kEndlessLoop);
     return n >= 0 ? n : kDynamic;
 }
 
@@ -158,8 +161,7 @@ void check_not_endless(const KernelContext& ctx, const SubgraphAttrs& a, const B
         const Tensor& c = built.result_values[static_cast<size_t>(body.condition)];
         if (!c.valid() || (c.num_elements() > 0 && c.value_as_int64(0) == 0)) return;
     }
-    throw ctx.input_error(0, ErrorKind::Value, "loop-endless",
-                          "Loop trip count is -1 (no limit) and the execution condition is always true: the loop never ends");
+    throw ctx.input_error(0, ErrorKind::Value, "loop-endless", kEndlessLoop);
 }
 
 void compute(KernelContext& ctx) {
