@@ -18,13 +18,13 @@
 #include <new>
 #include <optional>
 
+#include "engine/compile_passes.hpp"
 #include "engine/execution_plan.hpp"
 #include "engine/fusion.hpp"
 #include "engine/graph.hpp"
 #include "engine/isa_trace.hpp"
-#include "engine/low_precision.hpp"
 #include "engine/precision.hpp"
-#include "engine/weight_compression.hpp"
+#include "engine/subgraph.hpp"
 #include "engine/thread_pool.hpp"
 #include "irlite/irlite.hpp"
 #include "engine/log.hpp"
@@ -86,13 +86,13 @@ struct CompiledModel::Impl {
 
     std::shared_ptr<const ExecutionPlan> plan_for(const std::vector<Shape>& shapes) const;
 
-    // The compile passes, in order, on a built graph: inference precision, low precision (int8),
-    // weight compression (both off with CompileOptions::int8 = false), then fusion.
+    // The compile passes (engine/compile_passes.hpp) the options ask for, on a built graph.
     std::shared_ptr<const Graph> transform(std::shared_ptr<const Graph> built) const {
-        if (options.precision == InferencePrecision::F32) built = compute_in_f32(std::move(built), *registry);
-        if (options.int8) built = compress_weights(quantize_graph(std::move(built)));
-        if (options.fusion) built = fuse_graph(std::move(built));
-        return built;
+        CompilePasses passes;
+        passes.compute_in_f32 = options.precision == InferencePrecision::F32;
+        passes.int8 = options.int8;
+        passes.fusion = options.fusion;
+        return run_compile_passes(with_body_passes(std::move(built), passes), passes, *registry);
     }
 
     std::vector<std::string> variables;  // variable_id of every ReadValue/Assign, once, graph order

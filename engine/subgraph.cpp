@@ -7,7 +7,6 @@
 #include <limits>
 #include <new>
 
-#include "engine/fusion.hpp"
 #include "engine/tensor_size.hpp"
 
 namespace irlite {
@@ -443,7 +442,8 @@ std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::v
     check_back_edges(body, parameters, *built, findings);
     if (!findings && all_static) {
         try {
-            built->plan = make_execution_plan(fuse_graph(built->graph), body.document->xml_path, 1);
+            std::shared_ptr<const Graph> compiled = run_compile_passes(with_body_passes(built->graph, passes), passes, registry);
+            built->plan = make_execution_plan(std::move(compiled), body.document->xml_path, 1);
         } catch (Error& e) {
             e.add_body_path(body.path);
             throw;
@@ -456,6 +456,29 @@ std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::v
         cache_.emplace_back(std::move(key), built);
     }
     return built;
+}
+
+std::shared_ptr<const SubgraphAttrs> SubgraphAttrs::with_passes(const CompilePasses& other) const {
+    auto copy = std::make_shared<SubgraphAttrs>();
+    copy->kind = kind;
+    copy->layer_name = layer_name;
+    copy->bodies = bodies;
+    copy->num_inputs = num_inputs;
+    copy->num_outputs = num_outputs;
+    copy->declared_outputs = declared_outputs;
+    copy->passes = other;
+    return copy;
+}
+
+std::shared_ptr<const Graph> with_body_passes(std::shared_ptr<const Graph> graph, const CompilePasses& passes) {
+    std::shared_ptr<Graph> out;
+    for (size_t i = 0; i < graph->nodes.size(); ++i) {
+        const auto* attrs = dynamic_cast<const SubgraphAttrs*>(graph->nodes[i].attrs.get());
+        if (!attrs || attrs->passes == passes) continue;
+        if (!out) out = std::make_shared<Graph>(*graph);
+        out->nodes[i].attrs = attrs->with_passes(passes);
+    }
+    return out ? out : graph;
 }
 
 // ---- BodyRunner ---------------------------------------------------------------------------------

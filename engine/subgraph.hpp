@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/compile_passes.hpp"
 #include "engine/execution_plan.hpp"
 #include "engine/graph.hpp"
 #include "engine/op.hpp"
@@ -74,6 +75,8 @@ struct SubgraphAttrs : OpAttrs {
     std::vector<SubgraphBody> bodies;  // TensorIterator, Loop: one; If: then, else
     size_t num_inputs = 0, num_outputs = 0;
     std::vector<OutputInfo> declared_outputs;  // as the layer's ports declare them
+    // The passes a body's plan gets: the model's (with_body_passes). Bodies nested in it get them too.
+    CompilePasses passes;
 
     // The body built for `parameters` (per body Parameter), cached in run mode. In check mode
     // (findings given) the body is checked like a model and every finding inside it goes to
@@ -81,11 +84,18 @@ struct SubgraphAttrs : OpAttrs {
     std::shared_ptr<const BuiltBody> build(size_t body, const std::vector<OutputInfo>& parameters,
                                            const OpRegistry& registry, std::vector<Diagnostic>* findings) const;
 
+    // These attributes with other passes (and a cache of their own).
+    std::shared_ptr<const SubgraphAttrs> with_passes(const CompilePasses& other) const;
+
 private:
     mutable std::mutex mutex_;
     // (body, then per Parameter: type, rank or -1, dims) -> the body built for it; a few entries.
     mutable std::vector<std::pair<std::vector<int64_t>, std::shared_ptr<const BuiltBody>>> cache_;
 };
+
+// The graph whose TensorIterator, Loop and If layers plan their bodies with `passes`: a copy with
+// those layers' attributes replaced where theirs differ, else the same graph.
+std::shared_ptr<const Graph> with_body_passes(std::shared_ptr<const Graph> graph, const CompilePasses& passes);
 
 // Reads and checks the layer's bodies, port maps and back edges (AttrReader::layer()).
 std::unique_ptr<OpAttrs> parse_subgraph_attrs(const AttrReader& reader, SubgraphKind kind);

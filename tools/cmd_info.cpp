@@ -9,6 +9,7 @@
 #include "engine/low_precision.hpp"
 #include "engine/op.hpp"
 #include "engine/precision.hpp"
+#include "engine/subgraph.hpp"
 #include "engine/opset_catalog.hpp"
 #include "engine/weight_compression.hpp"
 #include "tools/shape_overrides.hpp"
@@ -72,6 +73,9 @@ struct PrecisionInfo {
     std::map<std::string, int> layers;    // executed layers by the type they compute in
     int conversions = 0;                  // Converts the precision pass adds at the boundary
     std::vector<std::string> kept;        // layers that keep computing in f16/bf16
+    // Sub-graph layers (TensorIterator, Loop, If) with f16/bf16 ports: their bodies compute in f32
+    // between conversions at the body's Parameters and Results.
+    std::vector<std::string> half_ports;
 };
 
 struct ModelInfo {
@@ -113,8 +117,10 @@ void collect_compiled(const CheckReport& report, ModelInfo& info, bool fusion, I
             continue;
         }
         ++p.layers[computes_in];
-        if (precision == InferencePrecision::F32 && (computes_in == "f16" || computes_in == "bf16"))
-            p.kept.push_back(str("'", node.layer->name, "' (", node.layer->type, ")"));
+        if (precision != InferencePrecision::F32 || (computes_in != "f16" && computes_in != "bf16")) continue;
+        const std::string name = str("'", node.layer->name, "' (", node.layer->type, ")");
+        if (dynamic_cast<const SubgraphAttrs*>(node.attrs.get())) p.half_ports.push_back(name);
+        else p.kept.push_back(name);
     }
     if (info.int8) {
         // The layers of the low-precision and weight-compression passes: those whose attributes
@@ -270,6 +276,11 @@ void print_text(const CheckReport& report, const ModelInfo& info) {
             for (const std::string& k : p.kept) kept += (kept.empty() ? "" : ", ") + k;
             std::cout << "  kept in f16 (their f16 result is part of their meaning): " << kept << "\n";
         }
+        if (!p.half_ports.empty()) {
+            std::string layers_with_bodies;
+            for (const std::string& k : p.half_ports) layers_with_bodies += (layers_with_bodies.empty() ? "" : ", ") + k;
+            std::cout << "  f16 at their ports, f32 inside their bodies: " << layers_with_bodies << "\n";
+        }
     }
     if (!info.int8_layers.empty()) {
         std::string layers;
@@ -306,7 +317,8 @@ Json precision_json(const PrecisionInfo& p) {
     return {{"inference", p.inference == InferencePrecision::F32 ? "f32" : "declared"},
             {"layers", std::move(layers)},
             {"conversions", p.conversions},
-            {"kept_declared", p.kept}};
+            {"kept_declared", p.kept},
+            {"f16_ports_f32_bodies", p.half_ports}};
 }
 
 std::string to_json(const CheckReport& report, const ModelInfo& info) {
