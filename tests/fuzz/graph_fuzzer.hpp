@@ -1,5 +1,6 @@
-// The differential graph fuzzer's generator and comparison (the fuzz_graph harness and the seed
-// replay test, tests/fuzz_graph_seeds_test.cpp, both run it).
+// The differential graph fuzzer (the fuzz_graph harness and the seed replay test,
+// tests/fuzz_graph_seeds_test.cpp, both run it): its generator, and the entry points that build a
+// graph and compare irlite with the reference on it.
 //
 // Its choices (choices.hpp: libFuzzer's bytes, or a seed) build a chain of 1..5 ops (Slice,
 // VariadicSplit, ScatterNDUpdate, ScatterUpdate, ScatterElementsUpdate, GatherElements, GatherND,
@@ -11,311 +12,54 @@
 // Parameter (so shapes are known at load time or only at run time), the data source too (a Const
 // source makes the whole chain fold at load time), and Parameter shapes may have `?` dims.
 //
-// The graph is written as IR XML + weights in memory, loaded and run through the public API, and
-// compared with tests/fuzz/reference_ops.hpp (sub-graph layers: reference_subgraphs.hpp, running
-// the body's reference ops in plain loops over the iterations):
-//   - the reference rejects some op's inputs  -> irlite must throw irlite::Error (load or run);
-//   - otherwise                               -> irlite must not throw, and every output must
-//     have the reference's type, shape and values (two inferences on the same request).
-// run_and_compare() returns a report of a mismatch; anything but irlite::Error escapes.
+// The parts:
+//   graph_writer.hpp      the shared random choices and the graph written, with the reference's
+//                         values for it
+//   graph_fuzzer.hpp      (this file) the plain ops, and the chain of ops
+//   subgraph_fuzzer.hpp   the TensorIterator, Loop and If layers and their bodies
+//   graph_comparison.hpp  the run through irlite and the comparison with the reference
 #pragma once
 
 #include <algorithm>
-#include <cstring>
-#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
 
-#include "irlite/irlite.hpp"
-#include "ir_builder.hpp"
-#include "fuzz/body_writer.hpp"
-#include "fuzz/choices.hpp"
+#include "fuzz/graph_comparison.hpp"
+#include "fuzz/graph_writer.hpp"
 #include "fuzz/reference_ops.hpp"
-#include "fuzz/reference_subgraphs.hpp"
+#include "fuzz/subgraph_fuzzer.hpp"
 
 namespace irlite::fuzz {
 
-using irlite::ElementType;
-using irlite::Shape;
-using irlite::reference::Invalid;
-using irlite::reference::RefTensor;
-namespace ref = irlite::reference;
-
-inline constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-inline constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-
-// A value in the graph: the producing layer's output port, what it holds, and the dims its port
-// declares (exact, or -1 each).
-struct Value {
-    int layer = -1;
-    int port = 0;
-    RefTensor ref;
-    std::vector<long long> declared;
-};
-
-inline std::vector<long long> dims_of(const Shape& s) { return std::vector<long long>(s.begin(), s.end()); }
-
-// Everything stored in a tensor of `t` must fit its type: wrap (integers) or keep (floats).
-inline RefTensor fit(RefTensor t) {
-    for (auto& v : t.values) v = ref::to_type(t.type, v);
-    return t;
-}
-
-// The element's bytes as irlite stores it.
-inline void store(ElementType type, int64_t v, void* dst) {
-    irlite::dispatch_type(type, [&](auto tag) {
-        using T = decltype(tag);
-        T x;
-        if constexpr (std::is_same_v<T, irlite::float16>)
-            x = irlite::float16{irlite::f32_to_f16(static_cast<float>(v))};
-        else if constexpr (std::is_same_v<T, irlite::bfloat16>)
-            x = irlite::bfloat16{irlite::f32_to_bf16(static_cast<float>(v))};
-        else if constexpr (std::is_same_v<T, bool>)
-            x = v != 0;
-        else
-            x = static_cast<T>(v);
-        std::memcpy(dst, &x, sizeof x);
-    });
-}
-
-inline std::vector<unsigned char> to_bytes(const RefTensor& t) {
-    const size_t size = irlite::element_size(t.type);
-    std::vector<unsigned char> bytes(t.values.size() * size);
-    for (size_t i = 0; i < t.values.size(); ++i) store(t.type, t.values[i], bytes.data() + i * size);
-    return bytes;
-}
-
-inline irlite::Tensor to_tensor(const RefTensor& t) {
-    irlite::Tensor out(t.type, t.shape);
-    const std::vector<unsigned char> bytes = to_bytes(t);
-    if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
-    return out;
-}
-
-// Element i of an irlite output equals the reference value (floats by value: -0 == 0).
-inline bool element_matches(const irlite::Tensor& out, int64_t i, int64_t expected) {
-    if (irlite::is_float(out.type())) return out.value_as_double(i) == static_cast<double>(expected);
-    unsigned char want[8] = {};
-    store(out.type(), expected, want);
-    return std::memcmp(out.bytes() + static_cast<size_t>(i) * irlite::element_size(out.type()), want,
-                       irlite::element_size(out.type())) == 0;
-}
-
-class GraphFuzzer {
+// Writes the plain ops itself and leaves TensorIterator, Loop and If to a SubgraphFuzzer that
+// writes into the same graph. GraphWriter is a private base, not a member: the ops call its choices
+// and layer writing as their own, and the fuzzer's users see only build() and the comparison.
+class GraphFuzzer : private GraphWriter {
 public:
-    explicit GraphFuzzer(Choices& fdp) : fdp_(fdp) {}
+    explicit GraphFuzzer(Choices& fdp) : GraphWriter(fdp), subgraphs_(*this) {}
+    // A copy's subgraphs_ would still write into the original's graph.
+    GraphFuzzer(const GraphFuzzer&) = delete;
+    GraphFuzzer& operator=(const GraphFuzzer&) = delete;
 
-    // Sub-graph layers the graph holds (counted as they are written; the test of fixed seeds
-    // checks that each kind is generated and compared).
-    struct BodyCounts {
-        int tensor_iterator = 0;
-        int loop = 0;
-        int if_ = 0;
-        int nested_if = 0;  // an If inside a TensorIterator or Loop body
-    };
-    const BodyCounts& bodies() const { return bodies_; }
-    std::string model_xml() const { return ir_.xml(); }
+    using BodyCounts = SubgraphFuzzer::BodyCounts;
+    const BodyCounts& bodies() const { return subgraphs_.bodies(); }
+    std::string model_xml() const { return graph().ir.xml(); }
     // The reference rejects the graph: irlite must throw, and no output is compared.
-    bool expects_error() const { return expect_error_; }
+    bool expects_error() const { return graph().expect_error; }
 
     void build() {
         Value cur = source(random_data(), fdp_.ConsumeIntegralInRange(0, 3) != 0, true);
         const int ops = fdp_.ConsumeIntegralInRange(1, 5);
-        for (int i = 0; i < ops && !expect_error_; ++i) cur = apply_random_op(cur);
+        for (int i = 0; i < ops && !graph().expect_error; ++i) cur = apply_random_op(cur);
         result(cur);
     }
 
     // "" when irlite agrees with the reference, else a report: what differs, the model, its inputs
     // and constants.
-    std::string run_and_compare() const {
-        const std::string xml = ir_.xml();
-        const auto& weights = ir_.weights();
-        std::string failure;
-        bool threw = false;
-        std::string error_text;
-        try {
-            // Always a weights buffer, even an empty one: a model of 0-byte Consts still has a .bin.
-            static const unsigned char no_bytes = 0;
-            const irlite::Model model =
-                irlite::Model::read_from_memory(xml, weights.empty() ? &no_bytes : weights.data(), weights.size());
-            const irlite::CompiledModel compiled(model);
-            irlite::InferRequest request = compiled.create_infer_request();
-            if (compiled.inputs().size() != params_.size())
-                failure = "the compiled model has " + std::to_string(compiled.inputs().size()) + " inputs, expected " +
-                          std::to_string(params_.size());
-            if (!expect_error_ && compiled.outputs().size() != expected_.size())
-                failure = "the compiled model has " + std::to_string(compiled.outputs().size()) + " outputs, expected " +
-                          std::to_string(expected_.size());
-            for (size_t i = 0; i < params_.size() && failure.empty(); ++i) request.set_input(i, to_tensor(params_[i]));
-            for (int round = 0; round < 2 && failure.empty(); ++round) {
-                request.infer();
-                if (expect_error_) break;
-                for (size_t o = 0; o < expected_.size() && failure.empty(); ++o) failure = compare(request.output(o), o);
-            }
-        } catch (const irlite::Error& e) {
-            threw = true;
-            error_text = e.what();
-        }
-        if (threw && !expect_error_) failure = "irlite threw, the reference accepts the graph: " + error_text;
-        if (!threw && expect_error_ && failure.empty())
-            failure = "irlite accepted the graph, the reference rejects it: " + reason_;
-        if (failure.empty()) return "";
-        std::string report = "fuzz_graph mismatch: " + failure + "\n--- model.xml ---\n" + xml + "\n";
-        for (size_t i = 0; i < params_.size(); ++i) report += "input " + std::to_string(i) + ": " + describe(params_[i]) + "\n";
-        for (const std::string& c : constants_) report += c + "\n";
-        return report;
-    }
+    std::string run_and_compare() const { return compare_with_reference(graph()); }
 
 private:
-    // ---- random choices -----------------------------------------------------------------------
-    bool one_in(int n) { return fdp_.ConsumeIntegralInRange(1, n) == 1; }
-
-    ElementType data_type() {
-        static const ElementType types[] = {ElementType::f32, ElementType::i32, ElementType::i8,  ElementType::u8,
-                                            ElementType::i64, ElementType::f64, ElementType::i16, ElementType::u16,
-                                            ElementType::u32, ElementType::u64};
-        return fdp_.PickValueInArray(types);
-    }
-    ElementType other_type(ElementType not_this) {
-        const ElementType t = data_type();
-        return t == not_this ? (t == ElementType::f32 ? ElementType::i32 : ElementType::f32) : t;
-    }
-    // Index types: mostly i64/i32; any integer where the op allows it; rarely a wrong one.
-    ElementType index_type(bool any_integer) {
-        if (one_in(24)) return fdp_.PickValueInArray({ElementType::f32, ElementType::boolean, ElementType::u8});
-        if (!any_integer || fdp_.ConsumeBool()) return fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32;
-        return fdp_.PickValueInArray({ElementType::i8, ElementType::i16, ElementType::i32, ElementType::i64, ElementType::u8,
-                                      ElementType::u16, ElementType::u32, ElementType::u64});
-    }
-
-    // Mostly in [lo, hi]; sometimes just outside, or an extreme.
-    int64_t index_in(int64_t lo, int64_t hi) {
-        switch (fdp_.ConsumeIntegralInRange(0, 23)) {
-            case 0: return kMin;
-            case 1: return kMax;
-            case 2: return lo - fdp_.ConsumeIntegralInRange<int64_t>(1, 3);
-            case 3: return hi + fdp_.ConsumeIntegralInRange<int64_t>(1, 3);
-            default: return hi < lo ? lo : fdp_.ConsumeIntegralInRange(lo, hi);
-        }
-    }
-
-    // An index tensor of `type` holding `values` clamped into the type's range (INT64_MIN/MAX
-    // become that type's min/max: the open ends Slice must handle for every width).
-    static RefTensor index_tensor(ElementType type, Shape shape, const std::vector<int64_t>& values) {
-        RefTensor t;
-        t.type = type;
-        t.shape = std::move(shape);
-        for (int64_t v : values) {
-            int64_t lo = kMin, hi = kMax;
-            switch (type) {
-                case ElementType::i8: lo = INT8_MIN, hi = INT8_MAX; break;
-                case ElementType::i16: lo = INT16_MIN, hi = INT16_MAX; break;
-                case ElementType::i32: lo = INT32_MIN, hi = INT32_MAX; break;
-                case ElementType::u8: lo = 0, hi = UINT8_MAX; break;
-                case ElementType::u16: lo = 0, hi = UINT16_MAX; break;
-                case ElementType::u32: lo = 0, hi = UINT32_MAX; break;
-                case ElementType::u64: lo = 0; break;
-                case ElementType::boolean: lo = 0, hi = 1; break;
-                default: break;
-            }
-            int64_t x = std::clamp(v, lo, hi);
-            if (type == ElementType::u64 && v == kMax) x = -1;  // UINT64_MAX, stored as its bit pattern
-            t.values.push_back(x);
-        }
-        return t;
-    }
-
-    Shape random_shape(int min_rank, int max_rank) {
-        Shape s(static_cast<size_t>(fdp_.ConsumeIntegralInRange(min_rank, max_rank)));
-        for (auto& d : s) d = fdp_.ConsumeIntegralInRange<int64_t>(0, 5);
-        return s;
-    }
-
-    RefTensor random_values(ElementType type, Shape shape, int magnitude) {
-        RefTensor t = ref::make(type, std::move(shape));
-        for (auto& v : t.values) v = fdp_.ConsumeIntegralInRange(-magnitude, magnitude);
-        return fit(t);
-    }
-
-    RefTensor random_data() {
-        const Shape s = random_shape(one_in(16) ? 0 : 1, 4);
-        return random_values(data_type(), s, 8);
-    }
-
-    // ---- graph writing ------------------------------------------------------------------------
-    // A Const (or, with `may_be_parameter`, sometimes a Parameter, possibly with `?` dims).
-    Value source(const RefTensor& t, bool as_parameter, bool data_source = false) {
-        Value v;
-        v.layer = next_id_++;
-        v.ref = t;
-        v.declared = dims_of(t.shape);
-        const std::string type = irlite::to_string(t.type);
-        if (as_parameter) {
-            if (one_in(data_source ? 3 : 6))
-                for (auto& d : v.declared)
-                    if (fdp_.ConsumeBool()) d = -1;
-            ir_.parameter(v.layer, "p" + std::to_string(v.layer), type, v.declared);
-            params_.push_back(t);
-        } else {
-            const std::vector<unsigned char> bytes = to_bytes(t);
-            constants_.push_back("c" + std::to_string(v.layer) + ": " + describe(t));
-            ir_.constant(v.layer, "c" + std::to_string(v.layer), type, v.declared, bytes.data(), bytes.size());
-        }
-        return v;
-    }
-    Value aux(const RefTensor& t) { return source(t, one_in(4)); }
-
-    // One op layer: input ports 0..n-1, output ports n.., each output declaring its reference shape
-    // (or -1 dims, or, when the reference rejects the op, -1 dims of `fallback_rank`).
-    std::vector<Value> emit(const std::string& type, const std::string& opset, const std::string& data,
-                            const std::vector<const Value*>& inputs, const std::vector<RefTensor>& outputs,
-                            size_t output_count, size_t fallback_rank, const std::string& inner = "") {
-        const int id = next_id_++;
-        std::vector<irlite::testing::PortSpec> in_ports, out_ports;
-        for (size_t i = 0; i < inputs.size(); ++i) in_ports.push_back({static_cast<int>(i), "", inputs[i]->declared, ""});
-        const bool exact = fdp_.ConsumeBool();
-        std::vector<Value> out(output_count);
-        for (size_t o = 0; o < output_count; ++o) {
-            out[o].layer = id;
-            out[o].port = static_cast<int>(inputs.size() + o);
-            if (o < outputs.size()) {
-                out[o].ref = outputs[o];
-                out[o].declared = dims_of(outputs[o].shape);
-                if (!exact)
-                    for (auto& d : out[o].declared) d = -1;
-            } else {
-                out[o].ref.type = inputs[0]->ref.type;
-                out[o].declared.assign(fallback_rank, -1);
-            }
-            out_ports.push_back({out[o].port, irlite::testing::IrBuilder::precision(irlite::to_string(out[o].ref.type)),
-                                 out[o].declared, ""});
-        }
-        ir_.layer(id, type + std::to_string(id), type, opset, data, in_ports, out_ports, inner);
-        for (size_t i = 0; i < inputs.size(); ++i) ir_.edge(inputs[i]->layer, inputs[i]->port, id, static_cast<int>(i));
-        return out;
-    }
-
-    // Runs the reference; on Invalid the graph must be rejected and the chain stops here.
-    template <class Fn>
-    std::vector<RefTensor> reference(Fn fn) {
-        try {
-            return fn();
-        } catch (const Invalid& e) {
-            expect_error_ = true;
-            reason_ = e.why;
-            return {};
-        }
-    }
-
-    void result(const Value& v) {
-        const int id = next_id_++;
-        ir_.layer(id, "r" + std::to_string(id), "Result", "opset1", "",
-                  {{0, irlite::testing::IrBuilder::precision(irlite::to_string(v.ref.type)), v.declared, ""}}, {});
-        ir_.edge(v.layer, v.port, id, 0);
-        if (!expect_error_) expected_.push_back(v.ref);
-    }
-
     // ---- ops ----------------------------------------------------------------------------------
     Value apply_random_op(const Value& cur) {
         switch (fdp_.ConsumeIntegralInRange(0, 23)) {
@@ -340,9 +84,9 @@ private:
             case 18: return cum_sum(cur);
             case 19: return gather_nd_5(cur);
             case 20: return reshape(cur);
-            case 21: return tensor_iterator(cur);
-            case 22: return loop(cur);
-            default: return if_op(cur);
+            case 21: return subgraphs_.tensor_iterator(cur);
+            case 22: return subgraphs_.loop(cur);
+            default: return subgraphs_.if_op(cur);
         }
     }
 
@@ -565,26 +309,41 @@ private:
         return emit("CumSum", "opset3", attrs, pointers(in), outs, 1, shape.size()).at(0);
     }
 
+    // GatherND's indices shape (both versions): data's first `batch` dims, 0..2 more, then the
+    // depth k of an index, 0..rank - batch (rarely one too many).
+    Shape gather_nd_indices_shape(const Shape& shape, size_t batch) {
+        const size_t rank = shape.size();
+        Shape indices_shape(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(std::min(batch, rank)));
+        for (int i = fdp_.ConsumeIntegralInRange(0, 2); i > 0; --i) indices_shape.push_back(fdp_.ConsumeIntegralInRange<int64_t>(0, 3));
+        const int64_t max_k = static_cast<int64_t>(rank) - static_cast<int64_t>(batch);
+        const int64_t k = one_in(16) ? max_k + 1 : fdp_.ConsumeIntegralInRange<int64_t>(0, std::max<int64_t>(max_k, 0));
+        indices_shape.push_back(k);
+        return indices_shape;
+    }
+
+    // GatherND's indices of `indices_shape` (its last dim k): each index row addresses data dims
+    // batch..batch+k-1, each value mostly within its dim (negative ones count from the end).
+    RefTensor gather_nd_indices(const Shape& shape, size_t batch, const Shape& indices_shape) {
+        const size_t rank = shape.size();
+        const int64_t k = indices_shape.back();
+        const int64_t rows = ref::count(indices_shape) / std::max<int64_t>(k, 1);
+        std::vector<int64_t> indices;
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < k; ++j) {
+                const int64_t d = batch + static_cast<size_t>(j) < rank ? shape[batch + static_cast<size_t>(j)] : 1;
+                indices.push_back(one_in(4) ? index_in(-d, d - 1) : (d > 0 ? fdp_.ConsumeIntegralInRange<int64_t>(-d, d - 1) : 0));
+            }
+        indices.resize(static_cast<size_t>(ref::count(indices_shape)), 0);
+        return index_tensor(index_type(false), indices_shape, indices);
+    }
+
     // GatherND-5: GatherND-8's selection, with the batch dims of the output merged into one.
     Value gather_nd_5(const Value& data) {
         const Shape& shape = data.ref.shape;
         const size_t rank = shape.size();
         const int64_t batch = rank > 1 && one_in(2) ? fdp_.ConsumeIntegralInRange<int64_t>(1, static_cast<int64_t>(rank) - 1) : 0;
         const auto b = static_cast<size_t>(batch);
-        Shape indices_shape(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(std::min(b, rank)));
-        for (int i = fdp_.ConsumeIntegralInRange(0, 2); i > 0; --i) indices_shape.push_back(fdp_.ConsumeIntegralInRange<int64_t>(0, 3));
-        const int64_t max_k = static_cast<int64_t>(rank) - batch;
-        const int64_t k = one_in(16) ? max_k + 1 : fdp_.ConsumeIntegralInRange<int64_t>(0, std::max<int64_t>(max_k, 0));
-        indices_shape.push_back(k);
-        const int64_t rows = ref::count(indices_shape) / std::max<int64_t>(k, 1);
-        std::vector<int64_t> indices;
-        for (int64_t r = 0; r < rows; ++r)
-            for (int64_t j = 0; j < k; ++j) {
-                const int64_t d = b + static_cast<size_t>(j) < rank ? shape[b + static_cast<size_t>(j)] : 1;
-                indices.push_back(one_in(4) ? index_in(-d, d - 1) : (d > 0 ? fdp_.ConsumeIntegralInRange<int64_t>(-d, d - 1) : 0));
-            }
-        indices.resize(static_cast<size_t>(ref::count(indices_shape)), 0);
-        const RefTensor t_indices = index_tensor(index_type(false), indices_shape, indices);
+        const RefTensor t_indices = gather_nd_indices(shape, b, gather_nd_indices_shape(shape, b));
         std::vector<Value> in{data, aux(t_indices)};
         const auto outs = reference([&] {
             RefTensor out = ref::gather_nd(data.ref, t_indices, batch);
@@ -604,21 +363,9 @@ private:
         const size_t rank = shape.size();
         const int64_t batch = rank > 1 && one_in(3) ? fdp_.ConsumeIntegralInRange<int64_t>(0, static_cast<int64_t>(rank) - 1) : 0;
         const auto b = static_cast<size_t>(batch);
-        Shape indices_shape(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(std::min(b, rank)));
-        for (int i = fdp_.ConsumeIntegralInRange(0, 2); i > 0; --i) indices_shape.push_back(fdp_.ConsumeIntegralInRange<int64_t>(0, 3));
-        const int64_t max_k = static_cast<int64_t>(rank) - batch;
-        const int64_t k = one_in(16) ? max_k + 1 : fdp_.ConsumeIntegralInRange<int64_t>(0, std::max<int64_t>(max_k, 0));
-        indices_shape.push_back(k);
-        if (one_in(16) && b > 0) indices_shape[0] += 1;
-        const int64_t rows = ref::count(indices_shape) / std::max<int64_t>(k, 1);
-        std::vector<int64_t> indices;
-        for (int64_t r = 0; r < rows; ++r)
-            for (int64_t j = 0; j < k; ++j) {
-                const int64_t d = b + static_cast<size_t>(j) < rank ? shape[b + static_cast<size_t>(j)] : 1;
-                indices.push_back(one_in(4) ? index_in(-d, d - 1) : (d > 0 ? fdp_.ConsumeIntegralInRange<int64_t>(-d, d - 1) : 0));
-            }
-        indices.resize(static_cast<size_t>(ref::count(indices_shape)), 0);
-        const RefTensor t_indices = index_tensor(index_type(false), indices_shape, indices);
+        Shape indices_shape = gather_nd_indices_shape(shape, b);
+        if (one_in(16) && b > 0) indices_shape[0] += 1;  // a batch dim that differs from the data's
+        const RefTensor t_indices = gather_nd_indices(shape, b, indices_shape);
         std::vector<Value> in{data, aux(t_indices)};
         const auto outs = reference([&] { return std::vector<RefTensor>{ref::gather_nd(data.ref, t_indices, batch)}; });
         return emit("GatherND", "opset8", "batch_dims=\"" + std::to_string(batch) + "\"", pointers(in), outs, 1, rank).at(0);
@@ -870,336 +617,12 @@ private:
             .at(0);
     }
 
-    // ---- sub-graphs ---------------------------------------------------------------------------
-    // TensorIterator, Loop and If layers whose bodies are 1..3 steps of Add, Multiply, Roll and
-    // CumSum (body_writer.hpp), computed by reference_subgraphs.hpp's loops. Every body value keeps
-    // the shape and type of the value the body starts from, so a back edge always fits.
-    using Node = BodyWriter::Node;
-
-    // A shape numpy-broadcasts into `s`: a suffix of its dims, each kept or 1.
-    Shape broadcastable_to(const Shape& s) {
-        Shape o;
-        const size_t keep = fdp_.ConsumeIntegralInRange<size_t>(0, s.size());
-        for (size_t i = s.size() - keep; i < s.size(); ++i) o.push_back(one_in(3) ? 1 : s[i]);
-        return o;
-    }
-
-    // Bodies take data that is not boolean (no arithmetic) and small enough for a few iterations.
-    static bool fits_a_body(const RefTensor& t) { return t.type != ElementType::boolean && t.values.size() <= 512; }
-
-    Node body_const(BodyWriter& b, const RefTensor& t) {
-        const Node n = b.constant(t, to_bytes(t));
-        constants_.push_back("body const " + std::to_string(n.layer) + ": " + describe(t));
-        return n;
-    }
-
-    // v + w or v * w, w one of `operands` (each broadcasts into v's shape) or a new Const. Floats
-    // multiply only by a Const in [-1, 1]: a product carried through iterations must stay an
-    // integer the reference's int64 holds exactly (integers wrap alike on both sides).
-    Node body_binary(BodyWriter& b, const Node& v, const std::vector<Node>& operands, bool multiply) {
-        const bool small_factor = multiply && is_float(v.type);
-        Node w;
-        if (!operands.empty() && !small_factor && fdp_.ConsumeBool())
-            w = operands[fdp_.ConsumeIntegralInRange<size_t>(0, operands.size() - 1)];
-        else
-            w = body_const(b, random_values(v.type, broadcastable_to(v.shape), small_factor ? 1 : multiply ? 3 : 8));
-        const bool swap = fdp_.ConsumeBool();
-        const std::vector<Node> in = swap ? std::vector<Node>{w, v} : std::vector<Node>{v, w};
-        return b.op(multiply ? "Multiply" : "Add", "opset1", "", in, v.type, v.shape, [multiply](const std::vector<RefTensor>& a) {
-            return multiply ? ref::multiply(a[0], a[1]) : ref::add(a[0], a[1]);
-        });
-    }
-
-    // Roll along one axis, by a Const or by the Loop's iteration number (always, with `by_iteration`).
-    Node body_roll(BodyWriter& b, const Node& v, const Node* iteration, bool by_iteration = false) {
-        const int64_t rank = static_cast<int64_t>(v.shape.size());
-        const Node axes = body_const(b, index_tensor(ElementType::i64, {1}, {fdp_.ConsumeIntegralInRange<int64_t>(-rank, rank - 1)}));
-        const Node shift = iteration && (by_iteration || fdp_.ConsumeBool())
-                               ? *iteration
-                               : body_const(b, index_tensor(fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32, {},
-                                                            {fdp_.ConsumeIntegralInRange<int64_t>(-3, 3)}));
-        return b.op("Roll", "opset7", "", {v, shift, axes}, v.type, v.shape,
-                    [](const std::vector<RefTensor>& a) { return ref::roll(a[0], a[1], a[2]); });
-    }
-
-    // CumSum along one axis, on integers only: a float sum would round at each step in irlite and
-    // once in the reference, and repeated sums over iterations outgrow what int64 holds exactly.
-    Node body_cum_sum(BodyWriter& b, const Node& v) {
-        const int64_t rank = static_cast<int64_t>(v.shape.size());
-        const RefTensor t_axis = index_tensor(ElementType::i64, {}, {fdp_.ConsumeIntegralInRange<int64_t>(-rank, rank - 1)});
-        const bool exclusive = fdp_.ConsumeBool(), reverse = fdp_.ConsumeBool();
-        const std::string attrs = std::string("exclusive=\"") + (exclusive ? "true" : "false") + "\" reverse=\"" +
-                                  (reverse ? "true" : "false") + "\"";
-        return b.op("CumSum", "opset3", attrs, {v, body_const(b, t_axis)}, v.type, v.shape,
-                    [t_axis, exclusive, reverse](const std::vector<RefTensor>& a) {
-                        return ref::cum_sum(a[0], t_axis, exclusive, reverse);
-                    });
-    }
-
-    Node body_step(BodyWriter& b, const Node& v, const std::vector<Node>& operands, const Node* iteration) {
-        const int kind = fdp_.ConsumeIntegralInRange(0, 3);
-        if (kind == 2 && !v.shape.empty()) return body_roll(b, v, iteration);
-        if (kind == 3 && !v.shape.empty() && !is_float(v.type)) return body_cum_sum(b, v);
-        return body_binary(b, v, operands, kind == 1);
-    }
-
-    // Adds to `v` some of the `parameters` that feed nothing yet, and leaves the others unused: a
-    // body need not use every Parameter (irlite once dropped such a Parameter and could not build
-    // the body: tests/data/fuzz/fuzz_graph_models/unused_body_parameter.xml).
-    Node use_some(BodyWriter& b, Node v, const std::vector<Node>& parameters) {
-        for (const Node& p : parameters)
-            if (!b.consumed(p) && fdp_.ConsumeBool())
-                v = b.op("Add", "opset1", "", {v, p}, v.type, v.shape,
-                         [](const std::vector<RefTensor>& a) { return ref::add(a[0], a[1]); });
-        return v;
-    }
-
-    // 1..3 steps from `start`: the last value, and one value on the way (`start` included) for
-    // another output. `start` is often a Parameter a back edge feeds, whose Result must give the
-    // value the last iteration started from (irlite once gave the next one:
-    // tests/data/fuzz/fuzz_graph_models/back_edged_parameter_result.xml).
-    std::pair<Node, Node> body_chain(BodyWriter& b, const Node& start, const std::vector<Node>& operands,
-                                     const Node* iteration) {
-        std::vector<Node> made{start};
-        for (int i = fdp_.ConsumeIntegralInRange(1, 3); i > 0; --i) made.push_back(body_step(b, made.back(), operands, iteration));
-        return {made.back(), made[fdp_.ConsumeIntegralInRange<size_t>(0, made.size() - 1)]};
-    }
-
-    BodyWriter new_body() { return BodyWriter(ir_.weights_for_bodies(), "b" + std::to_string(bodies_made_++)); }
-
-    static std::string map_entry(const char* kind, int external, int internal, const std::string& extra = "") {
-        return std::string("<") + kind + " external_port_id=\"" + std::to_string(external) + "\" internal_layer_id=\"" +
-               std::to_string(internal) + "\"" + extra + "/>\n";
-    }
-    // A port map entry's slicing attributes: the whole axis, forwards or backwards.
-    static std::string slicing(size_t axis, int stride) {
-        return " axis=\"" + std::to_string(axis) + "\" start=\"" + (stride > 0 ? "0" : "-1") + "\" end=\"" +
-               (stride > 0 ? "-1" : "0") + "\" stride=\"" + std::to_string(stride) + "\"";
-    }
-    static std::string back_edge(int result, int parameter) {
-        return "<back_edges>\n<edge from-layer=\"" + std::to_string(result) + "\" from-port=\"0\" to-layer=\"" +
-               std::to_string(parameter) + "\" to-port=\"0\"/>\n</back_edges>\n";
-    }
-
-    // The layer's outputs: one continues the chain, the others go to Results.
-    Value keep_one(const std::vector<Value>& outs) {
-        const size_t keep = fdp_.ConsumeIntegralInRange<size_t>(0, outs.size() - 1);
-        for (size_t i = 0; i < outs.size(); ++i)
-            if (i != keep) result(outs[i]);
-        return outs[keep];
-    }
-
-    // Outputs of a TensorIterator or Loop: the last state (result 0), and result 1 (another body
-    // value) concatenated along an axis of its rank (when it has one) and sometimes its last value.
-    // Entries go to `map`, ids from `first_port`.
-    std::vector<ref::BodyOutput> body_outputs(const BodyWriter& b, const std::vector<int>& results, int first_port,
-                                              bool with_stride, std::string& map) {
-        std::vector<ref::BodyOutput> outs{{0, false, 0, 1}};
-        const size_t rank = b.result_shapes()[1].shape.size();
-        if (rank > 0) {
-            // A Loop concatenates in iteration order (its entries have no stride).
-            const int stride = with_stride && fdp_.ConsumeBool() ? -1 : 1;
-            outs.push_back({1, true, fdp_.ConsumeIntegralInRange<size_t>(0, rank - 1), stride});
-        }
-        if (rank == 0 || fdp_.ConsumeBool()) outs.push_back({1, false, 0, 1});
-        for (size_t i = 0; i < outs.size(); ++i) {
-            const ref::BodyOutput& o = outs[i];
-            std::string extra;
-            if (o.concat) extra = with_stride ? slicing(o.axis, o.stride) : " axis=\"" + std::to_string(o.axis) + "\"";
-            map += map_entry("output", first_port + static_cast<int>(i), results[static_cast<size_t>(o.result)], extra);
-        }
-        return outs;
-    }
-
-    // TensorIterator: `data` sliced along an axis of 1..6 elements (stride 1 or -1), an invariant
-    // input, and a state merged through a back edge.
-    Value tensor_iterator(const Value& data) {
-        const Shape& shape = data.ref.shape;
-        std::vector<size_t> axes;
-        for (size_t i = 0; i < shape.size(); ++i)
-            if (shape[i] >= 1 && shape[i] <= 6) axes.push_back(i);
-        if (axes.empty() || !fits_a_body(data.ref)) return data;
-        const ElementType type = data.ref.type;
-        const size_t axis = axes[fdp_.ConsumeIntegralInRange<size_t>(0, axes.size() - 1)];
-        const int stride = fdp_.ConsumeBool() ? 1 : -1;
-        Shape part = shape;
-        part[axis] = 1;
-        const Value invariant = aux(random_values(type, broadcastable_to(part), 8));
-        const Value initial = aux(random_values(type, part, 8));
-        BodyWriter b = new_body();
-        const bool dynamic = one_in(4);
-        const Node px = b.parameter(type, part, dynamic), pc = b.parameter(type, invariant.ref.shape, dynamic);
-        const Node ps = b.parameter(type, part, dynamic);
-        const auto [last, other] = body_chain(b, ps, {px, pc}, nullptr);
-        const Node state = maybe_nested_if(b, use_some(b, last, {px, pc}), nullptr);
-        const std::vector<int> results{b.result(state), b.result(other)};
-        std::string map = "<port_map>\n" + map_entry("input", 0, px.layer, slicing(axis, stride)) +
-                          map_entry("input", 1, pc.layer) + map_entry("input", 2, ps.layer);
-        const std::vector<ref::BodyOutput> outputs = body_outputs(b, results, 3, true, map);
-        const std::string inner = map + "</port_map>\n" + back_edge(results[0], ps.layer) + b.xml("body");
-        const std::vector<ref::BodyInput> inputs{{data.ref, true, axis, stride, -1}, {invariant.ref, false, 0, 1, -1},
-                                                 {initial.ref, false, 0, 1, 0}};
-        const auto outs = reference([&] { return ref::tensor_iterator(inputs, b.function(), outputs, b.result_shapes()); });
-        ++bodies_.tensor_iterator;
-        return keep_one(emit("TensorIterator", "opset1", "", {&data, &invariant, &initial}, outs, outputs.size(),
-                             shape.size(), inner));
-    }
-
-    // A one-element tensor of `type`, shape [] or [1].
-    RefTensor one_element(ElementType type, int64_t v) { return index_tensor(type, fdp_.ConsumeBool() ? Shape{} : Shape{1}, {v}); }
-
-    // current_iteration < a Const limit: the Loop body's execution condition, or a nested If's.
-    Node below_limit(BodyWriter& b, const Node& iteration) {
-        const RefTensor limit = index_tensor(iteration.type, {}, {fdp_.ConsumeIntegralInRange<int64_t>(-1, 4)});
-        return b.op("Less", "opset1", "", {iteration, body_const(b, limit)}, ElementType::boolean, iteration.shape,
-                    [](const std::vector<RefTensor>& a) { return ref::less(a[0], a[1]); });
-    }
-
-    // One branch of a nested If: a chain from its Parameter (If input 1, `v`) to its Result.
-    std::string nested_branch(BodyWriter& nb, const Node& v, const std::string& tag) {
-        const Node p = nb.parameter(v.type, v.shape, one_in(4));
-        const Node last = body_chain(nb, p, {}, nullptr).first;
-        return "<" + tag + "_port_map>\n" + map_entry("input", 1, p.layer) + map_entry("output", 0, nb.result(last)) + "</" +
-               tag + "_port_map>\n";
-    }
-
-    // Now and then an If on `v` inside a TensorIterator or Loop body (a body within a body),
-    // its condition current_iteration < k in a Loop that has one, a body Const otherwise. Both
-    // branches keep v's shape, so the state's back edge still fits.
-    Node maybe_nested_if(BodyWriter& b, const Node& v, const Node* iteration) {
-        if (!one_in(3)) return v;
-        const Node condition = iteration ? below_limit(b, *iteration)
-                                         : body_const(b, one_element(ElementType::boolean, fdp_.ConsumeBool() ? 1 : 0));
-        BodyWriter then_body = new_body(), else_body = new_body();
-        // One statement each: the bodies' XML is complete only after their branches are written.
-        const std::string then_map = nested_branch(then_body, v, "then");
-        const std::string else_map = nested_branch(else_body, v, "else");
-        const std::string inner = then_map + else_map + then_body.xml("then_body") + else_body.xml("else_body");
-        ++bodies_.nested_if;
-        return b.op("If", "opset8", "", {condition, v}, v.type, v.shape,
-                    [then_fn = then_body.function(), else_fn = else_body.function()](const std::vector<RefTensor>& a) {
-                        return ref::if_op(a[0], then_fn, {a[1]}, else_fn, {a[1]}).at(0);
-                    },
-                    inner);
-    }
-
-    // Loop: a Const trip count (0..4; now and then a Parameter) and initial condition (now and then
-    // false), `data` as the state merged through a back edge, an invariant input, mostly a
-    // current_iteration Parameter (Roll's shift in the body), and sometimes an execution condition
-    // computed from it.
-    Value loop(const Value& data) {
-        if (!fits_a_body(data.ref)) return data;
-        const ElementType type = data.ref.type;
-        ref::LoopSpec spec;
-        spec.trip_count = one_in(10) ? 0 : fdp_.ConsumeIntegralInRange<int64_t>(1, 4);
-        spec.condition = !one_in(10);
-        const Value trip = source(one_element(fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32, spec.trip_count), one_in(6));
-        const Value condition = source(one_element(ElementType::boolean, spec.condition ? 1 : 0), one_in(6));
-        const Value invariant = aux(random_values(type, broadcastable_to(data.ref.shape), 8));
-        BodyWriter b = new_body();
-        const bool dynamic = one_in(4);
-        const Node ps = b.parameter(type, data.ref.shape, dynamic), pc = b.parameter(type, invariant.ref.shape, dynamic);
-        std::string map = "<port_map>\n" + map_entry("input", 2, ps.layer) + map_entry("input", 3, pc.layer);
-        Node pi;
-        bool with_condition = false;
-        if (!one_in(4)) {
-            with_condition = fdp_.ConsumeBool();
-            spec.iteration_input = 2;
-            spec.iteration = one_element(fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32, 0);
-            pi = b.parameter(spec.iteration.type, spec.iteration.shape, false);
-            map += map_entry("input", -1, pi.layer, " purpose=\"current_iteration\"");
-        }
-        const Node* iteration = spec.iteration_input >= 0 ? &pi : nullptr;
-        const auto [last, other] = body_chain(b, ps, {pc}, iteration);
-        Node state = maybe_nested_if(b, use_some(b, last, {pc}), iteration);
-        // current_iteration must feed something too: a Roll of the state, or the condition.
-        if (iteration && !with_condition && !b.consumed(pi)) {
-            if (state.shape.empty()) with_condition = true;
-            else state = body_roll(b, state, iteration, true);
-        }
-        const std::vector<int> results{b.result(state), b.result(other)};
-        const std::vector<ref::BodyOutput> outputs = body_outputs(b, results, 4, false, map);
-        if (with_condition) {
-            spec.condition_result = 2;
-            map += map_entry("output", -1, b.result(below_limit(b, pi)), " purpose=\"execution_condition\"");
-        }
-        const std::string inner = map + "</port_map>\n" + back_edge(results[0], ps.layer) + b.xml("body");
-        std::vector<ref::BodyInput> inputs{{data.ref, false, 0, 1, 0}, {invariant.ref, false, 0, 1, -1}};
-        if (iteration) inputs.push_back({spec.iteration, false, 0, 1, -1});
-        const auto outs = reference([&] { return ref::loop(spec, inputs, b.function(), outputs, b.result_shapes()); });
-        ++bodies_.loop;
-        return keep_one(emit("Loop", "opset5", "", {&trip, &condition, &data, &invariant}, outs, outputs.size(),
-                             data.ref.shape.size(), inner));
-    }
-
-    // One branch of an If: a chain from the Parameter fed by outer input `port` (`value`); its
-    // Results give output 0 and, with `two`, output 1.
-    std::string if_branch(BodyWriter& b, const Value& value, int port, bool two, const char* tag) {
-        const Node p = b.parameter(value.ref.type, value.ref.shape, one_in(4));
-        const auto [last, other] = body_chain(b, p, {}, nullptr);
-        std::string map = "<" + std::string(tag) + "_port_map>\n" + map_entry("input", port, p.layer) +
-                          map_entry("output", 0, b.result(last));
-        if (two) map += map_entry("output", 1, b.result(other));
-        return map + "</" + tag + "_port_map>\n";
-    }
-
-    // If: a boolean condition (a Const, or a Parameter so the branch is picked at run time), `data`
-    // for the then branch and another value (often of another shape) for the else branch, each
-    // with its own chain; 1 or 2 outputs.
-    Value if_op(const Value& data) {
-        if (!fits_a_body(data.ref)) return data;
-        const RefTensor t_condition = one_element(ElementType::boolean, fdp_.ConsumeBool() ? 1 : 0);
-        const Value condition = source(t_condition, fdp_.ConsumeBool());
-        const Shape other_shape = fdp_.ConsumeBool() ? data.ref.shape : random_shape(0, 3);
-        const Value other = aux(random_values(data.ref.type, other_shape, 8));
-        const bool two = fdp_.ConsumeBool();
-        BodyWriter then_body = new_body(), else_body = new_body();
-        const std::string then_map = if_branch(then_body, data, 1, two, "then");
-        const std::string else_map = if_branch(else_body, other, 2, two, "else");
-        const std::string inner = then_map + else_map + then_body.xml("then_body") + else_body.xml("else_body");
-        const auto outs = reference([&] {
-            return ref::if_op(t_condition, then_body.function(), {data.ref}, else_body.function(), {other.ref});
-        });
-        ++bodies_.if_;
-        return keep_one(emit("If", "opset8", "", {&condition, &data, &other}, outs, two ? 2 : 1, data.ref.shape.size(), inner));
-    }
-
-    // ---- comparing ----------------------------------------------------------------------------
-    std::string compare(const irlite::Tensor& out, size_t o) const {
-        const RefTensor& want = expected_[o];
-        if (!out.valid()) return "output " + std::to_string(o) + " is not set";
-        if (out.type() != want.type || out.shape() != want.shape)
-            return "output " + std::to_string(o) + " is " + irlite::to_string(out.type()) + " " + irlite::to_string(out.shape()) +
-                   ", expected " + irlite::to_string(want.type) + " " + irlite::to_string(want.shape);
-        for (int64_t i = 0; i < out.num_elements(); ++i)
-            if (!element_matches(out, i, want.values[static_cast<size_t>(i)]))
-                return "output " + std::to_string(o) + " element " + std::to_string(i) + " is " +
-                       std::to_string(out.value_as_double(i)) + ", expected " + std::to_string(want.values[static_cast<size_t>(i)]) +
-                       "; expected " + describe(want);
-        return {};
-    }
-
-    static std::string describe(const RefTensor& t) {
-        std::string s = std::string(irlite::to_string(t.type)) + " " + irlite::to_string(t.shape) + " {";
-        for (size_t i = 0; i < t.values.size() && i < 64; ++i) s += (i ? "," : "") + std::to_string(t.values[i]);
-        return s + (t.values.size() > 64 ? ",...}" : "}");
-    }
-
     static std::vector<const Value*> pointers(const std::vector<Value>& values) {
         std::vector<const Value*> p;
         for (const Value& v : values) p.push_back(&v);
         return p;
     }
 
-    Choices& fdp_;
-    irlite::testing::IrBuilder ir_;
-    BodyCounts bodies_;
-    int bodies_made_ = 0;
-    int next_id_ = 0;
-    std::vector<RefTensor> params_;    // Parameter values, in XML order
-    std::vector<RefTensor> expected_;  // per Result, in XML order
-    std::vector<std::string> constants_;  // "c<id>: <values>", for mismatch reports
-    bool expect_error_ = false;
-    std::string reason_;
+    SubgraphFuzzer subgraphs_;
 };
 }  // namespace irlite::fuzz
