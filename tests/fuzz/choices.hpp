@@ -2,6 +2,19 @@
 // fuzz_graph harness (through FuzzedDataProvider, which needs clang's headers), or a seeded
 // generator in the unit test that replays fixed seeds in the ordinary (gcc) build. The method
 // names are FuzzedDataProvider's, so that the generator reads the same either way.
+//
+// The rule for the code that draws: a seed (or a libFuzzer input) names one graph only if every
+// compiler draws in the same order, so never put two draws in one expression whose parts C++
+// leaves unsequenced. Function and constructor arguments in parentheses (gcc evaluates them right
+// to left, clang left to right) and the operands of `+`, `*`, `==` and the like are unsequenced:
+// `source(one_element(fdp_.ConsumeBool() ? ...), one_in(6))` decoded differently under the two.
+// A draw is any call that reaches this class: its methods, and the generators' helpers (one_in,
+// index_in, data_type, random_shape, random_values, source, aux, emit, ...). Draw into named
+// locals first, one statement each, then pass the locals. Sequenced, and so fine: `&&`, `||`,
+// `?:`, `,` as an operator, separate declarators (`bool a = f(), b = g();`), braced initializers
+// (left to right), a call's arguments before its body (`aux(random_values(...))`), and, since
+// C++17, the right side of `=` before the left (`v[draw()] = draw()` draws the value first; spell
+// it with a local anyway).
 #pragma once
 
 #include <cstdint>

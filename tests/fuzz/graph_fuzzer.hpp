@@ -49,7 +49,9 @@ public:
     bool expects_error() const { return graph().expect_error; }
 
     void build() {
-        Value cur = source(random_data(), fdp_.ConsumeIntegralInRange(0, 3) != 0, true);
+        const RefTensor data = random_data();
+        const bool as_parameter = fdp_.ConsumeIntegralInRange(0, 3) != 0;
+        Value cur = source(data, as_parameter, true);
         const int ops = fdp_.ConsumeIntegralInRange(1, 5);
         for (int i = 0; i < ops && !graph().expect_error; ++i) cur = apply_random_op(cur);
         result(cur);
@@ -208,7 +210,10 @@ private:
             std::fill(lo.begin(), lo.end(), 0);
             std::fill(hi.begin(), hi.end(), 0);
         }
-        if (one_in(32) && r > 0) block[fdp_.ConsumeIntegralInRange<size_t>(0, r - 1)] = fdp_.ConsumeIntegralInRange<int64_t>(-1, 0);
+        if (one_in(32) && r > 0) {
+            const int64_t bad = fdp_.ConsumeIntegralInRange<int64_t>(-1, 0);  // drawn before the position
+            block[fdp_.ConsumeIntegralInRange<size_t>(0, r - 1)] = bad;
+        }
         if (one_in(32) && r > 0) lo[0] = 1;
         const ElementType type = one_in(24) ? ElementType::u8 : (fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32);
         const ElementType end_type = one_in(32) ? (type == ElementType::i64 ? ElementType::i32 : ElementType::i64) : type;
@@ -519,7 +524,10 @@ private:
         const size_t keep = fdp_.ConsumeIntegralInRange<size_t>(0, shape.size());
         for (size_t i = shape.size() - keep; i < shape.size(); ++i) other.push_back(one_in(3) ? 1 : shape[i]);
         if (one_in(4)) other.insert(other.begin(), fdp_.ConsumeIntegralInRange<int64_t>(1, 3));
-        if (one_in(16) && !other.empty()) other[fdp_.ConsumeIntegralInRange<size_t>(0, other.size() - 1)] = fdp_.ConsumeIntegralInRange<int64_t>(0, 5);
+        if (one_in(16) && !other.empty()) {
+            const int64_t dim = fdp_.ConsumeIntegralInRange<int64_t>(0, 5);  // drawn before the position
+            other[fdp_.ConsumeIntegralInRange<size_t>(0, other.size() - 1)] = dim;
+        }
         const ElementType type = one_in(24) ? other_type(a.ref.type) : a.ref.type;
         const Value b = aux(random_values(type, other, multiply ? 3 : 8));
         std::string broadcast;
@@ -550,8 +558,12 @@ private:
         for (size_t i = rank; i > 1; --i) std::swap(order[i - 1], order[fdp_.ConsumeIntegralInRange<size_t>(0, i - 1)]);
         if (one_in(8)) order.clear();
         if (one_in(16)) {
-            if (!order.empty() && fdp_.ConsumeBool()) order[fdp_.ConsumeIntegralInRange<size_t>(0, order.size() - 1)] = index_in(-1, static_cast<int64_t>(rank));
-            else order.push_back(0);
+            if (!order.empty() && fdp_.ConsumeBool()) {
+                const int64_t bad = index_in(-1, static_cast<int64_t>(rank));  // drawn before the position
+                order[fdp_.ConsumeIntegralInRange<size_t>(0, order.size() - 1)] = bad;
+            } else {
+                order.push_back(0);
+            }
         }
         const RefTensor t_order = index_tensor(index_type(true), {static_cast<int64_t>(order.size())}, order);
         std::vector<Value> in{data, aux(t_order)};

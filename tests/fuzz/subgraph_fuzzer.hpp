@@ -75,10 +75,12 @@ public:
         ref::LoopSpec spec;
         spec.trip_count = writer_.one_in(10) ? 0 : fdp_.ConsumeIntegralInRange<int64_t>(1, 4);
         spec.condition = !writer_.one_in(10);
-        const Value trip = writer_.source(
-            one_element(fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32, spec.trip_count), writer_.one_in(6));
-        const Value condition =
-            writer_.source(one_element(ElementType::boolean, spec.condition ? 1 : 0), writer_.one_in(6));
+        const RefTensor t_trip = one_element(fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32, spec.trip_count);
+        const bool trip_as_parameter = writer_.one_in(6);
+        const Value trip = writer_.source(t_trip, trip_as_parameter);
+        const RefTensor t_condition = one_element(ElementType::boolean, spec.condition ? 1 : 0);
+        const bool condition_as_parameter = writer_.one_in(6);
+        const Value condition = writer_.source(t_condition, condition_as_parameter);
         const Value invariant = writer_.aux(writer_.random_values(type, broadcastable_to(data.ref.shape), 8));
         BodyWriter b = new_body();
         const bool dynamic = writer_.one_in(4);
@@ -183,10 +185,14 @@ private:
     Node body_roll(BodyWriter& b, const Node& v, const Node* iteration, bool by_iteration = false) {
         const int64_t rank = static_cast<int64_t>(v.shape.size());
         const Node axes = body_const(b, index_tensor(ElementType::i64, {1}, {fdp_.ConsumeIntegralInRange<int64_t>(-rank, rank - 1)}));
-        const Node shift = iteration && (by_iteration || fdp_.ConsumeBool())
-                               ? *iteration
-                               : body_const(b, index_tensor(fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32, {},
-                                                            {fdp_.ConsumeIntegralInRange<int64_t>(-3, 3)}));
+        Node shift;
+        if (iteration && (by_iteration || fdp_.ConsumeBool())) {
+            shift = *iteration;
+        } else {
+            const ElementType type = fdp_.ConsumeBool() ? ElementType::i64 : ElementType::i32;
+            const int64_t by = fdp_.ConsumeIntegralInRange<int64_t>(-3, 3);
+            shift = body_const(b, index_tensor(type, {}, {by}));
+        }
         return b.op("Roll", "opset7", "", {v, shift, axes}, v.type, v.shape,
                     [](const std::vector<RefTensor>& a) { return ref::roll(a[0], a[1], a[2]); });
     }
