@@ -108,9 +108,12 @@ std::string output_name(const Graph& graph, const Node& result);
 
 // Runs one node's kernel on the given inputs (used by constant folding and the executor): infers
 // output shapes when `infos` is null, allocates outputs unless the op does that itself, runs the
-// kernel, and checks what it produced. Errors come back located at the node.
+// kernel, and checks what it produced. Errors come back located at the node. `state`: the node's
+// OpState slot in the runner (an infer request, a body runner) that keeps it between runs; null:
+// the kernel's state lives for this call only.
 std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& inputs,
                              const std::vector<OutputInfo>* infos, VariableStore* variables,
-                             const Tensor* bound_input, const std::string& file);
+                             const Tensor* bound_input, const std::string& file,
+                             std::unique_ptr<OpState>* state = nullptr);
 
 }  // namespace irlite

@@ -25,7 +25,8 @@ std::vector<OutputInfo> infer_at_run_time(const Node& node, const std::vector<Te
 
 std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& inputs,
                              const std::vector<OutputInfo>* infos, VariableStore* variables,
-                             const Tensor* bound_input, const std::string& file) {
+                             const Tensor* bound_input, const std::string& file,
+                             std::unique_ptr<OpState>* state) {
     try {
         std::vector<OutputInfo> local;
         if (!infos) {
@@ -36,6 +37,7 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& inputs
         if (!node.def->allocates_outputs)
             for (size_t i = 0; i < infos->size(); ++i) outputs[i] = Tensor::uninitialized((*infos)[i].type, (*infos)[i].shape.to_shape());
         KernelContext ctx(*node.def, *node.attrs, inputs, outputs, variables, bound_input);
+        if (state) ctx.set_state(state);
         node.def->compute(ctx);
         if (node.def->allocates_outputs) {
             for (size_t i = 0; i < outputs.size(); ++i) {

@@ -368,7 +368,7 @@ struct InferRequest::State {
         }
         dynamic_inputs.clear();
         for (const Tensor* t : ins) dynamic_inputs.push_back(*t);
-        std::vector<Tensor> made = run_node(node, dynamic_inputs, nullptr, &variables, nullptr, plan->file);
+        std::vector<Tensor> made = run_node(node, dynamic_inputs, nullptr, &variables, nullptr, plan->file, &op_states[i]);
         check_against_load_time(node, made, plan->file);
         for (size_t o = 0; o < made.size(); ++o) values[static_cast<size_t>(step.first_output) + o] = std::move(made[o]);
     }

@@ -557,7 +557,7 @@ void BodyRunner::run() {
             }
             s.dynamic_inputs.clear();
             for (const Tensor* t : ins) s.dynamic_inputs.push_back(*t);
-            std::vector<Tensor> made = run_node(node, s.dynamic_inputs, nullptr, nullptr, nullptr, ep.file);
+            std::vector<Tensor> made = run_node(node, s.dynamic_inputs, nullptr, nullptr, nullptr, ep.file, &s.op_states[i]);
             for (size_t o = 0; o < made.size(); ++o) {
                 if (o < node.outputs.size() && !shapes_compatible(node.outputs[o].shape, PartialShape(made[o].shape())))
                     throw Error(ErrorKind::ShapeRule, "shape-changed",

@@ -142,4 +142,26 @@ inline std::string if_two_shapes() {
                    edge_xml(0, 0, 3, 0) + edge_xml(1, 0, 3, 1) + edge_xml(2, 0, 3, 2) + edge_xml(3, 3, 4, 0));
 }
 
+// if_two_shapes's output (its length known only at run time) summed by a TensorIterator 'ti' over
+// axis 0 (acc0 f32 [1] carried by a back edge): the TensorIterator's input shape is a run-time
+// one, so it is prepared and run when the request runs, not when the model is compiled. Output
+// 'sum' [1]: acc0 plus every element of 'out'.
+inline std::string ti_after_if() {
+    std::string net = if_two_shapes();
+    const std::string ti =
+        "<layer id=\"5\" name=\"acc0\" type=\"Parameter\" version=\"opset1\"><data shape=\"1\" element_type=\"f32\"/>"
+        "<output><port id=\"0\" precision=\"FP32\" names=\"acc0\">" + dims_xml("1") + "</port></output></layer>\n"
+        "<layer id=\"6\" name=\"ti\" type=\"TensorIterator\" version=\"opset1\">\n<input><port id=\"0\" precision=\"FP32\">" +
+        dims_xml("-1") + "</port><port id=\"1\" precision=\"FP32\">" + dims_xml("1") +
+        "</port></input>\n<output><port id=\"2\" precision=\"FP32\" names=\"sum\">" + dims_xml("1") + "</port></output>\n" +
+        "<port_map>\n<input axis=\"0\" external_port_id=\"0\" internal_layer_id=\"1\"/>\n"
+        "<input external_port_id=\"1\" internal_layer_id=\"0\"/>\n"
+        "<output external_port_id=\"2\" internal_layer_id=\"3\"/>\n</port_map>\n"
+        "<back_edges>\n<edge from-layer=\"3\" from-port=\"0\" to-layer=\"0\" to-port=\"0\"/>\n</back_edges>\n" +
+        accumulate_body("1") + "</layer>\n" + result_xml(7, "sum/sink", "FP32", "1");
+    net.insert(net.rfind("</layers>"), ti);
+    net.insert(net.rfind("</edges>"), edge_xml(3, 3, 6, 0) + edge_xml(5, 0, 6, 1) + edge_xml(6, 2, 7, 0));
+    return net;
+}
+
 }  // namespace irlite::testing

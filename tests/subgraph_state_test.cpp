@@ -8,7 +8,9 @@
 #include <thread>
 #include <vector>
 
+#include "engine/graph.hpp"
 #include "irlite/irlite.hpp"
+#include "kernels/all_ops.hpp"
 #include "subgraph_ir.hpp"
 #include "subgraph_static_ir.hpp"
 
@@ -180,6 +182,35 @@ TEST(SubgraphState, RequestsOnTwoThreadsRunTheirOwnBodies) {
         });
     for (std::thread& t : threads) t.join();
     EXPECT_EQ(wrong, (std::vector<int>{0, 0}));
+}
+
+// A TensorIterator whose input's shape is known only at run time (after an If whose branches give
+// different lengths) is prepared on every run; its runner stays in the node's state slot as long
+// as the plan's body is the same one (the body is built once per body input signature: here the
+// parts are [1] whatever the length).
+TEST(SubgraphState, RunTimeShapedLayerKeepsItsRunner) {
+    const Model model = Model::read_from_memory(ti_after_if(), nullptr, 0);
+    const BuildResult built = build_graph(model.document_ptr(), builtin_ops());
+    const Node* ti = nullptr;
+    for (const Node& n : built.graph->nodes)
+        if (n.layer && n.layer->name == "ti") ti = &n;
+    ASSERT_NE(ti, nullptr);
+    const ValueRef in = ti->inputs[0];
+    EXPECT_FALSE(built.graph->nodes[static_cast<size_t>(in.node)].outputs[static_cast<size_t>(in.output)].shape.is_static())
+        << "the test needs an input shape known only at run time";
+    std::vector<float> three = {7, 8, 9}, two = {2, 4}, acc0 = {100};
+    std::unique_ptr<OpState> slot;
+    const auto run = [&](std::vector<float>& x) {
+        const std::vector<Tensor> inputs = {Tensor::wrap(ElementType::f32, {static_cast<int64_t>(x.size())}, x.data()),
+                                            Tensor::wrap(ElementType::f32, {1}, acc0.data())};
+        return run_node(*ti, inputs, nullptr, nullptr, nullptr, "ti.xml", &slot)[0].data<float>()[0];
+    };
+    EXPECT_EQ(run(three), 124.0f);
+    const OpState* first = slot.get();
+    ASSERT_NE(first, nullptr);
+    EXPECT_EQ(run(two), 106.0f);
+    EXPECT_EQ(run(three), 124.0f);
+    EXPECT_EQ(slot.get(), first) << "the runner was made again";
 }
 
 }  // namespace

@@ -95,9 +95,9 @@ struct IfPlan : OpPlan {
     std::shared_ptr<const BuiltBody> built[2];
 };
 
-// Per request: each body's runner, made the first time that body runs.
+// Per request: each body's runner, made the first time that body runs (again when the plan's body
+// is another: a node prepared at run time for other input shapes).
 struct IfState : OpState {
-    const IfPlan* plan = nullptr;
     std::unique_ptr<BodyRunner> runner[2];
 };
 
@@ -115,13 +115,10 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
 
 BodyRunner& runner_for(KernelContext& ctx, const SubgraphAttrs& a, const IfPlan& plan, size_t b) {
     std::unique_ptr<OpState>& slot = ctx.state();
-    if (!slot || static_cast<IfState&>(*slot).plan != &plan) {
-        auto st = std::make_unique<IfState>();
-        st->plan = &plan;
-        slot = std::move(st);
-    }
+    if (!slot) slot = std::make_unique<IfState>();
     std::unique_ptr<BodyRunner>& runner = static_cast<IfState&>(*slot).runner[b];
-    if (!runner) runner = std::make_unique<BodyRunner>(a.bodies[b], plan.built[b], ctx.pool());
+    if (!runner || &runner->built() != plan.built[b].get())
+        runner = std::make_unique<BodyRunner>(a.bodies[b], plan.built[b], ctx.pool());
     return *runner;
 }
 

@@ -29,9 +29,10 @@ struct Collected {
     std::vector<std::byte> bytes;  // keeps its capacity from run to run
 };
 
-// The node's state in one request: made on the first run with a plan, reused while it lasts.
+// The node's state in one request: made on the first run with a built body, reused while the
+// plan's body is that one (a node prepared at run time gets a new plan each run, and the body the
+// cache keeps for its input shapes).
 struct IterationState : OpState {
-    const IterationPlan* plan = nullptr;
     std::unique_ptr<BodyRunner> runner;
     std::vector<Tensor> staging;  // per back edge: the Parameter's next value
     std::vector<Collected> collected;
@@ -39,9 +40,9 @@ struct IterationState : OpState {
 
 IterationState& state_for(KernelContext& ctx, const SubgraphAttrs& attrs, const IterationPlan& plan) {
     std::unique_ptr<OpState>& slot = ctx.state();
-    if (slot && static_cast<IterationState&>(*slot).plan == &plan) return static_cast<IterationState&>(*slot);
+    if (slot && &static_cast<IterationState&>(*slot).runner->built() == plan.built.get())
+        return static_cast<IterationState&>(*slot);
     auto st = std::make_unique<IterationState>();
-    st->plan = &plan;
     const SubgraphBody& body = attrs.bodies[0];
     st->runner = std::make_unique<BodyRunner>(body, plan.built, ctx.pool());
     for (const BackEdge& b : body.back_edges) {
