@@ -24,6 +24,7 @@
 #include "engine/graph.hpp"
 #include "engine/isa_trace.hpp"
 #include "engine/precision.hpp"
+#include "engine/profile.hpp"
 #include "engine/subgraph.hpp"
 #include "engine/thread_pool.hpp"
 #include "irlite/irlite.hpp"
@@ -137,13 +138,6 @@ struct AlignedBuffer {
     }
     std::byte* bytes_at(size_t offset) const { return static_cast<std::byte*>(data) + offset; }
 };
-
-const char* step_method(const ExecStep& step) {
-    return step.mode == ExecStep::Mode::Skip      ? "view"
-           : step.mode == ExecStep::Mode::Dynamic ? "dynamic"
-           : step.plan && *step.plan->method      ? step.plan->method
-                                                  : "kernel";
-}
 
 std::string kib(size_t bytes) { return str((bytes + 1023) / 1024, " KiB"); }
 
@@ -340,22 +334,28 @@ struct InferRequest::State {
     bool profiling = false;
     std::vector<ProfileEntry> profile;  // per step, made with the plan (no allocation per run)
     IsaTrace isa_trace;  // the levels the current step's kernels ran at, when profiling
+    BodyProfile body_profile{profile};  // the steps inside sub-graph bodies (engine/profile.hpp)
+    std::vector<ProfileEntry> merged;   // profile with the body steps' rows, when there are any
 
     void make_profile() {
         profile.clear();
+        body_profile.forget();
         if (!profiling || !plan) return;
-        const Graph& g = *plan->graph;
-        for (const ExecStep& step : plan->steps) {
-            const Node& n = g.nodes[static_cast<size_t>(step.node)];
-            ProfileEntry e;
-            e.name = node_display_name(n);
-            e.type = node_type_name(n);
-            e.method = step_method(step);
-            e.precision = node_precision(g, n);
-            e.isa = "-";
-            profile.push_back(std::move(e));
-        }
+        for (size_t i = 0; i < plan->steps.size(); ++i) profile.push_back(step_profile_entry(*plan, i));
     }
+
+    void begin_profile() {
+        isa_trace.levels.store(0);
+        for (ProfileEntry& e : profile) e.runs = 0;
+        body_profile.begin_run();
+    }
+
+    // Before step i runs: its start, and where bodies run in it hang (engine/profile.hpp).
+    void start_profile_entry(size_t i) {
+        body_profile.enter_top_step(static_cast<int>(i));
+        started = std::chrono::steady_clock::now();
+    }
+    std::chrono::steady_clock::time_point started;  // of the step being profiled
 
     // Runs step i of the bound plan (not a Skip).
     void run_step(const CompiledModel::Impl& m, size_t i) {
@@ -374,9 +374,10 @@ struct InferRequest::State {
     }
 
     // Step i's time, and the levels its kernels ran at (isa_trace.hpp); then a fresh trace.
-    void finish_profile_entry(size_t i, std::chrono::steady_clock::duration took) {
+    void finish_profile_entry(size_t i) {
         ProfileEntry& e = profile[i];
-        e.ms = std::chrono::duration<double, std::milli>(took).count();
+        e.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        e.runs = 1;
         if (plan->steps[i].mode != ExecStep::Mode::Skip) e.isa = isa_trace_name(isa_trace.levels.load());
         isa_trace.levels.store(0);
     }
@@ -516,22 +517,22 @@ void InferRequest::run(const CompiledModel::Impl& m, State& s) {
 #endif
     size_t step_index = 0;
     std::optional<IsaTraceScope> trace;  // profiles record each step's instruction-set levels
+    const BodyProfileScope bodies(s.profiling ? &s.body_profile : nullptr);  // and time body steps
     if (s.profiling) {
-        s.isa_trace.levels.store(0);
+        s.begin_profile();
         trace.emplace(&s.isa_trace);
     }
-    using Clock = std::chrono::steady_clock;
-    Clock::time_point started;
     try {
         for (; step_index < plan.steps.size(); ++step_index) {
             const ExecStep& step = plan.steps[step_index];
             if (s.profiling) {
-                if (step_index > 0) s.finish_profile_entry(step_index - 1, Clock::now() - started);
-                started = Clock::now();
+                if (step_index > 0) s.finish_profile_entry(step_index - 1);
+                s.start_profile_entry(step_index);
             }
             if (step.mode != ExecStep::Mode::Skip) s.run_step(m, step_index);
         }
-        if (s.profiling && !plan.steps.empty()) s.finish_profile_entry(plan.steps.size() - 1, Clock::now() - started);
+        if (s.profiling && !plan.steps.empty()) s.finish_profile_entry(plan.steps.size() - 1);
+        if (s.profiling && !s.body_profile.empty()) s.body_profile.merge(s.merged);
     } catch (Error& e) {
         if (step_index < plan.steps.size())
             e.add_context(g.nodes[static_cast<size_t>(plan.steps[step_index].node)].location(plan.file));
@@ -571,7 +572,9 @@ const Tensor& InferRequest::output(const std::string& name) const {
 
 size_t InferRequest::num_outputs() const { return state_->outputs.size(); }
 
-const std::vector<ProfileEntry>& InferRequest::profiling() const { return state_->profile; }
+const std::vector<ProfileEntry>& InferRequest::profiling() const {
+    return state_->body_profile.empty() ? state_->profile : state_->merged;
+}
 
 void InferRequest::set_profiling(bool on) {
     state_->profiling = on;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <new>
 
+#include "engine/profile.hpp"
 #include "engine/tensor_size.hpp"
 
 namespace irlite {
@@ -495,6 +496,9 @@ struct BodyRunner::State {
     void* scratch = nullptr;
     size_t scratch_stride = 0;
     ThreadPool* pool = nullptr;
+    // Profiling (engine/profile.hpp): the row of step 0, registered under BodyProfile epoch.
+    uint64_t profile_epoch = 0;
+    int first_row = 0;
 
     ~State() {
         std::free(arena);
@@ -507,7 +511,55 @@ struct BodyRunner::State {
         return p;
     }
     const Tensor* value_ptr(int v) const { return value_tensor(*plan, bound, values, v); }
+    void run_step(size_t i);
+    void run_profiled(BodyProfile& profile, const std::string& body, size_t& i);
 };
+
+// Runs step i (not a Skip).
+void BodyRunner::State::run_step(size_t i) {
+    const ExecutionPlan& ep = *plan;
+    const ExecStep& step = ep.steps[i];
+    const std::vector<const Tensor*>& ins = step_inputs[i];
+    if (step.mode == ExecStep::Mode::Kernel || step.mode == ExecStep::Mode::DataDependent) {
+        run_planned_step(ep, i, ins, StepMemory{values, scratch, scratch_stride, nullptr, op_states, dynamic_buffers});
+        return;
+    }
+    const Node& node = ep.graph->nodes[static_cast<size_t>(step.node)];
+    dynamic_inputs.clear();
+    for (const Tensor* t : ins) dynamic_inputs.push_back(*t);
+    std::vector<Tensor> made = run_node(node, dynamic_inputs, nullptr, nullptr, nullptr, ep.file, &op_states[i]);
+    for (size_t o = 0; o < made.size(); ++o) {
+        if (o < node.outputs.size() && !shapes_compatible(node.outputs[o].shape, PartialShape(made[o].shape())))
+            throw Error(ErrorKind::ShapeRule, "shape-changed",
+                        cat("output ", o, " has shape ", to_string(made[o].shape()), " at run time, but ",
+                            to_string(node.outputs[o].shape), " was inferred at load time"));
+        values[static_cast<size_t>(step.first_output) + o] = std::move(made[o]);
+    }
+}
+
+// Runs the steps from i on, each timed into its row of `profile`; i: the step running.
+void BodyRunner::State::run_profiled(BodyProfile& profile, const std::string& body, size_t& i) {
+    if (profile_epoch != profile.epoch()) {
+        first_row = profile.rows_of(*plan, body);
+        profile_epoch = profile.epoch();
+    }
+    struct Leave {  // the body's key goes also when a step throws
+        BodyProfile& p;
+        ~Leave() { p.leave_body(); }
+    };
+    profile.enter_body(body);
+    const Leave leave{profile};
+    for (; i < plan->steps.size(); ++i) {
+        profile.enter_body_step(i);
+        const int row = first_row + static_cast<int>(i);
+        if (plan->steps[i].mode == ExecStep::Mode::Skip) {
+            profile.count_view(row);
+            continue;
+        }
+        const BodyStepTimer timer(profile, row);
+        run_step(i);
+    }
+}
 
 BodyRunner::BodyRunner(const SubgraphBody& body, std::shared_ptr<const BuiltBody> built, ThreadPool* pool)
     : body_(body), built_(std::move(built)), state_(std::make_unique<State>()) {
@@ -545,26 +597,11 @@ void BodyRunner::run() {
     }
     size_t i = 0;
     try {
-        for (; i < ep.steps.size(); ++i) {
-            const ExecStep& step = ep.steps[i];
-            if (step.mode == ExecStep::Mode::Skip) continue;
-            const Node& node = g.nodes[static_cast<size_t>(step.node)];
-            const std::vector<const Tensor*>& ins = s.step_inputs[i];
-            if (step.mode == ExecStep::Mode::Kernel || step.mode == ExecStep::Mode::DataDependent) {
-                run_planned_step(ep, i, ins,
-                                 StepMemory{s.values, s.scratch, s.scratch_stride, nullptr, s.op_states, s.dynamic_buffers});
-                continue;
-            }
-            s.dynamic_inputs.clear();
-            for (const Tensor* t : ins) s.dynamic_inputs.push_back(*t);
-            std::vector<Tensor> made = run_node(node, s.dynamic_inputs, nullptr, nullptr, nullptr, ep.file, &s.op_states[i]);
-            for (size_t o = 0; o < made.size(); ++o) {
-                if (o < node.outputs.size() && !shapes_compatible(node.outputs[o].shape, PartialShape(made[o].shape())))
-                    throw Error(ErrorKind::ShapeRule, "shape-changed",
-                                cat("output ", o, " has shape ", to_string(made[o].shape()), " at run time, but ",
-                                    to_string(node.outputs[o].shape), " was inferred at load time"));
-                s.values[static_cast<size_t>(step.first_output) + o] = std::move(made[o]);
-            }
+        if (BodyProfile* profile = t_body_profile) {  // profiling: one thread-local load when not
+            s.run_profiled(*profile, body_.name, i);
+        } else {
+            for (; i < ep.steps.size(); ++i)
+                if (ep.steps[i].mode != ExecStep::Mode::Skip) s.run_step(i);
         }
     } catch (Error& e) {
         if (i < ep.steps.size()) e.add_context(g.nodes[static_cast<size_t>(ep.steps[i].node)].location(ep.file));

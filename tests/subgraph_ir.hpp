@@ -84,6 +84,37 @@ inline std::string ti_running_sum(const std::string& slicing = "start=\"0\" end=
                    edge_xml(0, 0, 2, 0) + edge_xml(1, 0, 2, 1) + edge_xml(2, 2, 3, 0) + edge_xml(2, 3, 4, 0));
 }
 
+// TensorIterator 'outer' (x [n,3,2] sliced along axis 0: n iterations, acc0 [1,2]) whose body
+// squeezes its part to [3,2] ('sq') and runs ti_running_sum's TensorIterator 'ti' on it (3
+// iterations of 'add'); output: the last iteration's acc.
+inline std::string nested_ti(const std::string& inner_body_op = "Add", int outer_iterations = 1) {
+    const std::string outer_dims = std::to_string(outer_iterations) + ",3,2";
+    std::string inner = ti_running_sum("start=\"0\" end=\"-1\" stride=\"1\"", "1", inner_body_op);
+    const size_t from = inner.find("<layers>") + 8, to = inner.rfind("</layers>");
+    const std::string inner_layers = inner.substr(from, to - from);
+    const size_t edges_at = inner.rfind("<edges>"), edges_end = inner.rfind("</edges>");
+    const std::string inner_edges = inner.substr(edges_at + 7, edges_end - edges_at - 7);
+    const std::string outer_ti =
+        "<layer id=\"2\" name=\"outer\" type=\"TensorIterator\" version=\"opset1\">\n"
+        "<input><port id=\"0\" precision=\"FP32\">" + dims_xml(outer_dims) + "</port><port id=\"1\" precision=\"FP32\">" +
+        dims_xml("1,2") + "</port></input>\n<output><port id=\"2\" precision=\"FP32\">" + dims_xml("1,2") +
+        "</port></output>\n<port_map>\n<input axis=\"0\" external_port_id=\"0\" internal_layer_id=\"100\"/>\n"
+        "<input external_port_id=\"1\" internal_layer_id=\"1\"/>\n<output external_port_id=\"2\" internal_layer_id=\"3\"/>\n"
+        "</port_map>\n<body><layers>\n" +
+        parameter_xml(100, "xo", "f32", "1,3,2") +
+        "<layer id=\"101\" name=\"sq\" type=\"Squeeze\" version=\"opset1\"><input><port id=\"0\" precision=\"FP32\">" +
+        dims_xml("1,3,2") + "</port></input><output><port id=\"1\" precision=\"FP32\">" + dims_xml("3,2") +
+        "</port></output></layer>\n" + inner_layers + "</layers><edges>\n" + edge_xml(100, 0, 101, 0) +
+        edge_xml(101, 1, 2, 0) + inner_edges.substr(inner_edges.find(edge_xml(1, 0, 2, 1))) + "</edges></body>\n</layer>\n";
+    // The inner model's Parameter x (layer 0) is replaced by the Squeeze (101).
+    std::string layers = outer_ti;
+    const size_t x_at = layers.find("<layer id=\"0\" name=\"x\"");
+    layers.erase(x_at, layers.find("</layer>\n", x_at) + 9 - x_at);
+    return net_xml(parameter_xml(0, "x", "f32", outer_dims) + parameter_xml(1, "acc0", "f32", "1,2") + layers +
+                       result_xml(3, "out", "FP32", "1,2"),
+                   edge_xml(0, 0, 2, 0) + edge_xml(1, 0, 2, 1) + edge_xml(2, 2, 3, 0));
+}
+
 // Loop 'loop' (inputs: trip i64 [], cond boolean [], acc0 [1,2], x [1,2], limit i64 []): the body
 // adds acc = acc + x, and its execution condition is current_iteration < limit. Outputs: 'acc'
 // (the last value) and 'all' (every iteration's acc along axis 0, its length known at run time).

@@ -66,36 +66,8 @@ TEST(SubgraphParse, IfBodiesPairWithTheirPortMaps) {
     EXPECT_TRUE(layer.body("else_body")->back_edges.empty());
 }
 
-// A TensorIterator whose body holds another TensorIterator (the inner one is the test model's).
-std::string nested(const std::string& inner_body_op) {
-    std::string inner = ti_running_sum("start=\"0\" end=\"-1\" stride=\"1\"", "1", inner_body_op);
-    const size_t from = inner.find("<layers>") + 8, to = inner.rfind("</layers>");
-    const std::string inner_layers = inner.substr(from, to - from);
-    const size_t edges_at = inner.rfind("<edges>"), edges_end = inner.rfind("</edges>");
-    const std::string inner_edges = inner.substr(edges_at + 7, edges_end - edges_at - 7);
-    const std::string outer_ti =
-        "<layer id=\"2\" name=\"outer\" type=\"TensorIterator\" version=\"opset1\">\n"
-        "<input><port id=\"0\" precision=\"FP32\">" + dims_xml("1,3,2") + "</port><port id=\"1\" precision=\"FP32\">" +
-        dims_xml("1,2") + "</port></input>\n<output><port id=\"2\" precision=\"FP32\">" + dims_xml("1,2") +
-        "</port></output>\n<port_map>\n<input axis=\"0\" external_port_id=\"0\" internal_layer_id=\"100\"/>\n"
-        "<input external_port_id=\"1\" internal_layer_id=\"1\"/>\n<output external_port_id=\"2\" internal_layer_id=\"3\"/>\n"
-        "</port_map>\n<body><layers>\n" +
-        parameter_xml(100, "xo", "f32", "1,3,2") +
-        "<layer id=\"101\" name=\"sq\" type=\"Squeeze\" version=\"opset1\"><input><port id=\"0\" precision=\"FP32\">" +
-        dims_xml("1,3,2") + "</port></input><output><port id=\"1\" precision=\"FP32\">" + dims_xml("3,2") +
-        "</port></output></layer>\n" + inner_layers + "</layers><edges>\n" + edge_xml(100, 0, 101, 0) +
-        edge_xml(101, 1, 2, 0) + inner_edges.substr(inner_edges.find(edge_xml(1, 0, 2, 1))) + "</edges></body>\n</layer>\n";
-    // The inner model's Parameter x (layer 0) is replaced by the Squeeze (101).
-    std::string layers = outer_ti;
-    const size_t x_at = layers.find("<layer id=\"0\" name=\"x\"");
-    layers.erase(x_at, layers.find("</layer>\n", x_at) + 9 - x_at);
-    return net_xml(parameter_xml(0, "x", "f32", "1,3,2") + parameter_xml(1, "acc0", "f32", "1,2") + layers +
-                       result_xml(3, "out", "FP32", "1,2"),
-                   edge_xml(0, 0, 2, 0) + edge_xml(1, 0, 2, 1) + edge_xml(2, 2, 3, 0));
-}
-
 TEST(SubgraphParse, NestedBodies) {
-    const IrDocument doc = read_ir_memory(nested("Add"), nullptr, "nested.xml");
+    const IrDocument doc = read_ir_memory(nested_ti("Add"), nullptr, "nested.xml");
     const IrLayer& outer = doc.layers[2];
     ASSERT_EQ(outer.bodies.size(), 1u);
     const IrDocument& body = *outer.bodies[0].document;
@@ -110,7 +82,7 @@ TEST(SubgraphParse, NestedBodies) {
 
 TEST(SubgraphCheck, CleanModelsHaveNoFindings) {
     TempDir dir;
-    for (const std::string& xml : {ti_running_sum(), loop_accumulate(), if_two_shapes(), nested("Add")}) {
+    for (const std::string& xml : {ti_running_sum(), loop_accumulate(), if_two_shapes(), nested_ti("Add")}) {
         const CheckResult r = check(dir.write("m.xml", xml));
         for (const Diagnostic& d : r.findings) ADD_FAILURE() << d.format();
     }
@@ -143,7 +115,7 @@ TEST(SubgraphCheck, FindingInsideABodyCarriesItsPath) {
 
 TEST(SubgraphCheck, NestedBodyFindingHasTheWholePath) {
     TempDir dir;
-    const CheckResult r = check(dir.write("m.xml", nested("MatMul")));
+    const CheckResult r = check(dir.write("m.xml", nested_ti("MatMul")));
     bool found = false;
     for (const Diagnostic& d : r.findings)
         found = found || (d.where.body_path == "layer 'outer' > body > layer 'ti' > body" && d.where.layer_name == "add");
@@ -183,7 +155,7 @@ TEST(SubgraphCheck, BackEdgeToAMissingLayer) {
 
 TEST(SubgraphCli, InfoListsBodiesAndDotDrawsClusters) {
     TempDir dir;
-    const std::string path = dir.write("m.xml", nested("Add"));
+    const std::string path = dir.write("m.xml", nested_ti("Add"));
     const CliResult info = testing::irlite({"info", path});
     ASSERT_EQ(info.exit_code, 0) << info.err;
     EXPECT_NE(info.out.find("bodies (2;"), std::string::npos) << info.out;
@@ -197,7 +169,7 @@ TEST(SubgraphCli, InfoListsBodiesAndDotDrawsClusters) {
     EXPECT_NE(dot.out.find("subgraph cluster_2_0 {"), std::string::npos) << dot.out;
     EXPECT_NE(dot.out.find("label=\"layer 'outer' > body > layer 'ti' > body\""), std::string::npos) << dot.out;
     // check --json names the body path of a finding inside a body.
-    const CliResult check = testing::irlite({"check", "--json", dir.write("bad.xml", nested("MatMul"))});
+    const CliResult check = testing::irlite({"check", "--json", dir.write("bad.xml", nested_ti("MatMul"))});
     EXPECT_EQ(check.exit_code, 1);
     EXPECT_NE(check.out.find("\"body_path\": \"layer 'outer' > body > layer 'ti' > body\""), std::string::npos) << check.out;
 }

@@ -44,7 +44,8 @@ const char* kBenchHelp =
     "  --profile         per-layer table (name, type, method, precision it computes in, ms,\n"
     "                    share of the total), slowest\n"
     "                    first, and the same per op type; medians over the timed runs. A fused\n"
-    "                    node shows its ops joined by '+' (Convolution+Add+ReLU)\n"
+    "                    node shows its ops joined by '+' (Convolution+Add+ReLU). The layers of\n"
+    "                    a TensorIterator/Loop/If body follow it, indented, with their runs\n"
     "  --load-runs N     read and compile the model N times (default 1) and report the medians:\n"
     "                    the steady cost without the first run's page faults, as pugixml_parse\n"
     "                    measures its own parse\n"
@@ -70,22 +71,39 @@ double median(std::vector<double> v) {
 }
 
 struct LayerTime {
-    std::string name, type, method, precision, isa;
+    std::string name, body, type, method, precision, isa;
     double ms = 0;
+    int runs = 0;
 };
 
-// Medians per layer over the timed runs, slowest first.
+// Medians per layer over the timed runs: the model's layers slowest first, each followed by the
+// layers of its bodies in their order (ProfileEntry). Runs whose entries differ from the first
+// run's (an If that took the other branch) are left out of the medians.
 std::vector<LayerTime> layer_medians(const std::vector<std::vector<ProfileEntry>>& runs) {
-    std::vector<LayerTime> out;
-    if (runs.empty()) return out;
+    std::vector<std::vector<LayerTime>> groups;  // a layer of the model, then its bodies' layers
+    if (runs.empty()) return {};
     for (size_t i = 0; i < runs[0].size(); ++i) {
         std::vector<double> times;
-        for (const auto& r : runs) times.push_back(r[i].ms);
         const ProfileEntry& e = runs[0][i];
-        out.push_back({e.name, e.type, e.method, e.precision, e.isa, median(times)});
+        for (const auto& r : runs)
+            if (r.size() == runs[0].size() && r[i].name == e.name && r[i].body == e.body) times.push_back(r[i].ms);
+        if (e.body.empty() || groups.empty()) groups.emplace_back();
+        groups.back().push_back({e.name, e.body, e.type, e.method, e.precision, e.isa, median(times), e.runs});
     }
-    std::stable_sort(out.begin(), out.end(), [](const LayerTime& a, const LayerTime& b) { return a.ms > b.ms; });
+    std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a[0].ms > b[0].ms; });
+    std::vector<LayerTime> out;
+    for (auto& g : groups) out.insert(out.end(), g.begin(), g.end());
     return out;
+}
+
+// A body layer's name for the text table: indented by its depth, after its body's name
+// ("ti > body" and "add": "  body: add").
+std::string indented_name(const LayerTime& l) {
+    if (l.body.empty()) return l.name;
+    size_t depth = 1;
+    for (size_t at = l.body.find(" > "); at != std::string::npos; at = l.body.find(" > ", at + 3)) ++depth;
+    const size_t last = l.body.rfind(" > ");
+    return std::string(depth, ' ') + l.body.substr(last == std::string::npos ? 0 : last + 3) + ": " + l.name;
 }
 
 std::string fixed(double v, int digits) {
@@ -222,6 +240,7 @@ BenchSummary summarize(const RunTimes& r) {
     s.layers = layer_medians(r.profiles);
     std::map<std::string, double> by_type;
     for (const LayerTime& l : s.layers) {
+        if (!l.body.empty()) continue;  // counted in its sub-graph layer's time
         s.layers_total += l.ms;
         by_type[l.type] += l.ms;
         ++s.type_count[l.type];
@@ -252,8 +271,8 @@ void print_bench_json(const BenchOptions& o, const std::string& fill_note, const
     if (o.profile) {
         Json rows = Json::array(), type_rows = Json::array();
         for (const LayerTime& l : s.layers)
-            rows.push_back({{"name", l.name}, {"type", l.type}, {"method", l.method}, {"precision", l.precision}, {"isa", l.isa}, {"ms", l.ms},
-                            {"share", s.share(l.ms) / 100.0}});
+            rows.push_back({{"name", l.name}, {"body", l.body}, {"type", l.type}, {"method", l.method}, {"precision", l.precision},
+                            {"isa", l.isa}, {"ms", l.ms}, {"runs", l.runs}, {"share", s.share(l.ms) / 100.0}});
         for (const auto& [type, ms] : s.types)
             type_rows.push_back({{"type", type}, {"count", s.type_count.at(type)}, {"ms", ms}, {"share", s.share(ms) / 100.0}});
         document["layers"] = std::move(rows);
@@ -264,13 +283,15 @@ void print_bench_json(const BenchOptions& o, const std::string& fill_note, const
 
 // The text report's profile: per layer, then per op type.
 void print_profile_tables(size_t runs, const BenchSummary& s) {
-    std::cout << "\nper layer (median ms of " << runs << " runs, slowest first)\n";
+    std::cout << "\nper layer (median ms of " << runs << " runs, slowest first; a sub-graph's body layers after it,\n"
+              << "indented, with their body's name, ms over their runs, included in the sub-graph's)\n";
     std::cout << std::left << std::setw(40) << "name" << std::setw(36) << "type" << std::setw(16) << "method"
-              << std::setw(6) << "prec" << std::setw(20) << "isa" << std::right << std::setw(10) << "ms" << std::setw(8) << "%" << "\n";
+              << std::setw(6) << "prec" << std::setw(20) << "isa" << std::right << std::setw(10) << "ms" << std::setw(8) << "%"
+              << std::setw(8) << "runs" << "\n";
     for (const LayerTime& l : s.layers)
-        std::cout << std::left << std::setw(40) << l.name.substr(0, 39) << std::setw(36) << l.type.substr(0, 35)
+        std::cout << std::left << std::setw(40) << indented_name(l).substr(0, 39) << std::setw(36) << l.type.substr(0, 35)
                   << std::setw(16) << l.method.substr(0, 15) << std::setw(6) << l.precision.substr(0, 5) << std::setw(20) << l.isa.substr(0, 19) << std::right << std::setw(10) << fixed(l.ms, 4)
-                  << std::setw(8) << fixed(s.share(l.ms), 1) << "\n";
+                  << std::setw(8) << fixed(s.share(l.ms), 1) << std::setw(8) << l.runs << "\n";
     std::cout << "\nper op type\n";
     std::cout << std::left << std::setw(36) << "type" << std::right << std::setw(8) << "count" << std::setw(10)
               << "ms" << std::setw(8) << "%" << "\n";

@@ -200,16 +200,23 @@ struct NodeOutput {
     Tensor value;        // a view of the request's memory (or of an input): valid until the next infer()
 };
 
-// One executed node of a profiled inference.
+// One executed node of a profiled inference. The layers inside a sub-graph (TensorIterator, Loop,
+// If) follow their layer's entry, in their body's order, a nested body's after its own layer;
+// their layer's ms includes theirs. A body that did not run in the last infer() (If's other
+// branch, a Loop of 0 iterations) has no entries.
 struct ProfileEntry {
     std::string name;    // the layer's name
+    // The body it ran in: its layer's name, then the body's ("ti > body", "if > then_body"; nested:
+    // "outer > body > ti > body"). Empty for the model's own layers.
+    std::string body;
     std::string type;    // its op type; a fused node's types joined by '+' ("Convolution+Add+ReLU")
     std::string method;  // what the kernel's plan chose ("view", "gemm", "strided-copy", ...)
     std::string precision;  // the element type it computes in ("f32", "f16"; "-": no float values)
     // The instruction-set levels its kernels ran at, widest first ("avx512", "avx512+avx2",
     // "avx512-vnni"; "sse": code compiled for the baseline only; "-": nothing ran, a view).
     std::string isa;
-    double ms = 0;       // time of the last infer()
+    double ms = 0;       // time of the last infer(): in a body, over all its runs
+    int runs = 0;        // how often it ran in the last infer(): 1 outside bodies; in one, per iteration
 };
 
 class IRLITE_API CompiledModel {

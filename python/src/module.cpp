@@ -425,9 +425,9 @@ void bind_infer_request(py::module_& m) {
         .def("profiling", [](PyRequest& r) {
             py::list rows;
             for (const ProfileEntry& e : r.request().profiling())
-                rows.append(py::dict(py::arg("name") = e.name, py::arg("type") = e.type,
+                rows.append(py::dict(py::arg("name") = e.name, py::arg("body") = e.body, py::arg("type") = e.type,
                                      py::arg("method") = e.method, py::arg("precision") = e.precision,
-                                     py::arg("isa") = e.isa, py::arg("ms") = e.ms));
+                                     py::arg("isa") = e.isa, py::arg("ms") = e.ms, py::arg("runs") = e.runs));
             return rows;
         });
 }

@@ -165,8 +165,9 @@ def test_about_profiling_and_log_level(capfd):
     request = compiled.create_infer_request()
     request.infer(demo_inputs())
     rows = request.profiling()
-    assert rows and {"name", "type", "method", "precision", "isa", "ms"} <= set(rows[0])
+    assert rows and {"name", "body", "type", "method", "precision", "isa", "ms", "runs"} <= set(rows[0])
     assert all(r["isa"] for r in rows)
+    assert all(r["runs"] == 1 and r["body"] == "" for r in rows)  # the demo model has no sub-graphs
     assert all(r["ms"] >= 0 for r in rows)
     irlite.compile_model(DEMO, log_level="off")
     assert capfd.readouterr().err == ""
