@@ -8,8 +8,10 @@
 //   Mish-4: x * tanh(softplus(x)); floats.
 // No attributes besides Elu's alpha.
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/detail/unary.hpp"
+#include "kernels/detail/vec_math.hpp"
 
 namespace irlite {
 namespace {
@@ -56,18 +58,28 @@ OpDef make_relu_op() {
                    ActivationKind::Relu);
 }
 
+// f32: vec_math's sigmoid_f32 / tanh_f32 at the CPU's level (isa_loop_f32), the same bits at every
+// level; f16/bf16 go through the f32 instance; f64 (and Tanh's integers) Eigen's functions.
 OpDef make_sigmoid_op() {
-    return fusable(make_unary_op<kFloatTypes>("Sigmoid", 1,
-                                              [](const NoAttrs&, auto x) {
+    return fusable(make_unary_op<kFloatTypes>("Sigmoid", 1, isa_loop_f32([](const NoAttrs&, auto x) {
                                                   using C = typename decltype(x)::Scalar;
-                                                  return C(1) / (C(1) + (-x).exp());
-                                              }),
+                                                  if constexpr (std::is_same_v<C, float>)
+                                                      return x.unaryExpr([](float v) { return vmath::sigmoid_f32(v); });
+                                                  else
+                                                      return C(1) / (C(1) + (-x).exp());
+                                              })),
                    ActivationKind::Sigmoid);
 }
 
 OpDef make_tanh_op() {
     return fusable(make_unary_op<kArithmeticTypes, UnaryIntegers::ViaDouble>(
-                       "Tanh", 1, [](const NoAttrs&, auto x) { return x.tanh(); }),
+                       "Tanh", 1, isa_loop_f32([](const NoAttrs&, auto x) {
+                           using C = typename decltype(x)::Scalar;
+                           if constexpr (std::is_same_v<C, float>)
+                               return x.unaryExpr([](float v) { return vmath::tanh_f32(v); });
+                           else
+                               return x.tanh();
+                       })),
                    ActivationKind::Tanh);
 }
 

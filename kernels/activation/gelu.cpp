@@ -5,9 +5,11 @@
 //     0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
 // The erf form uses a real erf (Eigen's, vectorised for f32; std::erf for f64), never the tanh
 // approximation, so that it matches PyTorch's nn.GELU() to ~1e-7.
+#include <type_traits>
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include "kernels/detail/unary.hpp"
+#include "kernels/detail/vec_math.hpp"
 
 namespace irlite {
 namespace {
@@ -24,11 +26,17 @@ auto gelu_erf(const X& x) {
     return C(0.5) * x * (C(1) + (x * C(0.70710678118654752440)).erf());
 }
 
+// f32: vec_math's gelu_tanh_f32, at the CPU's level through isa_loop_f32 (the same bits at every
+// level); f64: Eigen's tanh.
 template <class X>
 auto gelu_tanh(const X& x) {
     using C = typename X::Scalar;
-    const C k = C(0.79788456080286535588);  // sqrt(2 / pi)
-    return C(0.5) * x * (C(1) + (k * (x + C(0.044715) * x * x * x)).tanh());
+    if constexpr (std::is_same_v<C, float>) {
+        return x.unaryExpr([](float v) { return vmath::gelu_tanh_f32(v); });
+    } else {
+        const C k = C(0.79788456080286535588);  // sqrt(2 / pi)
+        return C(0.5) * x * (C(1) + (k * (x + C(0.044715) * x * x * x)).tanh());
+    }
 }
 
 }  // namespace
@@ -51,7 +59,8 @@ OpDef make_gelu_7_op() {
     d.compute = [](KernelContext& ctx) {
         const auto& attrs = ctx.attrs<GeluAttrs>();
         if (attrs.tanh_approximation)
-            run_unary<kFloatTypes, UnaryIntegers::None>(ctx, attrs, [](const GeluAttrs&, auto x) { return gelu_tanh(x); });
+            run_unary<kFloatTypes, UnaryIntegers::None>(ctx, attrs,
+                                                        isa_loop_f32([](const GeluAttrs&, auto x) { return gelu_tanh(x); }));
         else
             run_unary<kFloatTypes, UnaryIntegers::None>(ctx, attrs, [](const GeluAttrs&, auto x) { return gelu_erf(x); });
     };

@@ -1,7 +1,10 @@
 // Swish-4 (OpenVINO opset4 spec): x * sigmoid(beta * x) = x / (1 + exp(-beta * x)).
 // Inputs: 0 'data'; 1 'beta' (optional; a scalar, or a tensor of one element, of data's type;
 // default 1). Output: data's type and shape. Types: f16, bf16, f32, f64. No attributes.
+#include <type_traits>
+
 #include "kernels/detail/unary.hpp"
+#include "kernels/detail/vec_math.hpp"
 
 namespace irlite {
 namespace {
@@ -42,10 +45,17 @@ void compute(KernelContext& ctx) {
                                   str("beta must be a scalar (one element), got shape ", to_string(b.shape())));
         beta.value = b.value_as_double(0);
     }
-    run_unary<kFloatTypes, UnaryIntegers::None>(ctx, beta, [](const Beta& b, auto x) {
+    // f32: x * sigmoid_f32(beta x) at the CPU's level (isa_loop_f32), as the fused epilogue
+    // computes it; f64: Eigen's exp.
+    run_unary<kFloatTypes, UnaryIntegers::None>(ctx, beta, isa_loop_f32([](const Beta& b, auto x) {
         using C = typename decltype(x)::Scalar;
-        return x / (C(1) + (static_cast<C>(-b.value) * x).exp());
-    });
+        if constexpr (std::is_same_v<C, float>) {
+            const float bf = static_cast<float>(b.value);
+            return x.unaryExpr([bf](float v) { return v * vmath::sigmoid_f32(bf * v); });
+        } else {
+            return x / (C(1) + (static_cast<C>(-b.value) * x).exp());
+        }
+    }));
 }
 
 }  // namespace

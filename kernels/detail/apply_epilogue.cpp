@@ -8,6 +8,7 @@
 
 #include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/unary.hpp"
+#include "kernels/detail/vec_math.hpp"
 
 namespace irlite::nn {
 
@@ -62,7 +63,8 @@ auto softplus(const X& x) {
 // whose last bits differ from its packet ones: an element's value would then depend on where its
 // run starts and ends, i.e. on a GEMM tile's bounds, which follow the thread count. So the
 // transcendental activations take every element through the packet functions: in blocks of
-// kActivationBlock floats, each copied into an aligned buffer (zero-padded at the end).
+// kActivationBlock floats, each copied into an aligned buffer (zero-padded at the end). Sigmoid,
+// Tanh, Swish and Gelu's tanh form do not need this: they use vec_math.hpp (activate_at_level).
 // Add, multiply, divide, max and min round the same in either path and run in place.
 inline constexpr int64_t kActivationBlock = 16;
 
@@ -79,6 +81,33 @@ void by_blocks(float* p, int64_t n, const F& f) {
     }
 }
 
+namespace {
+
+// Sigmoid, Tanh, Swish and Gelu's tanh form: vec_math's functions (no libm), element by element
+// at the CPU's level (cpu_isa.hpp), the same bits at every level and wherever a run starts, and
+// the same as the unfused ops' f32 kernels.
+template <class F>
+IRLITE_ISA_INLINE void map_in_place(float* __restrict p, int64_t n, const F& f) {
+    for (int64_t i = 0; i < n; ++i) p[i] = f(p[i]);
+}
+
+void activate_at_level(const Activation& act, float* p, int64_t n) {
+    const float alpha = act.alpha;
+    cpu::run([&] {
+        switch (act.kind) {
+            case ActivationKind::Sigmoid: map_in_place(p, n, [](float x) { return vmath::sigmoid_f32(x); }); break;
+            case ActivationKind::Tanh: map_in_place(p, n, [](float x) { return vmath::tanh_f32(x); }); break;
+            case ActivationKind::Swish:
+                map_in_place(p, n, [alpha](float x) { return x * vmath::sigmoid_f32(alpha * x); });
+                break;
+            case ActivationKind::GeluTanh: map_in_place(p, n, [](float x) { return vmath::gelu_tanh_f32(x); }); break;
+            default: break;
+        }
+    });
+}
+
+}  // namespace
+
 void apply_activation(const Activation& act, float* p, int64_t n) {
     if (n <= 0 || act.kind == ActivationKind::None) return;
     Eigen::Map<Eigen::ArrayXf> whole(p, n);
@@ -88,18 +117,16 @@ void apply_activation(const Activation& act, float* p, int64_t n) {
         case ActivationKind::Clamp: whole = min_nan(max_nan(whole, act.alpha), act.beta); return;
         case ActivationKind::HSwish: whole = whole * min_nan(max_nan(whole + 3.0f, 0.0f), 6.0f) / 6.0f; return;
         case ActivationKind::HSigmoid: whole = min_nan(max_nan(whole + 3.0f, 0.0f), 6.0f) / 6.0f; return;
+        case ActivationKind::Sigmoid:
+        case ActivationKind::Tanh:
+        case ActivationKind::Swish:
+        case ActivationKind::GeluTanh: activate_at_level(act, p, n); return;
         default: break;
     }
     by_blocks(p, n, [&](auto& x) {
         switch (act.kind) {
-            case ActivationKind::Sigmoid: x = 1.0f / (1.0f + (-x).exp()); break;
-            case ActivationKind::Tanh: x = x.tanh(); break;
-            case ActivationKind::Swish: x = x / (1.0f + (-act.alpha * x).exp()); break;
             case ActivationKind::Elu: x = max_nan(x, 0.0f) + act.alpha * min_nan(x, 0.0f).expm1(); break;
             case ActivationKind::GeluErf: x = 0.5f * x * (1.0f + (x * 0.70710678118654752440f).erf()); break;
-            case ActivationKind::GeluTanh:
-                x = 0.5f * x * (1.0f + (0.79788456080286535588f * (x + 0.044715f * x * x * x)).tanh());
-                break;
             case ActivationKind::SoftPlus: x = softplus(x); break;
             case ActivationKind::Mish: x = x * softplus(x).tanh(); break;
             default: break;

@@ -156,7 +156,11 @@ T wrapping_mul(T a, T b) {
 // scalar operations either way, so the results are the same at every level. Functors with exp,
 // tanh, erf, ... must not be wrapped: their scalar form calls libm and would be slower.
 //   make_binary_op<kArithmeticTypes>("Add", 1, isa_loop([](auto a, auto b) { return a + b; }));
-template <class Fn>
+// isa_loop_f32 does the same for the f32 instance only (other compute types keep Eigen's packets):
+// for functors whose f32 form is x.unaryExpr of vec_math.hpp's scalar functions (sigmoid_f32,
+// tanh_f32: no libm), which Eigen has no packet form of. An expression without packet access runs
+// through cpu::run_at at every level, the baseline included, so its loop is vectorised there too.
+template <class Fn, bool kF32Only>
 struct IsaLoop {
     Fn fn;
     template <class... X>
@@ -165,21 +169,27 @@ struct IsaLoop {
     }
 };
 template <class Fn>
-IsaLoop<Fn> isa_loop(Fn fn) {
+IsaLoop<Fn, false> isa_loop(Fn fn) {
     return {std::move(fn)};
 }
 template <class Fn>
+IsaLoop<Fn, true> isa_loop_f32(Fn fn) {
+    return {std::move(fn)};
+}
+// Whether Fn's expressions of scalar type S run through cpu::run_at.
+template <class Fn, class S>
 inline constexpr bool is_isa_loop_v = false;
-template <class Fn>
-inline constexpr bool is_isa_loop_v<IsaLoop<Fn>> = true;
+template <class Fn, bool kF32Only, class S>
+inline constexpr bool is_isa_loop_v<IsaLoop<Fn, kF32Only>, S> = !kF32Only || std::is_same_v<S, float>;
 
-// out[0..n) = expr, by Eigen's packets or, for an isa_loop functor on a CPU above the baseline, by
-// an element loop compiled for the active level.
+// out[0..n) = expr, by Eigen's packets or, for an isa_loop functor on a CPU above the baseline (or
+// an expression without packets), by an element loop compiled for the active level.
 template <class Fn, class R, class Expr>
 void assign_eltwise(const Expr& expr, R* out, int64_t n) {
-    if constexpr (is_isa_loop_v<Fn>) {
+    if constexpr (is_isa_loop_v<Fn, typename Expr::Scalar>) {
+        constexpr bool kPackets = (Eigen::internal::evaluator<Expr>::Flags & Eigen::PacketAccessBit) != 0;
         const cpu::Isa isa = cpu::active_isa();
-        if (isa != cpu::Isa::Sse) {
+        if (isa != cpu::Isa::Sse || !kPackets) {
             cpu::run_at(isa, [&] {
                 const Eigen::internal::evaluator<Expr> ev(expr);
                 for (int64_t i = 0; i < n; ++i) out[i] = ev.coeff(i);

@@ -321,7 +321,8 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx, const RecurrentOp& op) 
 
 namespace {
 
-// The activations over an array. f32: vec_math's exp (no libm call), compiled for the CPU's vector
+// The activations over an array. f32: vec_math's sigmoid_f32 / tanh_f32 (no libm call; the same
+// functions as the Sigmoid and Tanh ops' f32 kernels), compiled for the CPU's vector
 // level (cpu_isa.hpp) in one place, the same IEEE operations per element at every level, so the
 // same results; f64: libm.
 template <class C>
@@ -332,19 +333,14 @@ void activate_loop(const Activation& a, C* v, int64_t n) {
             return;
         case Activation::Kind::Sigmoid:
             if constexpr (std::is_same_v<C, float>) {
-                for (int64_t j = 0; j < n; ++j) v[j] = 1.0f / (1.0f + vmath::exp_f32(-v[j]));
+                for (int64_t j = 0; j < n; ++j) v[j] = vmath::sigmoid_f32(v[j]);
             } else {
                 for (int64_t j = 0; j < n; ++j) v[j] = 1.0 / (1.0 + std::exp(-v[j]));
             }
             return;
         case Activation::Kind::Tanh:
             if constexpr (std::is_same_v<C, float>) {
-                // tanh|x| = (1 - e) / (1 + e), e = exp(-2|x|), with x's sign.
-                for (int64_t j = 0; j < n; ++j) {
-                    const float x = v[j], e = vmath::exp_f32(-2.0f * std::fabs(x));
-                    const float t = (1.0f - e) / (1.0f + e);
-                    v[j] = x < 0.0f ? -t : t;
-                }
+                for (int64_t j = 0; j < n; ++j) v[j] = vmath::tanh_f32(v[j]);
             } else {
                 for (int64_t j = 0; j < n; ++j) v[j] = std::tanh(v[j]);
             }

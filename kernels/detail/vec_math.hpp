@@ -6,6 +6,8 @@
 //                       third float there, isa_dispatch_test samples it); 0
 //                       below (flush), +inf above, NaN stays NaN. No libm call, no float->int
 //                       conversion (defined for every input, UBSan-clean).
+//   sigmoid_f32(x)      1 / (1 + e^-x) from exp_f32; tanh_f32(x) an odd polynomial near 0 and
+//                       (1 - e) / (1 + e), e = e^(-2|x|), above: within 2 ulp (see below).
 //   lane_sum, lane_max  a sum / max over a row with a fixed lane count (kLanes): element i goes to
 //                       lane i % kLanes, lanes are combined in a fixed tree. The order, and so the
 //                       rounding, is the same at every vector width (unlike a compiler- or
@@ -59,6 +61,40 @@ IRLITE_ISA_INLINE float exp_f32(float x) {
     const float y = (p * s1) * s2;
     const float factor = below ? 0.0f : (above ? __builtin_inff() : 1.0f);
     return y * factor;
+}
+
+// 1 / (1 + e^-x). Within 2 ulp relative where the result is a normal float (x >= -87.3; the
+// test sweeps every 7th float in [-20, 20] and checks more); below that e^-x is near or above
+// FLT_MAX and the result is a denormal with up to ~1e-45 absolute error (x = -88: 6.05e-39, as
+// e^-88), then 0 for x < -88.72 (where e^-x overflows; the exact value is below 3.4e-39, so the
+// absolute error stays below that), as with Eigen's f32 exp. +inf -> 1, -inf -> 0, NaN stays NaN.
+IRLITE_ISA_INLINE float sigmoid_f32(float x) { return 1.0f / (1.0f + exp_f32(-x)); }
+
+// tanh(x) within 2 ulp (see isa_dispatch_test: every 7th float in [-20, 20] and the specials).
+// |x| < 0.625: x + x^3 P(x^2), Cephes' degree-4 minimax polynomial for tanhf (no cancellation near
+// 0, and x itself for tiny x); above: (1 - e) / (1 + e) with e = e^(-2|x|) in (0, 0.29], which
+// tends to 1 (e flushes to 0 for |x| > 43.7: no inf / inf). Both are computed and one is selected,
+// so the loop has no branch; the sign is x's (tanh(-0) = -0), and NaN stays NaN (the compare fails,
+// e^NaN is NaN).
+IRLITE_ISA_INLINE float tanh_f32(float x) {
+    const float a = __builtin_fabsf(x);
+    const float z = a * a;
+    float p = -5.70498872745e-3f;
+    p = p * z + 2.06390887954e-2f;
+    p = p * z - 5.37397155531e-2f;
+    p = p * z + 1.33314422036e-1f;
+    p = p * z - 3.33332819422e-1f;
+    const float small = a + a * (z * p);
+    const float e = exp_f32(-2.0f * a);
+    const float large = (1.0f - e) / (1.0f + e);
+    const float t = a < 0.625f ? small : large;
+    return __builtin_copysignf(t, x);
+}
+
+// Gelu's tanh form 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), the Gelu-7 op's and the fused
+// epilogue's (the same bits either way).
+IRLITE_ISA_INLINE float gelu_tanh_f32(float x) {
+    return 0.5f * x * (1.0f + tanh_f32(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
 }
 
 inline constexpr int kLanes = 16;
