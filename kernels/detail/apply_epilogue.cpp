@@ -83,7 +83,7 @@ void by_blocks(float* p, int64_t n, const F& f) {
 
 namespace {
 
-// Sigmoid, Tanh, Swish and Gelu's tanh form: vec_math's functions (no libm), element by element
+// Sigmoid, Tanh, Swish and Gelu (both forms): vec_math's functions (no libm), element by element
 // at the CPU's level (cpu_isa.hpp), the same bits at every level and wherever a run starts, and
 // the same as the unfused ops' f32 kernels.
 template <class F>
@@ -101,6 +101,7 @@ void activate_at_level(const Activation& act, float* p, int64_t n) {
                 map_in_place(p, n, [alpha](float x) { return x * vmath::sigmoid_f32(alpha * x); });
                 break;
             case ActivationKind::GeluTanh: map_in_place(p, n, [](float x) { return vmath::gelu_tanh_f32(x); }); break;
+            case ActivationKind::GeluErf: map_in_place(p, n, [](float x) { return vmath::gelu_erf_f32(x); }); break;
             default: break;
         }
     });
@@ -120,13 +121,13 @@ void apply_activation(const Activation& act, float* p, int64_t n) {
         case ActivationKind::Sigmoid:
         case ActivationKind::Tanh:
         case ActivationKind::Swish:
-        case ActivationKind::GeluTanh: activate_at_level(act, p, n); return;
+        case ActivationKind::GeluTanh:
+        case ActivationKind::GeluErf: activate_at_level(act, p, n); return;
         default: break;
     }
     by_blocks(p, n, [&](auto& x) {
         switch (act.kind) {
             case ActivationKind::Elu: x = max_nan(x, 0.0f) + act.alpha * min_nan(x, 0.0f).expm1(); break;
-            case ActivationKind::GeluErf: x = 0.5f * x * (1.0f + (x * 0.70710678118654752440f).erf()); break;
             case ActivationKind::SoftPlus: x = softplus(x); break;
             case ActivationKind::Mish: x = x * softplus(x).tanh(); break;
             default: break;

@@ -6,8 +6,8 @@
 //                       third float there, isa_dispatch_test samples it); 0
 //                       below (flush), +inf above, NaN stays NaN. No libm call, no float->int
 //                       conversion (defined for every input, UBSan-clean).
-//   sigmoid_f32(x)      1 / (1 + e^-x) from exp_f32; tanh_f32(x) an odd polynomial near 0 and
-//                       (1 - e) / (1 + e), e = e^(-2|x|), above: within 2 ulp (see below).
+//   sigmoid_f32(x)      1 / (1 + e^-x) from exp_f32 (within 3 ulp); tanh_f32(x) and erf_f32(x)
+//                       rational functions fitted here (within 7 ulp, see below).
 //   lane_sum, lane_max  a sum / max over a row with a fixed lane count (kLanes): element i goes to
 //                       lane i % kLanes, lanes are combined in a fixed tree. The order, and so the
 //                       rounding, is the same at every vector width (unlike a compiler- or
@@ -70,25 +70,27 @@ IRLITE_ISA_INLINE float exp_f32(float x) {
 // absolute error stays below that), as with Eigen's f32 exp. +inf -> 1, -inf -> 0, NaN stays NaN.
 IRLITE_ISA_INLINE float sigmoid_f32(float x) { return 1.0f / (1.0f + exp_f32(-x)); }
 
-// tanh(x) within 2 ulp (see isa_dispatch_test: every 7th float in [-20, 20] and the specials).
-// |x| < 0.625: x + x^3 P(x^2), Cephes' degree-4 minimax polynomial for tanhf (no cancellation near
-// 0, and x itself for tiny x); above: (1 - e) / (1 + e) with e = e^(-2|x|) in (0, 0.29], which
-// tends to 1 (e flushes to 0 for |x| > 43.7: no inf / inf). Both are computed and one is selected,
-// so the loop has no branch; the sign is x's (tanh(-0) = -0), and NaN stays NaN (the compare fails,
-// e^NaN is NaN).
+// tanh(x) = x P(x^2) / Q(x^2) on |x| <= 10, a rational function of degrees 4 and 4 in x^2 fitted
+// here for relative error (1.5e-7 before f32 rounding), with |x| clamped to 10 (tanh(10) rounds to
+// 1 in f32). Within 7 ulp (isa_dispatch_test; Eigen's float tanh is a rational function of the same
+// kind); the sign is x's (tanh(-0) = -0), tiny x gives x, NaN stays NaN. One division and no exp:
+// at AVX2 an exp-based form was slower than Eigen's 128-bit rational one.
 IRLITE_ISA_INLINE float tanh_f32(float x) {
-    const float a = __builtin_fabsf(x);
+    const float a0 = __builtin_fabsf(x);
+    const float a = a0 > 10.0f ? 10.0f : a0;  // keeps z finite; NaN stays NaN
     const float z = a * a;
-    float p = -5.70498872745e-3f;
-    p = p * z + 2.06390887954e-2f;
-    p = p * z - 5.37397155531e-2f;
-    p = p * z + 1.33314422036e-1f;
-    p = p * z - 3.33332819422e-1f;
-    const float small = a + a * (z * p);
-    const float e = exp_f32(-2.0f * a);
-    const float large = (1.0f - e) / (1.0f + e);
-    const float t = a < 0.625f ? small : large;
-    return __builtin_copysignf(t, x);
+    float p = 1.19737882e-08f;
+    p = p * z + 1.95815010e-05f;
+    p = p * z + 3.43201752e-03f;
+    p = p * z + 1.33271828e-01f;
+    p = p * z + 1.0f;  // the fit gives 1 - 6e-8: 1 keeps tanh(x) = x for tiny x
+    float q = 7.20182413e-07f;
+    q = q * z + 3.18242324e-04f;
+    q = q * z + 2.56341267e-02f;
+    q = q * z + 4.66604799e-01f;
+    q = q * z + 1.0f;
+    // From |x| = 9.1 on, tanh rounds to 1 (1 - tanh < 2^-25): exactly 1 there, as the fit is not.
+    return __builtin_copysignf(a0 >= 9.1f ? 1.0f : a * p / q, x);
 }
 
 // Gelu's tanh form 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), the Gelu-7 op's and the fused
@@ -96,6 +98,35 @@ IRLITE_ISA_INLINE float tanh_f32(float x) {
 IRLITE_ISA_INLINE float gelu_tanh_f32(float x) {
     return 0.5f * x * (1.0f + tanh_f32(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
 }
+
+// erf(x) = x P(x^2) / Q(x^2) on |x| <= 4, a rational function of degrees 6 and 5 in x^2 fitted
+// here for relative error (5e-9 before f32 rounding), with |x| clamped to 4 (erf(4) rounds to 1
+// in f32). Within 7 ulp (the f32 rounding of P and Q near 1; Eigen's float erf measures 6.7 ulp
+// on the same sweep); the sign is x's (erf(-0) = -0), NaN stays NaN. One division and no exp:
+// cheap enough that the wide vectors pay.
+IRLITE_ISA_INLINE float erf_f32(float x) {
+    const float a0 = __builtin_fabsf(x);
+    const float a = a0 > 4.0f ? 4.0f : a0;  // keeps z finite; NaN stays NaN
+    const float z = a * a;
+    float p = -1.31734268e-08f;
+    p = p * z + 4.68057806e-06f;
+    p = p * z + 3.79421603e-04f;
+    p = p * z + 3.84688750e-03f;
+    p = p * z + 5.43059520e-02f;
+    p = p * z + 1.85145140e-01f;
+    p = p * z + 1.12837923e+00f;
+    float q = 6.30730283e-05f;
+    q = q * z + 1.30677898e-03f;
+    q = q * z + 1.54558802e-02f;
+    q = q * z + 1.13931537e-01f;
+    q = q * z + 4.97414023e-01f;
+    q = q * z + 1.0f;
+    // From |x| = 3.93 on, erf rounds to 1 (erfc < 2^-25): exactly 1 there, as the fit is not.
+    return __builtin_copysignf(a0 >= 3.93f ? 1.0f : a * p / q, x);
+}
+
+// Gelu's exact form 0.5 x (1 + erf(x / sqrt 2)), the Gelu ops' and the fused epilogue's.
+IRLITE_ISA_INLINE float gelu_erf_f32(float x) { return 0.5f * x * (1.0f + erf_f32(x * 0.70710678118654752440f)); }
 
 inline constexpr int kLanes = 16;
 

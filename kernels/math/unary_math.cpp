@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "kernels/detail/unary.hpp"
+#include "kernels/detail/vec_math.hpp"
 
 namespace irlite {
 namespace {
@@ -84,7 +85,17 @@ OpDef make_exp_op() {
 
 OpDef make_log_op() { return make_math_op("Log", [](const NoAttrs&, auto x) { return x.log(); }); }
 OpDef make_sqrt_op() { return make_math_op("Sqrt", [](const NoAttrs&, auto x) { return x.sqrt(); }); }
-OpDef make_erf_op() { return make_math_op("Erf", [](const NoAttrs&, auto x) { return x.erf(); }); }
+// f32 (and f16/bf16, computed in f32): vec_math's erf_f32 at the CPU's level, the same bits at
+// every level; f64 and integers: Eigen's erf.
+OpDef make_erf_op() {
+    return make_math_op("Erf", isa_loop_f32([](const NoAttrs&, auto x) {
+                            using C = typename decltype(x)::Scalar;
+                            if constexpr (std::is_same_v<C, float>)
+                                return x.unaryExpr([](float v) { return vmath::erf_f32(v); });
+                            else
+                                return x.erf();
+                        }));
+}
 OpDef make_sin_op() { return make_math_op("Sin", [](const NoAttrs&, auto x) { return x.sin(); }); }
 OpDef make_cos_op() { return make_math_op("Cos", [](const NoAttrs&, auto x) { return x.cos(); }); }
 OpDef make_tan_op() { return make_math_op("Tan", [](const NoAttrs&, auto x) { return x.tan(); }); }
