@@ -212,9 +212,11 @@ int64_t nearest_pixel(NearestMode mode, float x, bool downsample) {
     return 0;
 }
 
-// The taps of one output coordinate along one axis: input coordinates and weights.
+// The taps of every output coordinate along one axis, flat: coordinate x's input coordinates and
+// weights are index[first[x] .. first[x + 1]) and the same of weight. Flat, not a vector per
+// coordinate: an output axis of millions (a fuzzed `sizes`) costs three vectors, not millions.
 struct Taps {
-    std::vector<int64_t> index;
+    std::vector<int64_t> first{0}, index;
     std::vector<double> weight;
 };
 
@@ -229,14 +231,20 @@ double cubic_weight(double s, double a, int k) {
 }
 
 // Taps for every output coordinate of one axis (in_len >= 1).
-std::vector<Taps> axis_taps(const InterpolateAttrs& a, float scale, int64_t in_len, int64_t out_len, bool antialias) {
-    std::vector<Taps> all(static_cast<size_t>(out_len));
+Taps axis_taps(const InterpolateAttrs& a, float scale, int64_t in_len, int64_t out_len, bool antialias) {
+    Taps t;
+    // Every mode but the antialiasing Linear has at most 4 taps per coordinate: reserving them
+    // spares the copies of growing (an output axis may have millions of coordinates).
+    const size_t taps = a.mode == Mode::Nearest ? 1 : a.mode == Mode::LinearOnnx ? 2 : 4;
+    t.first.reserve(static_cast<size_t>(out_len) + 1);
+    t.index.reserve(static_cast<size_t>(out_len) * taps);
+    t.weight.reserve(static_cast<size_t>(out_len) * taps);
     const auto clamp = [&](int64_t i) { return std::min(std::max<int64_t>(i, 0), in_len - 1); };
     // Coordinates far outside the input all land on its edge; keeping them within a few pixels of
     // it keeps the float -> integer conversions below defined for any scale.
     const float lo = -8.0f, hi = static_cast<float>(in_len) + 8.0f;
     for (int64_t x = 0; x < out_len; ++x) {
-        Taps& t = all[static_cast<size_t>(x)];
+        const size_t begin = t.index.size();
         const float coord =
             std::min(std::max(original_coordinate(a.coord, static_cast<float>(x), scale, out_len, in_len), lo), hi);
         switch (a.mode) {
@@ -249,11 +257,11 @@ std::vector<Taps> axis_taps(const InterpolateAttrs& a, float scale, int64_t in_l
                 const int64_t i1 = clamp(static_cast<int64_t>(c));
                 const int64_t i2 = std::min(i1 + 1, in_len - 1);
                 if (i1 == i2) {
-                    t.index = {i1};
-                    t.weight = {1.0};
+                    t.index.push_back(i1);
+                    t.weight.push_back(1.0);
                 } else {
-                    t.index = {i1, i2};
-                    t.weight = {static_cast<double>(i2) - c, c - static_cast<double>(i1)};
+                    t.index.insert(t.index.end(), {i1, i2});
+                    t.weight.insert(t.weight.end(), {static_cast<double>(i2) - c, c - static_cast<double>(i1)});
                 }
                 break;
             }
@@ -282,12 +290,13 @@ std::vector<Taps> axis_taps(const InterpolateAttrs& a, float scale, int64_t in_l
                     t.weight.push_back(w);
                     sum += w;
                 }
-                for (double& w : t.weight) w /= sum;
+                for (size_t k = begin; k < t.weight.size(); ++k) t.weight[k] /= sum;
                 break;
             }
         }
+        t.first.push_back(static_cast<int64_t>(t.index.size()));
     }
-    return all;
+    return t;
 }
 
 // ---- plan ---------------------------------------------------------------------------------------
@@ -330,12 +339,10 @@ int64_t plan_passes(const InterpolateAttrs& a, const Geometry& g, bool antialias
         for (size_t d = axis + 1; d < shape.size(); ++d) pass.inner *= shape[d];
         pass.in_len = shape[axis];
         pass.out_len = plan.output[axis];
-        pass.first.push_back(0);
-        for (const Taps& t : axis_taps(a, g.scales[k], pass.in_len, pass.out_len, antialias)) {
-            pass.index.insert(pass.index.end(), t.index.begin(), t.index.end());
-            pass.weight.insert(pass.weight.end(), t.weight.begin(), t.weight.end());
-            pass.first.push_back(static_cast<int64_t>(pass.index.size()));
-        }
+        Taps taps = axis_taps(a, g.scales[k], pass.in_len, pass.out_len, antialias);
+        pass.first = std::move(taps.first);
+        pass.index = std::move(taps.index);
+        pass.weight = std::move(taps.weight);
         shape[axis] = pass.out_len;
         largest = std::max(largest, checked_num_elements(shape));
         plan.passes.push_back(std::move(pass));
