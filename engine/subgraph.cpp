@@ -417,8 +417,8 @@ std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::v
     const bool all_static =
         std::all_of(parameters.begin(), parameters.end(), [](const OutputInfo& p) { return p.shape.is_static(); });
     if (!findings) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (const auto& entry : cache_)
+        std::lock_guard<std::mutex> lock(cache_.mutex);
+        for (const auto& entry : cache_.entries)
             if (entry.first == key) return entry.second;
     }
     BuildOptions options;
@@ -451,22 +451,16 @@ std::shared_ptr<const BuiltBody> SubgraphAttrs::build(size_t index, const std::v
         }
     }
     if (!findings) {
-        std::lock_guard<std::mutex> lock(mutex_);
+        std::lock_guard<std::mutex> lock(cache_.mutex);
         constexpr size_t kMaxBuilt = 16;  // a model fed ever new shapes keeps a bounded number
-        if (cache_.size() >= kMaxBuilt) cache_.clear();
-        cache_.emplace_back(std::move(key), built);
+        if (cache_.entries.size() >= kMaxBuilt) cache_.entries.clear();
+        cache_.entries.emplace_back(std::move(key), built);
     }
     return built;
 }
 
 std::shared_ptr<const SubgraphAttrs> SubgraphAttrs::with_passes(const CompilePasses& other) const {
-    auto copy = std::make_shared<SubgraphAttrs>();
-    copy->kind = kind;
-    copy->layer_name = layer_name;
-    copy->bodies = bodies;
-    copy->num_inputs = num_inputs;
-    copy->num_outputs = num_outputs;
-    copy->declared_outputs = declared_outputs;
+    auto copy = std::make_shared<SubgraphAttrs>(*this);
     copy->passes = other;
     return copy;
 }

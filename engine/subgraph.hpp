@@ -88,9 +88,16 @@ struct SubgraphAttrs : OpAttrs {
     std::shared_ptr<const SubgraphAttrs> with_passes(const CompilePasses& other) const;
 
 private:
-    mutable std::mutex mutex_;
     // (body, then per Parameter: type, rank or -1, dims) -> the body built for it; a few entries.
-    mutable std::vector<std::pair<std::vector<int64_t>, std::shared_ptr<const BuiltBody>>> cache_;
+    // A copy of the attributes starts with an empty cache of its own (with_passes).
+    struct BuiltCache {
+        std::mutex mutex;
+        std::vector<std::pair<std::vector<int64_t>, std::shared_ptr<const BuiltBody>>> entries;
+        BuiltCache() = default;
+        BuiltCache(const BuiltCache&) {}
+        BuiltCache& operator=(const BuiltCache&) = delete;
+    };
+    mutable BuiltCache cache_;
 };
 
 // The graph whose TensorIterator, Loop and If layers plan their bodies with `passes`: a copy with

@@ -22,7 +22,7 @@ inline std::string dims_xml(const std::string& dims) {
 }
 
 inline std::string parameter_xml(int id, const std::string& name, const std::string& type, const std::string& dims) {
-    const std::string precision = type == "f32" ? "FP32" : type == "i64" ? "I64" : "BOOL";
+    const std::string precision = type == "f32" ? "FP32" : type == "f16" ? "FP16" : type == "i64" ? "I64" : "BOOL";
     return "<layer id=\"" + std::to_string(id) + "\" name=\"" + name + "\" type=\"Parameter\" version=\"opset1\">" +
            "<data shape=\"" + dims + "\" element_type=\"" + type + "\"/><output><port id=\"0\" precision=\"" + precision +
            "\" names=\"" + name + "\">" + dims_xml(dims) + "</port></output></layer>\n";
@@ -180,8 +180,7 @@ inline std::string if_two_shapes() {
 inline std::string ti_after_if() {
     std::string net = if_two_shapes();
     const std::string ti =
-        "<layer id=\"5\" name=\"acc0\" type=\"Parameter\" version=\"opset1\"><data shape=\"1\" element_type=\"f32\"/>"
-        "<output><port id=\"0\" precision=\"FP32\" names=\"acc0\">" + dims_xml("1") + "</port></output></layer>\n"
+        parameter_xml(5, "acc0", "f32", "1") +
         "<layer id=\"6\" name=\"ti\" type=\"TensorIterator\" version=\"opset1\">\n<input><port id=\"0\" precision=\"FP32\">" +
         dims_xml("-1") + "</port><port id=\"1\" precision=\"FP32\">" + dims_xml("1") +
         "</port></input>\n<output><port id=\"2\" precision=\"FP32\" names=\"sum\">" + dims_xml("1") + "</port></output>\n" +

@@ -21,22 +21,12 @@ namespace {
 using testing::dims_xml;
 using testing::edge_xml;
 using testing::net_xml;
+using testing::parameter_xml;
+using testing::result_xml;
 
 std::string port(int id, const std::string& precision, const std::string& dims, const std::string& names = "") {
     return "<port id=\"" + std::to_string(id) + "\" precision=\"" + precision + "\"" +
            (names.empty() ? "" : " names=\"" + names + "\"") + ">" + dims_xml(dims) + "</port>";
-}
-
-std::string parameter(int id, const std::string& name, const std::string& type, const std::string& dims) {
-    const std::string precision = type == "f16" ? "FP16" : "FP32";
-    return "<layer id=\"" + std::to_string(id) + "\" name=\"" + name + "\" type=\"Parameter\" version=\"opset1\">" +
-           "<data shape=\"" + dims + "\" element_type=\"" + type + "\"/><output>" + port(0, precision, dims, name) +
-           "</output></layer>\n";
-}
-
-std::string result(int id, const std::string& name, const std::string& precision, const std::string& dims) {
-    return "<layer id=\"" + std::to_string(id) + "\" name=\"" + name + "\" type=\"Result\" version=\"opset1\"><input>" +
-           port(0, precision, dims) + "</input></layer>\n";
 }
 
 // TensorIterator 'ti' over x [3,4] (axis 0) with w [4,4] invariant; the body computes
@@ -44,14 +34,14 @@ std::string result(int id, const std::string& name, const std::string& precision
 std::string ti_matmul_tanh(const std::string& type) {
     const std::string p = type == "f16" ? "FP16" : "FP32";
     const std::string body =
-        "<body><layers>\n" + parameter(0, "b_x", type, "1,4") + parameter(1, "b_w", type, "4,4") +
+        "<body><layers>\n" + parameter_xml(0, "b_x", type, "1,4") + parameter_xml(1, "b_w", type, "4,4") +
         "<layer id=\"2\" name=\"matmul\" type=\"MatMul\" version=\"opset1\"><data transpose_a=\"false\" "
         "transpose_b=\"false\"/><input>" + port(0, p, "1,4") + port(1, p, "4,4") + "</input><output>" + port(2, p, "1,4") +
         "</output></layer>\n<layer id=\"3\" name=\"tanh\" type=\"Tanh\" version=\"opset1\"><input>" + port(0, p, "1,4") +
         "</input><output>" + port(1, p, "1,4") + "</output></layer>\n" +
         "<layer id=\"4\" name=\"matmul2\" type=\"MatMul\" version=\"opset1\"><data transpose_a=\"false\" "
         "transpose_b=\"false\"/><input>" + port(0, p, "1,4") + port(1, p, "4,4") + "</input><output>" + port(2, p, "1,4") +
-        "</output></layer>\n" + result(5, "b_out", p, "1,4") + "</layers><edges>\n" + edge_xml(0, 0, 2, 0) +
+        "</output></layer>\n" + result_xml(5, "b_out", p, "1,4") + "</layers><edges>\n" + edge_xml(0, 0, 2, 0) +
         edge_xml(1, 0, 2, 1) + edge_xml(2, 2, 3, 0) + edge_xml(3, 1, 4, 0) + edge_xml(1, 0, 4, 1) + edge_xml(4, 2, 5, 0) +
         "</edges></body>\n";
     const std::string ti = "<layer id=\"2\" name=\"ti\" type=\"TensorIterator\" version=\"opset1\">\n<input>" +
@@ -61,7 +51,7 @@ std::string ti_matmul_tanh(const std::string& type) {
                            "<input external_port_id=\"1\" internal_layer_id=\"1\"/>\n"
                            "<output axis=\"0\" external_port_id=\"2\" internal_layer_id=\"5\"/>\n</port_map>\n" +
                            body + "</layer>\n";
-    return net_xml(parameter(0, "x", type, "3,4") + parameter(1, "w", type, "4,4") + ti + result(3, "out", p, "3,4"),
+    return net_xml(parameter_xml(0, "x", type, "3,4") + parameter_xml(1, "w", type, "4,4") + ti + result_xml(3, "out", p, "3,4"),
                    edge_xml(0, 0, 2, 0) + edge_xml(1, 0, 2, 1) + edge_xml(2, 2, 3, 0));
 }
 
