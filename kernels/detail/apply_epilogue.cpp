@@ -64,7 +64,7 @@ auto softplus(const X& x) {
 // run starts and ends, i.e. on a GEMM tile's bounds, which follow the thread count. So the
 // transcendental activations take every element through the packet functions: in blocks of
 // kActivationBlock floats, each copied into an aligned buffer (zero-padded at the end). Sigmoid,
-// Tanh, Swish and Gelu's tanh form do not need this: they use vec_math.hpp (activate_at_level).
+// Tanh, Swish and Gelu (both forms) do not need this: they use vec_math.hpp (activate_at_level).
 // Add, multiply, divide, max and min round the same in either path and run in place.
 inline constexpr int64_t kActivationBlock = 16;
 

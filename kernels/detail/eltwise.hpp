@@ -158,7 +158,7 @@ T wrapping_mul(T a, T b) {
 //   make_binary_op<kArithmeticTypes>("Add", 1, isa_loop([](auto a, auto b) { return a + b; }));
 // isa_loop_f32 does the same for the f32 instance only (other compute types keep Eigen's packets):
 // for functors whose f32 form is x.unaryExpr of vec_math.hpp's scalar functions (sigmoid_f32,
-// tanh_f32: no libm), which Eigen has no packet form of. An expression without packet access runs
+// tanh_f32, erf_f32: no libm), which Eigen has no packet form of. An expression without packet access runs
 // through cpu::run_at at every level, the baseline included, so its loop is vectorised there too.
 template <class Fn, bool kF32Only>
 struct IsaLoop {

@@ -303,11 +303,9 @@ Taps axis_taps(const InterpolateAttrs& a, float scale, int64_t in_len, int64_t o
 
 // One separable pass along an axis of a [outer, in_len, inner] tensor: output coordinate x of
 // [outer, out_len, inner] is the sum over taps [first[x], first[x + 1]) of weight * input row index.
-struct AxisPass {
+struct AxisPass : Taps {
     size_t axis = 0;
     int64_t outer = 1, in_len = 1, out_len = 1, inner = 1;
-    std::vector<int64_t> first, index;
-    std::vector<double> weight;
 };
 
 // Everything the kernel needs, made once: the padding, the nearest maps or the filtered passes,
@@ -339,10 +337,7 @@ int64_t plan_passes(const InterpolateAttrs& a, const Geometry& g, bool antialias
         for (size_t d = axis + 1; d < shape.size(); ++d) pass.inner *= shape[d];
         pass.in_len = shape[axis];
         pass.out_len = plan.output[axis];
-        Taps taps = axis_taps(a, g.scales[k], pass.in_len, pass.out_len, antialias);
-        pass.first = std::move(taps.first);
-        pass.index = std::move(taps.index);
-        pass.weight = std::move(taps.weight);
+        static_cast<Taps&>(pass) = axis_taps(a, g.scales[k], pass.in_len, pass.out_len, antialias);
         shape[axis] = pass.out_len;
         largest = std::max(largest, checked_num_elements(shape));
         plan.passes.push_back(std::move(pass));
