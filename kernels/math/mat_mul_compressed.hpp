@@ -27,10 +27,12 @@ struct CompressedMatMulPlan {
     std::shared_ptr<const CompressedWeights> weights;
     int64_t rows = 0;  // M: every batch's rows of A
     int lanes = 1;     // the level's f32 lanes (1: portable)
+    bool table = false;  // 4-bit weights looked up in a per-group table (AVX-512, groups of 128k)
     FusedEpilogue epilogue;
     // Scratch per row of A: A reordered for the level's unpacking (within each block of 2 x lanes
-    // elements, for 4-bit weights: the even elements, then the odd ones) and, with zero points, the
-    // per-lane sums of each group.
+    // elements, for 4-bit weights: the even elements, then the odd ones; with a table, within each
+    // block of 128: elements j, j + 8, ..., j + 120 for j = 0..7) and, with zero points and no
+    // table, the per-lane sums of each group.
     int64_t a_floats() const;
     size_t scratch_bytes() const;
 };
