@@ -74,7 +74,15 @@ int64_t dw_blocks_3x3(const T* w, const int64_t (&tap_w)[3], int64_t row_step, i
                       Next& next) {
     using Vec = typename DwVec<T, V>::type;
     constexpr int kBlocks3 = 5;
-    const auto splat = [&](int t) -> Vec { return w[t] - Vec{}; };  // x - 0 is x for every x, -0 too
+    // Through an array: GCC 12 makes that one broadcast at every width, where `w[t] - Vec{}` or a
+    // lane-by-lane assignment at 512 bits became 16 masked broadcasts, one per lane.
+    const auto splat = [&](int t) -> Vec {
+        T lanes[V];
+        for (int i = 0; i < V; ++i) lanes[i] = w[t];
+        Vec v;
+        std::memcpy(&v, lanes, sizeof v);
+        return v;
+    };
     const Vec wv[9] = {splat(0), splat(1), splat(2), splat(3), splat(4), splat(5), splat(6), splat(7), splat(8)};
     const auto run3 = [&](auto unit_columns) {
         constexpr bool kUnit = decltype(unit_columns)::value;
@@ -221,9 +229,14 @@ void dw_rows_scalar(const ConvProblem& p, const DwLayout& l, const T* xp, const 
 
 // One output plane of a depthwise convolution from the padded data plane `xp` (dw_pad_plane).
 template <class T>
-void direct_2d(const ConvProblem& p, const DwLayout& l, const T* xp, const T* w, T* y) {
+void direct_2d(const ConvProblem& p, const DwLayout& l, const T* xp, const T* w, T* y, cpu::Isa isa) {
     constexpr int kWide = 32 / sizeof(T), kNarrow = 16 / sizeof(T);
     const int64_t out_w = p.axes[1].out;
+    if constexpr (std::is_same_v<T, float>) {
+        // A 512-bit vector of a row where AVX-512 has them (32 registers: dw_blocks_3x3's 15 fit
+        // without spilling); below that level a 64-byte vector would be two or four registers.
+        if (isa == cpu::Isa::Avx512 && out_w >= 16) return dw_rows_vec<T, 16>(p, l, xp, w, y);
+    }
     if (out_w >= kWide) dw_rows_vec<T, kWide>(p, l, xp, w, y);
     else if (out_w >= kNarrow) dw_rows_vec<T, kNarrow>(p, l, xp, w, y);
     else dw_rows_scalar(p, l, xp, w, y);
@@ -272,7 +285,7 @@ void run_depthwise(const ConvProblem& p, const DepthwisePlan& plan, const nn::Fu
                     dw_pad_plane(plan.padded, p.axes[0].in, p.axes[1].in, x + image * cin * in_spatial, padded);
                 else if (j == 0)
                     dw_copy_plane_data(plan.padded, p.axes[0].in, p.axes[1].in, x + image * cin * in_spatial, padded);
-                direct_2d(p, plan.padded, padded, w + (g * cout + j) * p.kernel_size(), y + plane * out_spatial);
+                direct_2d(p, plan.padded, padded, w + (g * cout + j) * p.kernel_size(), y + plane * out_spatial, isa);
             }
         });
         // The epilogue once per run of the chunk's planes within one batch item: consecutive

@@ -131,6 +131,10 @@ void dw_copy_plane_data(const DwLayout& l, int64_t in_h, int64_t in_w, const T* 
 template <class T, int V>
 struct DwVec;
 template <>
+struct DwVec<float, 16> {
+    using type = simd::vec_t<float, 64>;
+};
+template <>
 struct DwVec<float, 8> {
     using type = simd::f32x8;
 };

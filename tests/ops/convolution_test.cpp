@@ -1,6 +1,7 @@
 // Convolution-1, GroupConvolution-1, ConvolutionBackpropData-1, GroupConvolutionBackpropData-1:
 // shape rules (spec examples, auto_pad, dynamic dims), values against plain-loop references for
 // 1-D/2-D/3-D, strided, dilated, padded, grouped, depthwise and chunked cases, and errors.
+#include "kernels/detail/cpu_isa.hpp"
 #include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "nn_test_util.hpp"
@@ -386,6 +387,9 @@ TEST(Convolution, DepthwiseFusedEpilogueEveryPathAndThreadCount) {
         {"planar_s3_dilated", {1, 8, 20, 40}, {3, 3}, {{3, 3}, {2, 2}, {2, 1}, {1, 2}}, "direct"},
         {"planar_96_8x8", {1, 96, 8, 8}, {3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, "direct"},
         {"planar_96_s2", {2, 96, 16, 16}, {3, 3}, {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, "direct"},
+        // Rows of one 512-bit vector, and of one and an overlapping second (AVX-512's rows).
+        {"planar_24_16x16", {1, 24, 16, 16}, {3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, "direct"},
+        {"planar_8_9x23", {2, 8, 9, 23}, {3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, "direct"},
         {"channels_last_96_s2", {2, 96, 8, 8}, {3, 3}, {{2, 2}, {1, 1}, {1, 1}, {1, 1}}, "direct-channels-last"},
         {"channels_last_100_2x2", {1, 100, 2, 2}, {3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, "direct-channels-last"},
         {"channels_last_480_2x2", {1, 480, 2, 2}, {3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, "direct-channels-last"},
@@ -424,6 +428,23 @@ TEST(Convolution, DepthwiseFusedEpilogueEveryPathAndThreadCount) {
         for (size_t i = 0; i < want.size(); ++i)
             want[i] = std::clamp(want[i] + bias.data<float>()[static_cast<int64_t>(i) / plane % channels], 0.0, 6.0);
         expect_fused_at_every_thread_count(model, {{"x", &x}}, out, "GroupConvolution+Add+Clamp", c.method, want);
+        // Each lane adds the same taps in the same order at every vector width: the same bits at
+        // every instruction-set cap as at the CPU's own level.
+        const auto run_at = [&](const cpu::Isa* cap) {
+            if (cap) cpu::set_isa_cap_for_testing(*cap);
+            const CompiledModel compiled(model, CompileOptions{});
+            InferRequest r = compiled.create_infer_request();
+            r.set_input("x", x);
+            r.infer();
+            const Tensor& y = r.output(0);
+            std::vector<float> got(y.data<float>(), y.data<float>() + y.num_elements());
+            if (cap) cpu::reset_isa_cap_for_testing();
+            return got;
+        };
+        const std::vector<float> native = run_at(nullptr);
+        for (cpu::Isa cap : {cpu::Isa::Sse, cpu::Isa::Avx2})
+            if (cpu::isa_supported(cap) && cap != cpu::detected_isa())
+                EXPECT_EQ(run_at(&cap), native) << "at " << cpu::isa_name(cap);
     }
 }
 
