@@ -114,7 +114,7 @@ struct V {
 // each of 16 dwords, the table entry its low nibble names; the table holds the group's 16 weights
 // (code - zero) * scale, each as the float decompression computes it in f32. A vector of 16
 // weights then costs a permute, a shift and an FMA, where the generic kernel widens, masks or
-// shifts, converts and multiplies (1.3-1.6x slower; a form that makes each nibble a float by
+// shifts, converts and multiplies (1.2-1.5x slower; a form that makes each nibble a float by
 // merging its bits under 2^23's, shift, merge, subtract and FMA, was slower still: more operations
 // per weight). A 64-byte block holds 128 weights, dword i the weights 8i..8i+7 from its low nibble
 // up, so the j-th lookup of a block meets A's elements 8i + j: prepare_row reorders A to match.
