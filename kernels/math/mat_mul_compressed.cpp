@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/isa_trace.hpp"
 #include "kernels/detail/parallel.hpp"
 
 #if IRLITE_ISA_X86
@@ -110,59 +111,82 @@ struct V {
 };
 #include "kernels/math/mat_mul_compressed_kernel.inl"
 
-// 4-bit weights through a table (plan.table: AVX-512, groups a multiple of 128). vpermps picks, for
-// each of 16 dwords, the table entry its low nibble names; the table holds the group's 16 weights
-// (code - zero) * scale, each as the float decompression computes it in f32. A vector of 16
-// weights then costs a permute, a shift and an FMA, where the generic kernel widens, masks or
+// 4-bit weights through a table (plan.table: AVX-512, groups of 64 or a multiple of 128). vpermps
+// picks, for each of 16 dwords, the table entry its low nibble names; the table holds the group's
+// 16 weights (code - zero) * scale, each as the float decompression computes it in f32. A vector of
+// 16 weights then costs a permute, a shift and an FMA, where the generic kernel widens, masks or
 // shifts, converts and multiplies (1.2-1.5x slower; a form that makes each nibble a float by
 // merging its bits under 2^23's, shift, merge, subtract and FMA, was slower still: more operations
 // per weight). A 64-byte block holds 128 weights, dword i the weights 8i..8i+7 from its low nibble
 // up, so the j-th lookup of a block meets A's elements 8i + j: prepare_row reorders A to match.
-// AVX2's vpermps indexes only 8 entries, so AVX2 keeps the generic kernel.
-template <bool kSigned, int R>
+// With groups of 64 (kHalves) the block's dwords 0-7 are one group and 8-15 the next: the two
+// tables sit side by side in vpermt2ps's 32 entries, and each lookup's index gets bit 4 set in the
+// upper dwords (one vpternlogd: the nibble, or 16). Groups of 32 keep the generic kernel (four
+// tables to a block). AVX2's vpermps indexes only 8 entries, so AVX2 keeps the generic kernel.
+// Group g's table for weight row n (see table_rows).
+CW_TARGET __m512 group_table(const CompressedWeights& w, __m512 codes, int64_t n, int64_t g) {
+    const size_t at = static_cast<size_t>(n * w.groups() + g);
+    const __m512 code = w.zero.empty() ? codes : _mm512_sub_ps(codes, _mm512_set1_ps(w.zero[at]));
+    return _mm512_mul_ps(code, _mm512_set1_ps(w.scale[at]));
+}
+
+// The weights the low nibbles of b name: from `low` alone, or with kHalves from `low` in dwords
+// 0-7 and `high` in 8-15 (index (b & 15) | upper, upper = 16 in dwords 8-15).
+template <bool kHalves>
+CW_TARGET __m512 lookup(__m512i b, __m512 low, __m512 high, __m512i upper) {
+    if constexpr (kHalves)
+        return _mm512_permutex2var_ps(low, _mm512_ternarylogic_epi32(b, _mm512_set1_epi32(0xF), upper, 0xEA), high);
+    else
+        return _mm512_maskz_permutexvar_ps(0xFFFF, b, low);
+}
+
+template <bool kSigned, bool kHalves, int R>
 CW_TARGET void table_rows(const CompressedWeights& w, const float* a, int64_t n, float* y) {
-    const int64_t depth = w.depth, group = w.group, groups = depth / group, row_bytes = depth / 2;
-    const bool zeros = !w.zero.empty();
+    const int64_t depth = w.depth, group = w.group, row_bytes = depth / 2;
     const int64_t ahead = R * row_bytes;  // as in compressed_rows
     const uint8_t* q[R];
     for (int r = 0; r < R; ++r) q[r] = w.data.data() + (n + r) * row_bytes;
     // The value of each code: u4 0..15; i4's codes 8..15 are -8..-1.
     const __m512 codes = kSigned ? _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1)
                                  : _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m512 acc0[R], acc1[R];
-    for (int r = 0; r < R; ++r) acc0[r] = _mm512_setzero_ps(), acc1[r] = _mm512_setzero_ps();
-    for (int64_t g = 0; g < groups; ++g) {
-        __m512 table[R];
-        for (int r = 0; r < R; ++r) {
-            const size_t at = static_cast<size_t>((n + r) * groups + g);
-            const __m512 code = zeros ? _mm512_sub_ps(codes, _mm512_set1_ps(w.zero[at])) : codes;
-            table[r] = _mm512_mul_ps(code, _mm512_set1_ps(w.scale[at]));
-        }
-        for (int64_t k = g * group; k < (g + 1) * group; k += 128) {
+    const __m512i upper = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 16, 16, 16);
+    __m512 acc0[R], acc1[R], low[R], high[R];  // the tables are set at k = 0
+    for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = low[r] = high[r] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < depth; k += 128) {
+        if (kHalves || k % group == 0)
             for (int r = 0; r < R; ++r) {
-                __builtin_prefetch(q[r] + k / 2 + ahead);
-                __m512i b = _mm512_loadu_si512(q[r] + k / 2);
-                // Two chains per row. (Choosing the chain through a reference made GCC 12 keep
-                // the accumulators in memory: 1.3x slower.)
-                for (int j = 0; j < 8; j += 2) {
-                    const __m512 even = _mm512_maskz_permutexvar_ps(0xFFFF, b, table[r]);
-                    acc0[r] = _mm512_fmadd_ps(even, _mm512_loadu_ps(a + k + 16 * j), acc0[r]);
-                    b = _mm512_maskz_srli_epi32(0xFFFF, b, 4);
-                    const __m512 odd = _mm512_maskz_permutexvar_ps(0xFFFF, b, table[r]);
-                    acc1[r] = _mm512_fmadd_ps(odd, _mm512_loadu_ps(a + k + 16 * j + 16), acc1[r]);
-                    b = _mm512_maskz_srli_epi32(0xFFFF, b, 4);
-                }
+                low[r] = group_table(w, codes, n + r, k / group);
+                high[r] = kHalves ? group_table(w, codes, n + r, k / group + 1) : low[r];
+            }
+        for (int r = 0; r < R; ++r) {
+            __builtin_prefetch(q[r] + k / 2 + ahead);
+            __m512i b = _mm512_loadu_si512(q[r] + k / 2);
+            // Two chains per row. (Choosing the chain through a reference made GCC 12 keep the
+            // accumulators in memory: 1.3x slower.)
+            for (int j = 0; j < 8; j += 2) {
+                const __m512 even = lookup<kHalves>(b, low[r], high[r], upper);
+                acc0[r] = _mm512_fmadd_ps(even, _mm512_loadu_ps(a + k + 16 * j), acc0[r]);
+                b = _mm512_maskz_srli_epi32(0xFFFF, b, 4);
+                const __m512 odd = lookup<kHalves>(b, low[r], high[r], upper);
+                acc1[r] = _mm512_fmadd_ps(odd, _mm512_loadu_ps(a + k + 16 * j + 16), acc1[r]);
+                b = _mm512_maskz_srli_epi32(0xFFFF, b, 4);
             }
         }
     }
     for (int r = 0; r < R; ++r) y[r] = V::hsum(_mm512_add_ps(acc0[r], acc1[r]));
 }
 
-template <bool kSigned>
+template <bool kSigned, bool kHalves>
 void table_range(const CompressedWeights& w, const float* a, const float*, int64_t n0, int64_t n1, float* y) {
     int64_t n = n0;
-    for (; n + 4 <= n1; n += 4) table_rows<kSigned, 4>(w, a, n, y + n);
-    for (; n < n1; ++n) table_rows<kSigned, 1>(w, a, n, y + n);
+    for (; n + 4 <= n1; n += 4) table_rows<kSigned, kHalves, 4>(w, a, n, y + n);
+    for (; n < n1; ++n) table_rows<kSigned, kHalves, 1>(w, a, n, y + n);
+}
+
+inline RangeFn table_range_for(const CompressedWeights& w) {
+    const bool i4 = w.format == CompressedWeights::Format::I4, halves = w.group == 64;
+    if (halves) return i4 ? table_range<true, true> : table_range<false, true>;
+    return i4 ? table_range<true, false> : table_range<false, false>;
 }
 #undef CW_TARGET
 }  // namespace avx512
@@ -171,9 +195,7 @@ void table_range(const CompressedWeights& w, const float* a, const float*, int64
 
 RangeFn range_of(const CompressedMatMulPlan& plan) {
 #if IRLITE_ISA_X86
-    if (plan.table)
-        return plan.weights->format == CompressedWeights::Format::I4 ? avx512::table_range<true>
-                                                                    : avx512::table_range<false>;
+    if (plan.table) return avx512::table_range_for(*plan.weights);
     if (plan.lanes == 16) return avx512::range_for(plan.weights->format);
     if (plan.lanes == 8) return avx2::range_for(plan.weights->format);
 #endif
@@ -225,7 +247,9 @@ CompressedMatMulPlan plan_compressed_mat_mul(int64_t rows, std::shared_ptr<const
     // every group; the portable one tiles any.
     const int64_t per_lane = weights->four_bit() ? 2 : 1;
     const auto tiles = [&](int64_t lanes) { return weights->group % (lanes * per_lane) == 0; };
-    plan.table = isa == cpu::Isa::Avx512 && weights->four_bit() && weights->group % 128 == 0;
+    // Blocks of 128 weights tile the row, with one group (or two of 64) each.
+    plan.table = isa == cpu::Isa::Avx512 && weights->four_bit() && weights->depth % 128 == 0 &&
+                 (weights->group % 128 == 0 || weights->group == 64);
     if (isa == cpu::Isa::Avx512 && tiles(16)) plan.lanes = 16;
     else if ((isa == cpu::Isa::Avx512 || isa == cpu::Isa::Avx2) && tiles(8)) plan.lanes = 8;
     else plan.lanes = 1;
@@ -241,6 +265,8 @@ void run_compressed_mat_mul(const CompressedMatMulPlan& plan, const float* a, fl
     for (int64_t m = 0; m < m_rows; ++m)
         prepare_row(plan, a + m * k, prepared + m * stride, prepared + m * stride + k);
     const RangeFn range = range_of(plan);
+    // The kernels are called directly, not through cpu::run, so the profile's ISA column is told here.
+    record_isa_level(plan.lanes == 16 ? kIsaTraceAvx512 : plan.lanes == 8 ? kIsaTraceAvx2 : kIsaTraceSse);
     const FusedEpilogue& e = plan.epilogue;
     // Blocks of 64 output columns: whole 4-row kernels, and enough blocks for every thread.
     constexpr int64_t kBlock = 64;

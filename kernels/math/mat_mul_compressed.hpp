@@ -27,7 +27,7 @@ struct CompressedMatMulPlan {
     std::shared_ptr<const CompressedWeights> weights;
     int64_t rows = 0;  // M: every batch's rows of A
     int lanes = 1;     // the level's f32 lanes (1: portable)
-    bool table = false;  // 4-bit weights looked up in a per-group table (AVX-512, groups of 128k)
+    bool table = false;  // 4-bit weights looked up in per-group tables (AVX-512, groups of 64 or 128k)
     FusedEpilogue epilogue;
     // Scratch per row of A: A reordered for the level's unpacking (within each block of 2 x lanes
     // elements, for 4-bit weights: the even elements, then the odd ones; with a table, within each
