@@ -1,7 +1,8 @@
 // Constant-1 (IR type "Const", opset1+): data stored in the .bin.
 // Attributes: element_type, shape ("1,3", "1, 3"; "" = scalar), offset and size (bytes into the
 // .bin). The tensor is a zero-copy view into the memory-mapped .bin (an aligned copy when the
-// offset is not a multiple of the element size).
+// offset is not a multiple of the element size, and a copy of 0s and 1s for a boolean Const with
+// other bytes: any nonzero byte is true).
 // size: OpenVINO requires size >= the bytes the type and shape need, and reads only those (it
 // writes empty Consts with size="1"); so does irlite. A larger size is a warning of check and run
 // (the graph builder's const-size-larger).
@@ -23,6 +24,13 @@ struct ConstAttrs : OpAttrs {
     Shape shape;
     Tensor value;  // invalid when the bytes are not known (no weights, or a type irlite cannot hold)
 };
+
+// Whether every one of n bytes is 0 or 1.
+bool bytes_are_bools(const std::byte* bytes, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+        if (static_cast<uint8_t>(bytes[i]) > 1) return false;
+    return true;
+}
 
 Error attribute_error(std::string code, std::string message) {
     return Error(ErrorKind::Attribute, std::move(code), std::move(message));
@@ -63,6 +71,14 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
                         " is beyond the end of the weights file (", w->size, " bytes", w->path.empty() ? "" : ", ",
                         w->path, ")"));
     const std::byte* bytes = w->data + offset;
+    if (a->type == ElementType::boolean && !bytes_are_bools(bytes, needed)) {
+        // A byte other than 0 and 1 is true, as OpenVINO reads it; kernels load booleans as C++
+        // bool, for which any other byte is undefined, so such a Const gets a copy of 0s and 1s.
+        a->value = Tensor(a->type, dims);
+        auto* out = static_cast<uint8_t*>(a->value.data());
+        for (int64_t i = 0; i < needed; ++i) out[i] = bytes[i] != std::byte{0} ? 1 : 0;
+        return a;
+    }
     if (!is_packed(a->type) && reinterpret_cast<uintptr_t>(bytes) % element_size(a->type) != 0) {
         // The .bin has no alignment padding: a Const after an odd-sized one is misaligned for its
         // type, and kernels read typed elements. Such a Const gets an aligned copy.

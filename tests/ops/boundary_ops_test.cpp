@@ -121,5 +121,25 @@ TEST(Const, SharedOffsetsAndResult) {
     EXPECT_EQ(req.output("b").data<int64_t>()[0], 42);
 }
 
+// A boolean Const's bytes other than 0 and 1 are true (as OpenVINO reads them), and kernels, which
+// load C++ bools, see 0 and 1 only (fuzz_ir found a byte 16 loaded as bool by Convert: undefined).
+TEST(Const, BooleanBytesBeyondOneAreTrue) {
+    IrBuilder b;
+    b.layer(0, "c", "Const", "opset1", "element_type=\"boolean\" shape=\"4\" offset=\"0\" size=\"4\"", {},
+            {{0, "BOOL", {4}, "c"}});
+    b.layer(1, "to_i32", "Convert", "opset1", "destination_type=\"i32\"", {{0, "BOOL", {4}, ""}}, {{1, "I32", {4}, "i"}});
+    b.layer(2, "rc", "Result", "opset1", "", {{0, "BOOL", {4}, ""}}, {});
+    b.layer(3, "ri", "Result", "opset1", "", {{0, "I32", {4}, ""}}, {});
+    b.edge(0, 0, 1, 0).edge(0, 0, 2, 0).edge(1, 1, 3, 0);
+    const unsigned char bin[4] = {0, 1, 16, 255};
+    const CompiledModel m(Model::read_from_memory(b.xml(), bin, sizeof bin));
+    InferRequest req = m.create_infer_request();
+    req.infer();
+    const auto* bytes = req.output("c").data<uint8_t>();
+    EXPECT_EQ(std::vector<int>(bytes, bytes + 4), (std::vector<int>{0, 1, 1, 1}));
+    const int32_t* ints = req.output("i").data<int32_t>();
+    EXPECT_EQ(std::vector<int32_t>(ints, ints + 4), (std::vector<int32_t>{0, 1, 1, 1}));
+}
+
 }  // namespace
 }  // namespace irlite
