@@ -111,18 +111,6 @@ struct V {
 };
 #include "kernels/math/mat_mul_compressed_kernel.inl"
 
-// 4-bit weights through a table (plan.table: AVX-512, groups of 64 or a multiple of 128). vpermps
-// picks, for each of 16 dwords, the table entry its low nibble names; the table holds the group's
-// 16 weights (code - zero) * scale, each as the float decompression computes it in f32. A vector of
-// 16 weights then costs a permute, a shift and an FMA, where the generic kernel widens, masks or
-// shifts, converts and multiplies (1.2-1.5x slower; a form that makes each nibble a float by
-// merging its bits under 2^23's, shift, merge, subtract and FMA, was slower still: more operations
-// per weight). A 64-byte block holds 128 weights, dword i the weights 8i..8i+7 from its low nibble
-// up, so the j-th lookup of a block meets A's elements 8i + j: prepare_row reorders A to match.
-// With groups of 64 (kHalves) the block's dwords 0-7 are one group and 8-15 the next: the two
-// tables sit side by side in vpermt2ps's 32 entries, and each lookup's index gets bit 4 set in the
-// upper dwords (one vpternlogd: the nibble, or 16). Groups of 32 keep the generic kernel (four
-// tables to a block). AVX2's vpermps indexes only 8 entries, so AVX2 keeps the generic kernel.
 // Group g's table for weight row n (see table_rows).
 CW_TARGET __m512 group_table(const CompressedWeights& w, __m512 codes, int64_t n, int64_t g) {
     const size_t at = static_cast<size_t>(n * w.groups() + g);
@@ -140,6 +128,18 @@ CW_TARGET __m512 lookup(__m512i b, __m512 low, __m512 high, __m512i upper) {
         return _mm512_maskz_permutexvar_ps(0xFFFF, b, low);
 }
 
+// 4-bit weights through a table (plan.table: AVX-512, groups of 64 or a multiple of 128). vpermps
+// picks, for each of 16 dwords, the table entry its low nibble names; the table holds the group's
+// 16 weights (code - zero) * scale, each as the float decompression computes it in f32. A vector of
+// 16 weights then costs a permute, a shift and an FMA, where the generic kernel widens, masks or
+// shifts, converts and multiplies (1.2-1.5x slower; a form that makes each nibble a float by
+// merging its bits under 2^23's, shift, merge, subtract and FMA, was slower still: more operations
+// per weight). A 64-byte block holds 128 weights, dword i the weights 8i..8i+7 from its low nibble
+// up, so the j-th lookup of a block meets A's elements 8i + j: prepare_row reorders A to match.
+// With groups of 64 (kHalves) the block's dwords 0-7 are one group and 8-15 the next: the two
+// tables sit side by side in vpermt2ps's 32 entries, and each lookup's index gets bit 4 set in the
+// upper dwords (one vpternlogd: the nibble, or 16). Groups of 32 keep the generic kernel (four
+// tables to a block). AVX2's vpermps indexes only 8 entries, so AVX2 keeps the generic kernel.
 template <bool kSigned, bool kHalves, int R>
 CW_TARGET void table_rows(const CompressedWeights& w, const float* a, int64_t n, float* y) {
     const int64_t depth = w.depth, group = w.group, row_bytes = depth / 2;
