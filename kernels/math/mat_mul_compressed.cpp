@@ -111,9 +111,8 @@ struct V {
 };
 #include "kernels/math/mat_mul_compressed_kernel.inl"
 
-// Group g's table for weight row n (see table_rows).
-CW_TARGET __m512 group_table(const CompressedWeights& w, __m512 codes, int64_t n, int64_t g) {
-    const size_t at = static_cast<size_t>(n * w.groups() + g);
+// The table of scale and zero point `at` ([row][group], see table_rows).
+CW_TARGET __m512 group_table(const CompressedWeights& w, __m512 codes, size_t at) {
     const __m512 code = w.zero.empty() ? codes : _mm512_sub_ps(codes, _mm512_set1_ps(w.zero[at]));
     return _mm512_mul_ps(code, _mm512_set1_ps(w.scale[at]));
 }
@@ -142,7 +141,7 @@ CW_TARGET __m512 lookup(__m512i b, __m512 low, __m512 high, __m512i upper) {
 // tables to a block). AVX2's vpermps indexes only 8 entries, so AVX2 keeps the generic kernel.
 template <bool kSigned, bool kHalves, int R>
 CW_TARGET void table_rows(const CompressedWeights& w, const float* a, int64_t n, float* y) {
-    const int64_t depth = w.depth, group = w.group, row_bytes = depth / 2;
+    const int64_t depth = w.depth, groups = w.groups(), row_bytes = depth / 2;
     const int64_t ahead = R * row_bytes;  // as in compressed_rows
     const uint8_t* q[R];
     for (int r = 0; r < R; ++r) q[r] = w.data.data() + (n + r) * row_bytes;
@@ -152,12 +151,18 @@ CW_TARGET void table_rows(const CompressedWeights& w, const float* a, int64_t n,
     const __m512i upper = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 16, 16, 16);
     __m512 acc0[R], acc1[R], low[R], high[R];  // the tables are set at k = 0
     for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = low[r] = high[r] = _mm512_setzero_ps();
+    // The next group and where it starts, stepped without a division per block.
+    int64_t g = 0, group_start = 0;
     for (int64_t k = 0; k < depth; k += 128) {
-        if (kHalves || k % group == 0)
+        if (k == group_start) {
             for (int r = 0; r < R; ++r) {
-                low[r] = group_table(w, codes, n + r, k / group);
-                high[r] = kHalves ? group_table(w, codes, n + r, k / group + 1) : low[r];
+                const auto at = static_cast<size_t>((n + r) * groups + g);
+                low[r] = group_table(w, codes, at);
+                high[r] = kHalves ? group_table(w, codes, at + 1) : low[r];
             }
+            g += kHalves ? 2 : 1;
+            group_start += kHalves ? 128 : w.group;
+        }
         for (int r = 0; r < R; ++r) {
             __builtin_prefetch(q[r] + k / 2 + ahead);
             __m512i b = _mm512_loadu_si512(q[r] + k / 2);
