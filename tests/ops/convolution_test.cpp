@@ -5,6 +5,7 @@
 #include "irlite/irlite.hpp"
 #include "ir_builder.hpp"
 #include "nn_test_util.hpp"
+#include "run_one_input.hpp"
 
 namespace irlite::testing {
 namespace {
@@ -430,21 +431,19 @@ TEST(Convolution, DepthwiseFusedEpilogueEveryPathAndThreadCount) {
         expect_fused_at_every_thread_count(model, {{"x", &x}}, out, "GroupConvolution+Add+Clamp", c.method, want);
         // Each lane adds the same taps in the same order at every vector width: the same bits at
         // every instruction-set cap as at the CPU's own level.
+        const std::vector<float> xs(x.data<float>(), x.data<float>() + x.num_elements());
         const auto run_at = [&](const cpu::Isa* cap) {
             if (cap) cpu::set_isa_cap_for_testing(*cap);
-            const CompiledModel compiled(model, CompileOptions{});
-            InferRequest r = compiled.create_infer_request();
-            r.set_input("x", x);
-            r.infer();
-            const Tensor& y = r.output(0);
-            std::vector<float> got(y.data<float>(), y.data<float>() + y.num_elements());
+            std::vector<float> got = run_one_input(model, xs, c.data, CompileOptions{}).out;
             if (cap) cpu::reset_isa_cap_for_testing();
             return got;
         };
         const std::vector<float> native = run_at(nullptr);
-        for (cpu::Isa cap : {cpu::Isa::Sse, cpu::Isa::Avx2})
-            if (cpu::isa_supported(cap) && cap != cpu::detected_isa())
+        for (cpu::Isa cap : {cpu::Isa::Sse, cpu::Isa::Avx2}) {
+            if (cpu::isa_supported(cap) && cap != cpu::detected_isa()) {
                 EXPECT_EQ(run_at(&cap), native) << "at " << cpu::isa_name(cap);
+            }
+        }
     }
 }
 
