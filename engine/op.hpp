@@ -372,6 +372,10 @@ struct OpDef {
     // the op's attributes with it attached; null when these attributes or the weights' shape rule
     // it out.
     std::function<std::unique_ptr<OpAttrs>(const OpAttrs&, std::shared_ptr<const QuantizedInput>)> with_quantized_input;
+    // The level pass (engine/level_tensors.hpp): the QuantizedInput these attributes carry (null:
+    // none). Set only by ops whose int8 kernel also takes and writes u8 levels
+    // (QuantizedInput::levels_in, levels_out), which with_quantized_input then attaches.
+    std::function<const QuantizedInput*(const OpAttrs&)> quantized_input_of;
 
     // The weight-compression pass (engine/weight_compression.hpp); the defaults take no part in it.
     bool is_subtract = false;          // an elementwise a - b (numpy broadcasting)

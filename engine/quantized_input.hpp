@@ -13,9 +13,15 @@
 // (q - zero_index) * out_step: zero_index is the level that stands for 0 (the value of a padded
 // tap), out_low = -zero_index * out_step up to float rounding (the pass checks it).
 // The weights are weights[i] * weight_scale[c] for index c along axis 0 (per channel, or one scale).
+//
+// Between two int8 layers the tensor can be the levels themselves (u8, a quarter of the bytes),
+// as the level pass (engine/level_tensors.hpp) arranges: the producer then writes the levels of
+// its result under its readers' quantizer (levels_out), and the readers take them as they are
+// (levels_in) instead of quantizing floats.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "irlite/shape.hpp"
@@ -29,6 +35,15 @@ struct QuantizedInput {
     std::vector<int8_t> weights;      // the weights' layout, row-major
     Shape weights_shape;
     std::vector<float> weight_scale;  // one per output channel (axis 0 of the weights), or one for all
+    // The data input is u8: this quantizer's levels, made by the layer before.
+    bool levels_in = false;
+    // The output is u8: the levels of the layer's result (after its epilogue) under this quantizer
+    // (the level formula above with these bounds and levels).
+    struct LevelQuantizer {
+        float in_low = 0, in_high = 0;
+        int levels = 256;
+    };
+    std::optional<LevelQuantizer> levels_out;
 };
 
 }  // namespace irlite

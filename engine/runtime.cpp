@@ -93,6 +93,7 @@ struct CompiledModel::Impl {
         passes.compute_in_f32 = options.precision == InferencePrecision::F32;
         passes.int8 = options.int8;
         passes.fusion = options.fusion;
+        passes.level_tensors = !options.keep_intermediates;  // every layer's output as it computes it
         return run_compile_passes(with_body_passes(std::move(built), passes), passes, *registry);
     }
 

@@ -92,7 +92,7 @@ TEST(Int8Gemm, EveryLevelMatchesTheExactReferenceBitForBit) {
             for (int64_t m0 = 0; m0 < p.m; m0 += 2 * kInt8Rows)
                 for (int64_t n0 = 0; n0 < p.n; n0 += 24)
                     int8_gemm(level, w, b.data(), ldb, m0, std::min(p.m, m0 + 2 * kInt8Rows), n0, std::min(p.n, n0 + 24),
-                              p.alpha.data(), p.beta.data(), p.start.data(), parts.data(), p.n);
+                              p.alpha.data(), p.beta.data(), p.start.data(), parts.data() + m0 * p.n + n0, p.n);
             ASSERT_EQ(0, std::memcmp(parts.data(), want.data(), c.size() * sizeof(float))) << int8_level_name(level);
         }
 
@@ -125,6 +125,14 @@ TEST(Int8Gemm, ColumnFormMatchesTheExactReferenceBitForBit) {
                               c.data());
             ASSERT_EQ(0, std::memcmp(c.data(), want.data(), c.size() * sizeof(float)))
                 << int8_level_name(level) << " " << s.m << "x" << s.n << "x" << s.k;
+            // Sub-blocks of C, each written through a pointer at its own first element.
+            std::vector<float> parts(c.size(), -7.f);
+            for (int64_t m0 = 0; m0 < p.m; m0 += 2 * rows)
+                for (int64_t n0 = 0; n0 < p.n; n0 += 3)
+                    int8_gemm_columns(level, w, b.data(), strides, m0, std::min<int64_t>(p.m, m0 + 2 * rows), n0,
+                                      std::min<int64_t>(p.n, n0 + 3), p.alpha.data(), p.beta.data(), p.start.data(),
+                                      parts.data() + m0 * p.n + n0);
+            ASSERT_EQ(0, std::memcmp(parts.data(), want.data(), c.size() * sizeof(float))) << int8_level_name(level);
             // B row-major by column ([n][quads][4]) and C transposed (C^T[n][m]), as MatMul has them.
             const int64_t quads = (p.k + 3) / 4;
             std::vector<uint8_t> bt(static_cast<size_t>(p.n * quads * 4), 0);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/fusion.hpp"
+#include "engine/level_tensors.hpp"
 #include "engine/low_precision.hpp"
 #include "engine/op.hpp"
 #include "engine/precision.hpp"
@@ -32,8 +33,9 @@ const char* kInfoHelp =
     "many of each; a model with dynamic shapes is fused when it runs, for its input shapes.\n"
     "'precision' (f16/bf16 models) says what the layers compute in: f32 by default, with\n"
     "conversions at the boundary, except the layers listed as kept in f16. 'int8' (INT8 models)\n"
-    "counts the layers that run in int8 (README: INT8), 'compressed' those that read compressed\n"
-    "weights (README: Compressed weights).\n"
+    "counts the layers that run in int8 (README: INT8), 'u8' the tensors between them held as u8\n"
+    "levels instead of floats, 'compressed' the layers that read compressed weights (README:\n"
+    "Compressed weights).\n"
     "\n"
     "  -w, --weights FILE   the weights (.bin); default: MODEL.xml with the extension .bin\n"
     "      --no-fusion      do not show what graph fusion makes of the model\n"
@@ -46,7 +48,7 @@ const char* kInfoHelp =
     "                        \"fused\": [{\"type\", \"count\"}], \"bodies\": [{\"path\", \"layers\", \"edges\"}],\n"
     "                        \"precision\": null | {\"inference\", \"layers\": {TYPE: count},\n"
     "                                      \"conversions\", \"kept_declared\"},\n"
-    "                        \"int8\": [{\"type\", \"count\"}],\n"
+    "                        \"int8\": [{\"type\", \"count\"}], \"u8_tensors\",\n"
     "                        \"compressed\": [{\"type\", \"count\"}],\n"
     "                        \"check\": {\"errors\", \"warnings\"}}  (a shape is a list, -1 = dynamic;\n"
     "                        null for an unknown rank)\n";
@@ -86,6 +88,7 @@ struct ModelInfo {
     bool int8 = true;                                // the low-precision pass ran
     std::vector<std::pair<std::string, int>> int8_layers;  // op type, count of layers run in int8
     std::vector<std::pair<std::string, int>> compressed_layers;  // op type, count reading compressed weights
+    int u8_tensors = 0;  // tensors between int8 layers held as u8 levels (engine/level_tensors.hpp)
     std::vector<OpUse> ops;  // by type name, body layers included
     uint64_t const_bytes = 0;
     struct Body {
@@ -146,6 +149,13 @@ void collect_compiled(const CheckReport& report, ModelInfo& info, bool fusion, I
     for (const Node& node : fused->nodes)
         if (node.live && !node.fused.empty()) ++counts[node_type_name(node)];
     for (const auto& [type, count] : counts) info.fused.emplace_back(type, count);
+    if (info.int8) {
+        const std::shared_ptr<const Graph> levels = use_level_tensors(fused);
+        for (size_t i = 0; i < levels->nodes.size(); ++i)
+            if (levels->nodes[i].live && !levels->nodes[i].outputs.empty() &&
+                levels->nodes[i].outputs[0].type != fused->nodes[i].outputs[0].type)
+                ++info.u8_tensors;
+    }
     std::sort(info.fused.begin(), info.fused.end(), [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
 }
 
@@ -286,6 +296,8 @@ void print_text(const CheckReport& report, const ModelInfo& info) {
         std::string layers;
         for (const auto& [type, count] : info.int8_layers) layers += str(layers.empty() ? "" : ", ", count, " ", type);
         std::cout << "int8:    " << layers << " (their FakeQuantize absorbed; --no-int8 runs them in float)\n";
+        if (info.u8_tensors > 0)
+            std::cout << "u8:      " << info.u8_tensors << " tensors between int8 layers held as levels, not floats\n";
     }
     if (!info.compressed_layers.empty()) {
         std::string layers;
@@ -353,6 +365,7 @@ std::string to_json(const CheckReport& report, const ModelInfo& info) {
                      {"bodies", std::move(bodies)},
                      {"precision", precision_json(info.precision)},
                      {"int8", std::move(int8)},
+                     {"u8_tensors", info.u8_tensors},
                      {"compressed", std::move(compressed)},
                      {"check", {{"errors", report.errors}, {"warnings", report.warnings}}}};
     return dump_json(document);

@@ -125,7 +125,7 @@ void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t 
         for (int64_t m = m0; m < m1; m += kInt8Rows) {
             const int rows = static_cast<int>(std::min<int64_t>(kInt8Rows, m1 - m));
             kernel(a.packed.data() + (m / kInt8Rows) * panel_bytes, b + n * 4, ldb, a.quads, rows, cols, alpha + m,
-                   beta + m, start ? start + m : nullptr, c + m * ldc + n, ldc);
+                   beta + m, start ? start + m : nullptr, c + (m - m0) * ldc + (n - n0), ldc);
         }
     }
 }
@@ -148,7 +148,8 @@ void int8_gemm_columns(Int8Level level, const Int8Weights& a, const uint8_t* b, 
             const int rows = static_cast<int>(std::min(2 * lanes, m1 - m));
             const int8::ColumnsFn kernel = k.columns[cols - 1][rows > lanes ? 1 : 0];
             kernel(a.packed.data() + (m / lanes) * panel_bytes, panel_bytes, b + n * strides.b_column, strides, a.quads,
-                   rows, alpha + m, beta + m, start ? start + m : nullptr, c + m * strides.c_row + n * strides.c_column);
+                   rows, alpha + m, beta + m, start ? start + m : nullptr,
+                   c + (m - m0) * strides.c_row + (n - n0) * strides.c_column);
         }
     }
 }

@@ -58,8 +58,8 @@ inline int64_t int8_padded_columns(int64_t columns) {
     return (columns + kInt8ColumnAlign - 1) / kInt8ColumnAlign * kInt8ColumnAlign;
 }
 
-// C rows [m0, m1) and columns [n0, n1); m0 a multiple of kInt8Rows. c points at C[0][0]; start
-// may be null (zeros).
+// C rows [m0, m1) and columns [n0, n1); m0 a multiple of kInt8Rows. c points at C[m0][n0] (a
+// block of a larger C, or a tile of its own); start may be null (zeros).
 void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t ldb, int64_t m0, int64_t m1,
                int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start, float* c,
                int64_t ldc);
@@ -70,7 +70,7 @@ void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t 
 // start (not null) readable up to a whole pair of panels past m1 (zero-padded by the caller).
 // Strides in bytes for B (quad q of column n at b + q * b_quad + n * b_column: [quads][ldb][4] has
 // b_quad = 4 ldb, b_column = 4; a row-major [columns][quads][4] has 4 and 4 quads) and in floats
-// for C (C[m][n] at c + m * c_row + n * c_column).
+// for C (C[m][n] at c + (m - m0) * c_row + (n - n0) * c_column).
 struct Int8Strides {
     int64_t b_quad = 0, b_column = 4, c_row = 0, c_column = 1;
 };

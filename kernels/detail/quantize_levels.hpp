@@ -66,6 +66,9 @@ struct Int8Quantizer {
     Int8Quantizer(const QuantizedInput& q, cpu::Isa level)
         : in_low(q.in_low), in_high(q.in_high), steps(static_cast<float>(q.levels - 1)),
           zero_level(static_cast<uint8_t>(q.zero_index)), isa(level) {}
+    // The quantizer of a layer's u8 output (QuantizedInput::levels_out); zero_level is unused.
+    Int8Quantizer(const QuantizedInput::LevelQuantizer& q, cpu::Isa level)
+        : in_low(q.in_low), in_high(q.in_high), steps(static_cast<float>(q.levels - 1)), isa(level) {}
     // levels[0, n) = the levels of x[0, n).
     // AVX2 and AVX-512 in intrinsics (quantize_levels.cpp), bit-identical to quantize_chunk.
     void quantize(const float* x, int64_t n, uint8_t* levels) const;

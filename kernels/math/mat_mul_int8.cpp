@@ -60,7 +60,7 @@ void run_int8_mat_mul(const Int8MatMulPlan& plan, const float* a, float* c, cons
             const int64_t n0 = blk * block, n1 = std::min(plan.columns, n0 + block);
             // The GEMM's rows are the output columns n, its columns the rows of A.
             int8_gemm_columns(plan.level, plan.weights, levels, strides, n0, n1, 0, plan.rows, plan.terms.alpha.data(),
-                              plan.terms.beta.data(), plan.terms.start.data(), c);
+                              plan.terms.beta.data(), plan.terms.start.data(), c + n0);
             if (e.active && (e.residual || e.act.kind != ActivationKind::None))
                 apply_block(c + n0, plan.columns, plan.rows, n1 - n0, nullptr, nullptr, e.residual ? res + n0 : nullptr,
                             plan.columns, e.act);

@@ -164,9 +164,10 @@ struct ConvPlan : OpPlan {
 // The int8 method (the low-precision pass's layers).
 void plan_int8(const InferContext& ctx, ConvKind kind, const QuantizedInput& q, ConvPlan& plan) {
     const ConvProblem& p = plan.problem;
-    // The pass only hands this to a 2-D Convolution of f32 data (4-D filters).
+    // The pass only hands this to a 2-D Convolution of f32 data (4-D filters), or of u8 levels
+    // (engine/level_tensors.hpp).
     const auto weights = static_cast<int64_t>(q.weights.size());
-    if (kind != ConvKind::Forward || p.axes.size() != 2 || ctx.type(0) != ElementType::f32 ||
+    if (kind != ConvKind::Forward || p.axes.size() != 2 || ctx.type(0) != (q.levels_in ? ElementType::u8 : ElementType::f32) ||
         weights != p.out_per_group * p.in_per_group * p.kernel_size() ||
         p.in_per_group * p.kernel_size() >= nn::kInt8MaxDepth)
         throw Error(ErrorKind::Unsupported, "int8-unsupported", "an int8 input on a convolution the int8 method cannot run");
@@ -220,7 +221,7 @@ std::unique_ptr<ConvPlan> plan_method(const InferContext& ctx, ConvKind kind) {
     auto plan = std::make_unique<ConvPlan>();
     ConvProblem& p = plan->problem;
     p = analyze(ctx, kind, ctx.attrs<ConvAttrs>(), data.dims(), ctx.shape(1).dims(), output_shape ? &*output_shape : nullptr);
-    if (!is_backprop(kind) && ctx.type(0) == ElementType::f32)
+    if (!is_backprop(kind) && (ctx.type(0) == ElementType::f32 || ctx.attrs<ConvAttrs>().quantized))
         plan->epilogue = nn::FusedEpilogue::from(ctx.attrs<ConvAttrs>().epilogue.get(), p.groups * p.out_per_group);
     if (const QuantizedInput* q = ctx.attrs<ConvAttrs>().quantized.get()) {
         plan_int8(ctx, kind, *q, *plan);
@@ -279,8 +280,6 @@ void run_method(const ConvPlan& plan, const nn::conv::ConvTensors<T>& io, Kernel
             nn::conv::run_channels_last(p, *cl, e, io, ctx);
         else if (const auto* wino = std::get_if<nn::conv::WinogradPlan>(&plan.by_method))
             nn::conv::run_winograd(p, *wino, e, io, ctx);
-        else if (const auto* int8 = std::get_if<nn::Int8ConvPlan>(&plan.by_method))
-            nn::run_int8_convolution(*int8, p.batch, io.x, io.y, io.res, ctx.scratch(), ctx.pool());
     }
 }
 
@@ -288,6 +287,13 @@ void compute(KernelContext& ctx) {
     const ConvPlan& plan = ctx.plan<ConvPlan>();
     const Tensor& data = ctx.input(0);
     if (ctx.output(0).num_elements() == 0) return;
+    if (const auto* int8 = std::get_if<nn::Int8ConvPlan>(&plan.by_method)) {
+        // f32 or u8 levels in and out, as the plan says; the epilogue runs inside.
+        const float* res = plan.epilogue.residual ? ctx.input(ctx.num_inputs() - 1).data<float>() : nullptr;
+        nn::run_int8_convolution(*int8, plan.problem.batch, data.data(), ctx.output(0).data(), res, ctx.scratch(),
+                                 ctx.pool());
+        return;
+    }
     nn::dispatch_float(data.type(), [&](auto tag) {
         using T = decltype(tag);
         const nn::ComputeIn<T> x(data, plan.convert_space(ctx, 0, plan.x_bytes));
@@ -345,6 +351,7 @@ OpDef make_conv_def(const char* type, ConvKind kind) {
             quantized->quantized = std::move(q);
             return quantized;
         };
+        d.quantized_input_of = [](const OpAttrs& a) { return static_cast<const ConvAttrs&>(a).quantized.get(); };
         // The int8 method ends its epilogue with a FakeQuantize (the next quantized layer's).
         d.takes_fake_quantize = [](const OpAttrs& a) { return static_cast<const ConvAttrs&>(a).quantized != nullptr; };
     }

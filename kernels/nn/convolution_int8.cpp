@@ -1,6 +1,7 @@
 #include "kernels/nn/convolution_int8.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "kernels/detail/fake_quantize_row.hpp"
@@ -14,9 +15,12 @@
 namespace irlite::nn {
 namespace {
 
-// GEMM tasks: blocks of output channels x output pixels, fixed by the sizes alone.
+// GEMM tasks: blocks of output channels x output pixels, fixed by the sizes alone: kTaskRows
+// rows in the row form, two panels (up to 32 rows) in the column form.
 constexpr int64_t kTaskRows = 4 * kInt8Rows;
+constexpr int64_t kMaxTaskRows = 32;
 constexpr int64_t kTaskColumns = 128;
+static_assert(kTaskRows <= kMaxTaskRows, "a task's rows fit run_block_to_levels' tile");
 
 // out[4 n + j] = row j's byte n: four channels' levels as the GEMM's quads.
 void interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3, int64_t count,
@@ -45,19 +49,27 @@ void interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const 
     }
 }
 
+// levels[0, n) = the levels of the data's n elements from element `at`: quantized from f32, or
+// copied when the data is levels already (Int8ConvPlan::levels_in).
+void levels_of(const Int8ConvPlan& plan, const void* x, int64_t at, int64_t n, uint8_t* levels) {
+    if (plan.levels_in)
+        std::memcpy(levels, static_cast<const uint8_t*>(x) + at, static_cast<size_t>(n));
+    else
+        plan.quantizer.quantize(static_cast<const float*>(x) + at, n, levels);
+}
+
 // levels[j * n + i] = the level of channel 4 * cq + j's element i, of the n at x (the data of
 // channel 0, channel stride `stride`) from element `first`: four rows of n, the zero level for
 // channels past the data's. When the rows are whole planes (n == stride) the four channels are
 // contiguous and go through one quantizer call: small planes (2x2, 4x4) would otherwise spend
 // their time in the calls.
-void quantize_quad_rows(const Int8ConvPlan& plan, const float* x, int64_t stride, int64_t cq, int64_t first,
+void quantize_quad_rows(const Int8ConvPlan& plan, const void* x, int64_t stride, int64_t cq, int64_t first,
                         int64_t n, uint8_t* levels) {
     const int64_t valid = std::clamp<int64_t>(plan.shape.channels - cq * 4, 0, 4);
     if (n == stride && first == 0) {
-        plan.quantizer.quantize(x + cq * 4 * stride, valid * n, levels);
+        levels_of(plan, x, cq * 4 * stride, valid * n, levels);
     } else {
-        for (int64_t j = 0; j < valid; ++j)
-            plan.quantizer.quantize(x + (cq * 4 + j) * stride + first, n, levels + j * n);
+        for (int64_t j = 0; j < valid; ++j) levels_of(plan, x, (cq * 4 + j) * stride + first, n, levels + j * n);
     }
     std::memset(levels + valid * n, plan.quantizer.zero_level, static_cast<size_t>((4 - valid) * n));
 }
@@ -65,7 +77,7 @@ void quantize_quad_rows(const Int8ConvPlan& plan, const float* x, int64_t stride
 // Channel quads [q0, q1) of the data as their levels, in the quad planes (convolution_int8.hpp):
 // each group of four channels quantized in chunks of whole rows (or of one row), then interleaved
 // row by row into place.
-void quantize_planes(const Int8ConvPlan& plan, const float* x, uint8_t* planes, int64_t q0, int64_t q1) {
+void quantize_planes(const Int8ConvPlan& plan, const void* x, uint8_t* planes, int64_t q0, int64_t q1) {
     const AxisWindow &ah = plan.shape.h, &aw = plan.shape.w;
     const int64_t phases = aw.stride, pw = plan.phase_width, ph = plan.padded_rows;
     const int64_t hw = ah.in * aw.in;
@@ -131,7 +143,7 @@ void gather_quads(const Int8ConvPlan& plan, const uint8_t* planes, uint8_t* b, i
 
 // A 1x1 convolution of stride 1 without padding: B is the data's levels themselves, four
 // channels interleaved, quantized straight into place for channel quads [q0, q1).
-void quantize_quads(const Int8ConvPlan& plan, const float* x, uint8_t* b, int64_t q0, int64_t q1) {
+void quantize_quads(const Int8ConvPlan& plan, const void* x, uint8_t* b, int64_t q0, int64_t q1) {
     const int64_t hw = plan.columns;
     alignas(64) uint8_t levels[4 * kQuantizeChunk];
     for (int64_t q = q0; q < q1; ++q) {
@@ -145,6 +157,41 @@ void quantize_quads(const Int8ConvPlan& plan, const float* x, uint8_t* b, int64_
     }
 }
 
+// One GEMM task's block of one image: C rows [m0, m1) x columns [n0, n1) into c (its first
+// element; row stride ldc), then the epilogue (res: the residual's block, row stride res_ld).
+void run_block(const Int8ConvPlan& plan, const uint8_t* b, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float* c,
+               int64_t ldc, const float* res, int64_t res_ld) {
+    if (plan.column_form) {
+        Int8Strides strides;
+        strides.b_quad = plan.ldb * 4, strides.c_row = ldc;
+        int8_gemm_columns(plan.level, plan.weights, b, strides, m0, m1, n0, n1, plan.terms.alpha.data(),
+                          plan.terms.beta.data(), plan.terms.start.data(), c);
+    } else {
+        int8_gemm(plan.level, plan.weights, b, plan.ldb, m0, m1, n0, n1, plan.terms.alpha.data(), plan.terms.beta.data(),
+                  plan.terms.start.data(), c, ldc);
+    }
+    const FusedEpilogue& e = plan.epilogue;
+    if (e.active && (e.residual || e.act.kind != ActivationKind::None))
+        apply_block(c, ldc, m1 - m0, n1 - n0, nullptr, nullptr, res, res_ld, e.act);
+    if (e.fake_quantize.active) fake_quantize_block(e.fake_quantize, c, ldc, m1 - m0, n1 - n0);
+}
+
+// The same block written as levels (Int8ConvPlan::writes_levels) at y (the image's first level):
+// computed in a tile on the stack, then quantized; one call when the block's rows are whole
+// output rows (contiguous in the tile and in y).
+void run_block_to_levels(const Int8ConvPlan& plan, const uint8_t* b, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
+                         uint8_t* y, const float* res) {
+    alignas(64) float tile[kMaxTaskRows * kTaskColumns];
+    const int64_t cols = n1 - n0, rows = m1 - m0;
+    run_block(plan, b, m0, m1, n0, n1, tile, cols, res ? res + m0 * plan.columns + n0 : nullptr, plan.columns);
+    uint8_t* out = y + m0 * plan.columns + n0;
+    if (cols == plan.columns) {
+        plan.out_quantizer.quantize(tile, rows * cols, out);
+        return;
+    }
+    for (int64_t r = 0; r < rows; ++r) plan.out_quantizer.quantize(tile + r * cols, cols, out + r * plan.columns);
+}
+
 }  // namespace
 
 Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedInput& q, const FusedEpilogue& epilogue,
@@ -152,6 +199,11 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
     Int8ConvPlan plan;
     plan.shape = shape;
     plan.quantizer = Int8Quantizer(q, isa);
+    plan.levels_in = q.levels_in;
+    if (q.levels_out) {
+        plan.writes_levels = true;
+        plan.out_quantizer = Int8Quantizer(*q.levels_out, isa);
+    }
     plan.level = int8_level_for(isa);
     const AxisWindow &ah = shape.h, &aw = shape.w;
     const int64_t cout = shape.out_channels, cin = shape.channels, taps = ah.kernel * aw.kernel;
@@ -196,20 +248,21 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
     return plan;
 }
 
-void run_int8_convolution(const Int8ConvPlan& plan, int64_t batch, const float* x, float* y, const float* res,
+void run_int8_convolution(const Int8ConvPlan& plan, int64_t batch, const void* x, void* y, const float* res,
                           void* scratch, ThreadPool* pool) {
     const Int8ConvShape& s = plan.shape;
     uint8_t* planes = static_cast<uint8_t*>(scratch);
     uint8_t* b = planes + plan.plane_bytes;
     const int64_t in_size = s.channels * s.h.in * s.w.in, out_size = s.out_channels * plan.columns;
     const int64_t hw = s.h.in * s.w.in;
-    const int64_t task_rows = plan.column_form ? 2 * plan.weights.panel_rows : kTaskRows;
+    const size_t in_bytes = plan.levels_in ? 1 : sizeof(float), out_bytes = plan.writes_levels ? 1 : sizeof(float);
+    // Column form: two panels of at most 16 rows (AVX-512's lanes).
+    const int64_t task_rows = plan.column_form ? std::min<int64_t>(2 * plan.weights.panel_rows, kMaxTaskRows) : kTaskRows;
     const int64_t row_tasks = (s.out_channels + task_rows - 1) / task_rows;
     const int64_t col_tasks = (plan.columns + kTaskColumns - 1) / kTaskColumns;
-    const FusedEpilogue& e = plan.epilogue;
     for (int64_t image = 0; image < batch; ++image) {
-        const float* xi = x + image * in_size;
-        float* yi = y + image * out_size;
+        const void* xi = static_cast<const std::byte*>(x) + static_cast<size_t>(image * in_size) * in_bytes;
+        std::byte* yi = static_cast<std::byte*>(y) + static_cast<size_t>(image * out_size) * out_bytes;
         const float* ri = res ? res + image * out_size : nullptr;
         const int64_t quads = plan.weights.quads;
         if (plan.pointwise) {
@@ -225,20 +278,13 @@ void run_int8_convolution(const Int8ConvPlan& plan, int64_t batch, const float* 
             for (int64_t t = t0; t < t1; ++t) {
                 const int64_t m0 = (t / col_tasks) * task_rows, n0 = (t % col_tasks) * kTaskColumns;
                 const int64_t m1 = std::min(s.out_channels, m0 + task_rows), n1 = std::min(plan.columns, n0 + kTaskColumns);
-                if (plan.column_form) {
-                    Int8Strides strides;
-                    strides.b_quad = plan.ldb * 4, strides.c_row = plan.columns;
-                    int8_gemm_columns(plan.level, plan.weights, b, strides, m0, m1, n0, n1, plan.terms.alpha.data(),
-                                      plan.terms.beta.data(), plan.terms.start.data(), yi);
+                if (plan.writes_levels) {
+                    run_block_to_levels(plan, b, m0, m1, n0, n1, reinterpret_cast<uint8_t*>(yi), ri);
                 } else {
-                    int8_gemm(plan.level, plan.weights, b, plan.ldb, m0, m1, n0, n1, plan.terms.alpha.data(),
-                              plan.terms.beta.data(), plan.terms.start.data(), yi, plan.columns);
+                    const int64_t at = m0 * plan.columns + n0;
+                    run_block(plan, b, m0, m1, n0, n1, reinterpret_cast<float*>(yi) + at, plan.columns,
+                              ri ? ri + at : nullptr, plan.columns);
                 }
-                if (e.active && (e.residual || e.act.kind != ActivationKind::None))
-                    apply_block(yi + m0 * plan.columns + n0, plan.columns, m1 - m0, n1 - n0, nullptr, nullptr,
-                                e.residual ? ri + m0 * plan.columns + n0 : nullptr, plan.columns, e.act);
-                if (e.fake_quantize.active)
-                    fake_quantize_block(e.fake_quantize, yi + m0 * plan.columns + n0, plan.columns, m1 - m0, n1 - n0);
             }
         });
     }

@@ -12,7 +12,9 @@
 //   y = float(acc - zero_index * sum(w[c])) * (weight_scale[c] * out_step) + bias[c]
 //
 // then the fused residual, activation and FakeQuantize. Integer sums are exact: the result is
-// bit-identical for every thread count and instruction set.
+// bit-identical for every thread count and instruction set. Between int8 layers the data and the
+// result can be u8 levels (engine/level_tensors.hpp): the data's are then copied instead of
+// quantized, and the result is quantized under the readers' quantizer as its block is finished.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +52,10 @@ struct Int8ConvPlan {
     // Few output pixels (below a vector's lanes, up to two vectors' with AVX-512): the GEMM's
     // column form (igemm.hpp), output channels in the lanes.
     bool column_form = false;
+    // The data is u8 levels already (QuantizedInput::levels_in); the output is written as levels
+    // under out_quantizer (QuantizedInput::levels_out).
+    bool levels_in = false, writes_levels = false;
+    Int8Quantizer out_quantizer;
     size_t plane_bytes = 0, b_bytes = 0;
     FusedEpilogue epilogue;  // its bias is in terms.beta; residual and activation after the GEMM
     size_t scratch_bytes() const { return plane_bytes + b_bytes; }
@@ -59,9 +65,10 @@ struct Int8ConvPlan {
 Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedInput& q, const FusedEpilogue& epilogue,
                                    cpu::Isa isa);
 
-// x [batch][channels][h][w] -> y [batch][out_channels][oh][ow]; res the fused residual (y's shape)
-// or null; scratch: plan.scratch_bytes(), 64-byte aligned, the calling thread's.
-void run_int8_convolution(const Int8ConvPlan& plan, int64_t batch, const float* x, float* y, const float* res,
+// x [batch][channels][h][w] -> y [batch][out_channels][oh][ow], each f32 or u8 levels as the plan
+// says (levels_in, writes_levels); res the fused residual (f32, y's shape) or null; scratch:
+// plan.scratch_bytes(), 64-byte aligned, the calling thread's.
+void run_int8_convolution(const Int8ConvPlan& plan, int64_t batch, const void* x, void* y, const float* res,
                           void* scratch, ThreadPool* pool);
 
 }  // namespace irlite::nn

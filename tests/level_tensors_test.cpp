@@ -1,0 +1,202 @@
+// The level pass (engine/level_tensors.hpp): between two int8 layers the tensor is u8 levels,
+// and the results are bit for bit those of the f32 tensor (compiled with keep_intermediates,
+// which skips the pass), for every thread count and instruction-set cap; a tensor that another
+// op reads, or whose readers quantize it differently, stays f32.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/compile_passes.hpp"
+#include "engine/graph.hpp"
+#include "engine/quantized_input.hpp"
+#include "irlite/irlite.hpp"
+#include "ir_builder.hpp"
+#include "kernels/all_ops.hpp"
+#include "kernels/detail/cpu_isa.hpp"
+#include "quantized_ir.hpp"
+#include "run_one_input.hpp"
+
+namespace irlite {
+namespace {
+
+using testing::Dims;
+using testing::IrBuilder;
+using testing::count;
+using testing::join;
+
+// x -> FQ(a) -> conv1 -> Add(bias) [-> ReLU] -> FQ(b) -> conv2 (k x k) -> Add(bias) -> Add -> out
+//                                             `-> FQ(b or c) -> conv3 (1x1) -> Add(bias) -^
+// (conv3 only with `second`; its FakeQuantize is FQ(b) itself, or another one of range c).
+struct Chain {
+    long long n = 1, cin = 5, mid = 24, cout = 20, hw = 9, k1 = 3, stride1 = 1, k2 = 3;
+    bool relu = true, second = true, other_range = false, mid_is_output = false;
+};
+
+class ChainBuilder {
+public:
+    explicit ChainBuilder(std::mt19937& rng) : rng_(rng) {}
+
+    std::string xml_of(const Chain& c, std::vector<uint8_t>& weights) {
+        const long long hw1 = (c.hw + 2 * (c.k1 / 2) - c.k1) / c.stride1 + 1;
+        const Dims in{c.n, c.cin, c.hw, c.hw}, mid{c.n, c.mid, hw1, hw1}, out{c.n, c.cout, hw1, hw1};
+        b_.parameter(0, "x", "f32", in);
+        const int fq_a = fake_quantize("fq_a", 0, 0, in, -1.28f, 1.27f);  // zero is level 128
+        const int y1 = conv("conv1", fq_a, 5, in, c.cin, c.mid, c.k1, c.stride1, mid);
+        int last = y1, port = 2;
+        if (c.relu) {
+            b_.layer(next_, "relu", "ReLU", "opset1", "", {{0, "", mid, ""}}, {{1, "FP32", mid, ""}});
+            b_.edge(last, port, next_, 0);
+            last = next_++, port = 1;
+        }
+        const int fq_b = fake_quantize("fq_b", last, port, mid, 0.f, 3.f);
+        const int y2 = conv("conv2", fq_b, 5, mid, c.mid, c.cout, c.k2, 1, out);
+        int sum = y2;
+        if (c.second) {
+            const int fq = c.other_range ? fake_quantize("fq_c", last, port, mid, 0.f, 2.f) : fq_b;
+            const int y3 = conv("conv3", fq, 5, mid, c.mid, c.cout, 1, 1, out);
+            b_.layer(next_, "sum", "Add", "opset1", "", {{0, "", out, ""}, {1, "", out, ""}}, {{2, "FP32", out, ""}});
+            b_.edge(y2, 2, next_, 0).edge(y3, 2, next_, 1);
+            sum = next_++;
+        }
+        b_.result(next_, "out", "f32", out);
+        b_.edge(sum, 2, next_++, 0);
+        if (c.mid_is_output) {
+            b_.result(next_, "mid", "f32", mid);
+            b_.edge(last, port, next_++, 0);
+        }
+        weights = b_.weights();
+        return b_.xml();
+    }
+
+private:
+    // A FakeQuantize of 256 levels, input and output range [lo, hi]; returns its id (output port 5).
+    int fake_quantize(const std::string& name, int from, int port, const Dims& dims, float lo, float hi) {
+        const float ranges[4] = {lo, hi, lo, hi};
+        const int first = next_;
+        for (int i = 0; i < 4; ++i) b_.constant(next_++, name + "_r" + std::to_string(i), "f32", {}, &ranges[i], sizeof(float));
+        const int id = next_++;
+        b_.layer(id, name, "FakeQuantize", "opset1", "levels=\"256\"",
+                 {{0, "", dims, ""}, {1, "", {}, ""}, {2, "", {}, ""}, {3, "", {}, ""}, {4, "", {}, ""}}, {{5, "FP32", dims, ""}});
+        b_.edge(from, port, id, 0);
+        for (int i = 0; i < 4; ++i) b_.edge(first + i, 0, id, 1 + i);
+        return id;
+    }
+    // i8 weights -> Convert -> Multiply(per-channel scale) -> Convolution (pad k / 2) -> Add(bias);
+    // returns the Add's id (output port 2).
+    int conv(const std::string& name, int from, int port, const Dims& in, long long cin, long long cout, long long k,
+             long long stride, const Dims& out) {
+        const Dims w{cout, cin, k, k}, scale_dims{cout, 1, 1, 1}, bias_dims{1, cout, 1, 1};
+        std::uniform_int_distribution<int> wi(-127, 127);
+        std::uniform_real_distribution<float> su(0.002f, 0.02f);
+        std::vector<int8_t> wq(count(w));
+        for (int8_t& v : wq) v = static_cast<int8_t>(wi(rng_));
+        std::vector<float> scale(count(scale_dims)), bias(count(bias_dims));
+        for (float& s : scale) s = su(rng_);
+        for (float& v : bias) v = su(rng_) * 20 - 0.2f;
+        const int wc = next_++, cv = next_++, sc = next_++, mul = next_++, cid = next_++, bc = next_++, add = next_++;
+        b_.constant(wc, name + "_w", "i8", w, wq.data(), wq.size());
+        b_.layer(cv, name + "_convert", "Convert", "opset1", "destination_type=\"f32\"", {{0, "", w, ""}}, {{1, "FP32", w, ""}});
+        b_.constant(sc, name + "_scale", "f32", scale_dims, scale.data(), scale.size() * sizeof(float));
+        b_.layer(mul, name + "_mul", "Multiply", "opset1", "", {{0, "", w, ""}, {1, "", scale_dims, ""}}, {{2, "FP32", w, ""}});
+        const long long pad = k / 2;
+        const std::string data = "strides=\"" + join({stride, stride}) + "\" dilations=\"1,1\" pads_begin=\"" +
+                                 join({pad, pad}) + "\" pads_end=\"" + join({pad, pad}) + "\" auto_pad=\"explicit\"";
+        b_.layer(cid, name, "Convolution", "opset1", data, {{0, "", in, ""}, {1, "", w, ""}}, {{2, "FP32", out, ""}});
+        b_.constant(bc, name + "_bias", "f32", bias_dims, bias.data(), bias.size() * sizeof(float));
+        b_.layer(add, name + "_add", "Add", "opset1", "", {{0, "", out, ""}, {1, "", bias_dims, ""}}, {{2, "FP32", out, ""}});
+        b_.edge(wc, 0, cv, 0).edge(cv, 1, mul, 0).edge(sc, 0, mul, 1);
+        b_.edge(from, port, cid, 0).edge(mul, 2, cid, 1).edge(cid, 2, add, 0).edge(bc, 0, add, 1);
+        return add;
+    }
+
+    std::mt19937& rng_;
+    IrBuilder b_;
+    int next_ = 1;
+};
+
+Model model_of(const Chain& c, std::mt19937& rng) {
+    std::vector<uint8_t> weights;
+    const std::string xml = ChainBuilder(rng).xml_of(c, weights);
+    return Model::read_from_memory(xml, weights.data(), weights.size());
+}
+
+// The names of the nodes whose output the passes made u8, and of those reading levels.
+void level_nodes(const Model& model, std::vector<std::string>& writers, std::vector<std::string>& readers) {
+    const BuildResult built = build_graph(model.document_ptr(), builtin_ops());
+    const std::shared_ptr<const Graph> g = run_compile_passes(built.graph, CompilePasses{}, builtin_ops());
+    for (const Node& n : g->nodes) {
+        if (!n.live || !n.def) continue;
+        const std::string name(n.fused.empty() ? n.layer->name : n.fused.front()->name);
+        if (n.outputs.size() == 1 && n.outputs[0].type == ElementType::u8) writers.push_back(name);
+        const QuantizedInput* q = n.def->quantized_input_of ? n.def->quantized_input_of(*n.attrs) : nullptr;
+        if (q && q->levels_in) readers.push_back(name);
+    }
+}
+
+std::vector<float> run(const Model& model, const std::vector<float>& x, const Dims& in, bool keep_intermediates,
+                       int threads = 1) {
+    CompileOptions o;
+    o.keep_intermediates = keep_intermediates;
+    o.threads = threads;
+    return testing::run_one_input(model, x, Shape(in.begin(), in.end()), o).out;
+}
+
+TEST(LevelTensors, Int8ChainsGiveTheFloatTensorsResultsBitForBit) {
+    std::mt19937 rng(77);
+    std::string levels_ran;
+    for (int trial = 0; trial < 12; ++trial) {
+        Chain c;
+        c.n = 1 + trial % 2;
+        c.cin = 1 + trial % 5 * 2;
+        c.mid = 8 + trial % 4 * 13;       // 8..47: one and several row blocks
+        c.cout = 4 + trial % 3 * 17;
+        c.hw = trial % 4 == 3 ? 27 : 3 + trial % 4 * 3;  // small planes (the column form) to 729 columns
+        c.k1 = trial % 3 == 0 ? 1 : 3;
+        c.stride1 = trial % 5 == 4 ? 2 : 1;
+        c.k2 = trial % 2 == 0 ? 3 : 1;
+        c.relu = trial % 3 != 1;
+        c.second = trial % 2 == 1;
+        const Model model = model_of(c, rng);
+        const std::string what = "trial " + std::to_string(trial);
+        std::vector<std::string> writers, readers;
+        level_nodes(model, writers, readers);
+        ASSERT_EQ(writers, std::vector<std::string>{"conv1"}) << what;
+        EXPECT_EQ(readers.size(), c.second ? 2u : 1u) << what;
+        const Dims in{c.n, c.cin, c.hw, c.hw};
+        std::uniform_real_distribution<float> u(-1.3f, 1.3f);
+        std::vector<float> x(count(in));
+        for (float& v : x) v = u(rng);
+        const std::vector<float> want = run(model, x, in, true);
+        EXPECT_EQ(run(model, x, in, false), want) << what;
+        for (int threads : {2, 3, 7}) EXPECT_EQ(run(model, x, in, false, threads), want) << what << ", " << threads << " threads";
+        for (cpu::Isa cap : {cpu::Isa::Sse, cpu::Isa::Avx2}) {
+            if (!cpu::isa_supported(cap) || cap == cpu::detected_isa()) continue;
+            cpu::set_isa_cap_for_testing(cap);
+            const std::vector<float> capped = run(model, x, in, false);
+            cpu::reset_isa_cap_for_testing();
+            EXPECT_EQ(capped, want) << what << ", " << cpu::isa_name(cap);
+            if (trial == 0) levels_ran += std::string(" ") + cpu::isa_name(cap);
+        }
+    }
+    std::printf("level tensors checked under the caps:%s and the CPU's own level\n", levels_ran.c_str());
+}
+
+TEST(LevelTensors, TensorsOtherReadersNeedStayFloat) {
+    std::mt19937 rng(78);
+    Chain other_range;  // conv2 and conv3 quantize the tensor with different ranges
+    other_range.other_range = true;
+    Chain model_output;  // the tensor is also a model output
+    model_output.mid_is_output = true;
+    for (const Chain& c : {other_range, model_output}) {
+        std::vector<std::string> writers, readers;
+        level_nodes(model_of(c, rng), writers, readers);
+        EXPECT_TRUE(writers.empty()) << writers.size();
+        EXPECT_TRUE(readers.empty()) << readers.size();
+    }
+}
+
+}  // namespace
+}  // namespace irlite
