@@ -14,20 +14,30 @@ IRLITE_INT8_TARGET void int8_kernel(const int8_t* a, const uint8_t* b, int64_t l
     constexpr int R = kInt8Rows;
     constexpr int L = Vec::kLanes;
     Reg acc[R][V];
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
         const Reg first = start && r < rows ? Vec::set1(start[r]) : Vec::zero();
+#pragma GCC unroll 4
         for (int v = 0; v < V; ++v) acc[r][v] = first;
     }
     const int64_t b_step = ldb * 4;
     for (int64_t q = 0; q < quads; ++q) {
         Reg bv[V];
+#pragma GCC unroll 4
         for (int v = 0; v < V; ++v) bv[v] = Vec::load_b(b + q * b_step + v * L * 4);
+#pragma GCC unroll 4
         for (int r = 0; r < R; ++r) {
             const Reg av = Vec::broadcast_a(a + (q * R + r) * 4);
+#pragma GCC unroll 4
             for (int v = 0; v < V; ++v) acc[r][v] = Vec::dot(acc[r][v], bv[v], av);
         }
     }
-    for (int r = 0; r < rows; ++r) {
+    // Every index a constant (loops unrolled, rows tested inside): the accumulators stay in
+    // registers instead of an array on the stack.
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+        if (r >= rows) break;
+#pragma GCC unroll 4
         for (int v = 0; v < V; ++v) {
             const int first = v * L;
             if (first >= cols) break;
@@ -52,21 +62,28 @@ IRLITE_INT8_TARGET void int8_columns_kernel(const int8_t* a, int64_t panel_bytes
     using Reg = typename Vec::Reg;
     constexpr int L = Vec::kLanes;
     Reg acc[MV][NC];
+#pragma GCC unroll 2
     for (int v = 0; v < MV; ++v) {
         const Reg first = start ? Vec::load_i32(start + v * L) : Vec::zero();
+#pragma GCC unroll 8
         for (int n = 0; n < NC; ++n) acc[v][n] = first;
     }
     const int64_t b_step = strides.b_quad, b_column = strides.b_column;
     for (int64_t q = 0; q < quads; ++q) {
         Reg w[MV];
+#pragma GCC unroll 2
         for (int v = 0; v < MV; ++v) w[v] = Vec::load_b(reinterpret_cast<const uint8_t*>(a + v * panel_bytes + q * L * 4));
+#pragma GCC unroll 8
         for (int n = 0; n < NC; ++n) {
             const Reg x = Vec::broadcast_a(reinterpret_cast<const int8_t*>(b + q * b_step + n * b_column));
+#pragma GCC unroll 2
             for (int v = 0; v < MV; ++v) acc[v][n] = Vec::dot(acc[v][n], x, w[v]);
         }
     }
+#pragma GCC unroll 2
     for (int v = 0; v < MV; ++v) {
         const int lanes = std::min(L, rows - v * L);
+#pragma GCC unroll 8
         for (int n = 0; n < NC; ++n) {
             float tmp[L];
             Vec::to_float_store_rows(tmp, acc[v][n], alpha + v * L, beta + v * L);
