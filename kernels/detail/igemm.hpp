@@ -54,8 +54,15 @@ struct Int8Weights {
 // for int8_gemm, int8_column_panel_rows(level) for int8_gemm_columns.
 Int8Weights pack_int8_weights(const int8_t* w, int64_t rows, int64_t depth, int64_t ld, int panel_rows = kInt8Rows);
 
+// B's row length for `columns` columns: whole vectors, and an odd number of 64-byte lines per
+// k-quad row (ldb * 4 bytes). The kernels read a few lines of every row in turn: at a stride of a
+// power of two (256 columns: 1 KB) those lines fall into a quarter of L1's sets and evict each
+// other, which cost the row form a fifth of its speed.
+static_assert(kInt8ColumnAlign * 4 == 64, "a vector's worth of column quads is one 64-byte line");
 inline int64_t int8_padded_columns(int64_t columns) {
-    return (columns + kInt8ColumnAlign - 1) / kInt8ColumnAlign * kInt8ColumnAlign;
+    int64_t lines = (columns + kInt8ColumnAlign - 1) / kInt8ColumnAlign;
+    if (lines % 2 == 0) ++lines;
+    return lines * kInt8ColumnAlign;
 }
 
 // C rows [m0, m1) and columns [n0, n1); m0 a multiple of kInt8Rows. c points at C[m0][n0] (a
