@@ -74,6 +74,17 @@ void quantize_quad_rows(const Int8ConvPlan& plan, const void* x, int64_t stride,
     std::memset(levels + valid * n, plan.quantizer.zero_level, static_cast<size_t>((4 - valid) * n));
 }
 
+// n pixels' quads (4 bytes each), of padded columns [px, px + n) of one row, into that row of each
+// column phase: column x goes to phase x % phases, at x / phases; row0 is the row in phase 0,
+// phase_bytes the distance between phases. One strided pass per phase.
+void split_phases(const uint8_t* quads, int64_t n, int64_t px, int64_t phases, uint8_t* row0, int64_t phase_bytes) {
+    for (int64_t phase = 0; phase < phases; ++phase) {
+        const int64_t j0 = ((phase - px) % phases + phases) % phases;  // the first pixel in this phase
+        uint8_t* dst = row0 + phase * phase_bytes + (px + j0) / phases * 4;
+        for (int64_t j = j0; j < n; j += phases, dst += 4) std::memcpy(dst, quads + 4 * j, 4);
+    }
+}
+
 // Channel quads [q0, q1) of the data as their levels, in the quad planes (convolution_int8.hpp):
 // each group of four channels quantized in chunks of whole rows (or of one row), then interleaved
 // row by row into place.
@@ -109,11 +120,7 @@ void quantize_planes(const Int8ConvPlan& plan, const void* x, uint8_t* planes, i
                         continue;
                     }
                     interleave4(l0 + off, l1 + off, l2 + off, l3 + off, n, quads);
-                    int64_t phase = px % phases, at = px / phases;
-                    for (int64_t j = 0; j < n; ++j) {
-                        std::memcpy(dst + ((phase * ph + py) * pw + at) * 4, quads + 4 * j, 4);
-                        if (++phase == phases) phase = 0, ++at;
-                    }
+                    split_phases(quads, n, px, phases, dst + py * pw * 4, ph * pw * 4);
                 }
             }
         }
