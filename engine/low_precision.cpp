@@ -33,14 +33,16 @@ std::optional<QuantizedInput> activation_quantizer(const Graph& g, const Node& f
     const double steps = static_cast<double>(levels - 1);
     const double step = (static_cast<double>(*oh) - *ol) / steps;
     const double zero = -static_cast<double>(*ol) / step;
+    if (!(zero >= 0 && zero <= steps)) return std::nullopt;  // 0 outside the output range
     const double level = std::nearbyint(zero);
-    if (level < 0 || level > steps || std::abs(zero - level) > 1e-3) return std::nullopt;
     QuantizedInput q;
     q.in_low = *il;
     q.in_high = *ih;
     q.out_step = static_cast<float>(step);
     q.levels = static_cast<int>(levels);
     q.zero_index = static_cast<int>(level);
+    // Below a thousandth of a step the offset is the float rounding of an exact level's range.
+    q.zero_offset = std::abs(zero - level) > 1e-3 ? zero - level : 0.0;
     return q;
 }
 

@@ -8,8 +8,8 @@
 //     Cin * kH * kW below 2^16; a MatMul of constant 2-D weights, A not transposed);
 //   - its data input is output 0 of a live FakeQuantize (OpDef::quantization_levels) with 2..256
 //     levels over f32 data, whose four ranges are constant scalars with in_low < in_high and
-//     out_low < out_high, and whose level for 0 (-out_low / out_step) is a level, up to float
-//     rounding (so that padding stays exact);
+//     out_low < out_high, and whose output range holds 0 (its level, -out_low / out_step, may
+//     lie between two levels: engine/quantized_input.hpp);
 //   - its weights are a constant f32 tensor, folded at load time, that is integers in [-128, 127]
 //     times a scale (one value, or one per output channel along axis 0) to a tenth of a step (f16
 //     rounding, for FP16-INT8 models that dequantize in f16), the scale read off what made them:

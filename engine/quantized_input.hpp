@@ -10,8 +10,11 @@
 //   q = nearbyint((x - in_low) / (in_high - in_low) * (levels - 1))    otherwise
 //
 // the FakeQuantize's output being q / (levels - 1) * (out_high - out_low) + out_low, i.e.
-// (q - zero_index) * out_step: zero_index is the level that stands for 0 (the value of a padded
-// tap), out_low = -zero_index * out_step up to float rounding (the pass checks it).
+// (q - zero) * out_step with zero = -out_low / out_step, the level that stands for 0. zero is
+// zero_index + zero_offset: the nearest level (what a padded tap holds) and what is left, 0 up to
+// float rounding in f32 models, up to half a step where f16 rounded the ranges (FP16-INT8 IR:
+// -3.8555 and 4.1367 put 0 at level 123.013). The kernels take the offset into their bias, and at
+// a padded border correct for the taps that hold no data (convolution_int8.hpp).
 // The weights are weights[i] * weight_scale[c] for index c along axis 0 (per channel, or one scale).
 //
 // Between two int8 layers the tensor can be the levels themselves (u8, a quarter of the bytes),
@@ -31,7 +34,8 @@ namespace irlite {
 struct QuantizedInput {
     float in_low = 0, in_high = 0, out_step = 0;
     int levels = 256;   // 2..256: every index fits in a u8
-    int zero_index = 0;  // 0..levels - 1
+    int zero_index = 0;      // 0..levels - 1
+    double zero_offset = 0;  // -0.5..0.5
     std::vector<int8_t> weights;      // the weights' layout, row-major
     Shape weights_shape;
     std::vector<float> weight_scale;  // one per output channel (axis 0 of the weights), or one for all

@@ -104,11 +104,12 @@ TEST(LowPrecision, RandomQuantizedConvolutionsMatchFloatFakeQuantize) {
         if (trial % 2 == 0) {  // ReLU-style: the range starts at 0
             q.il = q.ol = 0.f;
             q.ih = q.oh = 2.5f;
-        } else {  // asymmetric: zero is level z
+        } else {  // asymmetric: zero is level z, or between z and z + 1 (f16-rounded ranges)
             const float step = 0.02f;
             const int z = std::min(37, q.levels / 3);
-            q.il = q.ol = static_cast<float>(-z) * step;
-            q.ih = q.oh = static_cast<float>(q.levels - 1 - z) * step;
+            const float between = trial % 4 == 3 || trial % 8 == 1 ? 0.37f : 0.f;
+            q.il = q.ol = -(static_cast<float>(z) + between) * step;
+            q.ih = q.oh = (static_cast<float>(q.levels - 1 - z) - between) * step;
         }
         const Built g = build(q, rng);
         const Model model = Model::read_from_memory(g.xml, g.weights.data(), g.weights.size());
@@ -213,8 +214,9 @@ TEST(LowPrecision, WhatTheInt8KernelsCannotRunStaysInFloat) {
     QuantConv fractional;
     fractional.integer_weights = false;
     check(fractional, "weights that are not integers times a scale");
-    QuantConv no_zero_level;  // -1..1 in 255 steps: 0 is level 127.5
-    check(no_zero_level, "no level for 0 (padding)");
+    QuantConv no_zero;  // 0.1..2: 0 below the lowest level
+    no_zero.il = no_zero.ol = 0.1f, no_zero.ih = no_zero.oh = 2.f;
+    check(no_zero, "0 outside the output range");
     QuantConv inverted;
     inverted.il = 1.f, inverted.ih = -1.f;
     check(inverted, "inverted input range");

@@ -80,15 +80,20 @@ IRLITE_INT8_TARGET void int8_columns_kernel(const int8_t* a, int64_t panel_bytes
             for (int v = 0; v < MV; ++v) acc[v][n] = Vec::dot(acc[v][n], x, w[v]);
         }
     }
+    // The floats through a buffer, then out in one plain loop: copies of it per (v, n) would be
+    // most of the kernel's code.
+    float out[MV][NC][L];
 #pragma GCC unroll 2
+    for (int v = 0; v < MV; ++v)
+#pragma GCC unroll 8
+        for (int n = 0; n < NC; ++n) Vec::to_float_store_rows(out[v][n], acc[v][n], alpha + v * L, beta + v * L);
+#pragma GCC unroll 1
     for (int v = 0; v < MV; ++v) {
         const int lanes = std::min(L, rows - v * L);
-#pragma GCC unroll 8
-        for (int n = 0; n < NC; ++n) {
-            float tmp[L];
-            Vec::to_float_store_rows(tmp, acc[v][n], alpha + v * L, beta + v * L);
-            for (int j = 0; j < lanes; ++j) c[(v * L + j) * strides.c_row + n * strides.c_column] = tmp[j];
-        }
+#pragma GCC unroll 1
+        for (int n = 0; n < NC; ++n)
+#pragma GCC unroll 1
+            for (int j = 0; j < lanes; ++j) c[(v * L + j) * strides.c_row + n * strides.c_column] = out[v][n][j];
     }
 }
 

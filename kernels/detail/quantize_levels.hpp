@@ -75,8 +75,9 @@ struct Int8Quantizer {
 };
 
 // Per output row m of the GEMM (an output channel): C = float(start + sum) * alpha + beta with
-// alpha = weight_scale * out_step, beta = the fused bias, start = -zero_index * sum(w[m]); padded
-// with zeros by `padding` rows (the column form reads whole panel pairs).
+// alpha = weight_scale * out_step, start = -zero_index * sum(w[m]) and beta = the fused bias
+// - alpha * zero_offset * sum(w[m]) (rounded once, from doubles); padded with zeros by `padding`
+// rows (the column form reads whole panel pairs).
 struct Int8RowTerms {
     std::vector<float> alpha, beta;
     std::vector<int32_t> start;
@@ -87,7 +88,8 @@ struct Int8RowTerms {
         alpha.assign(padded, 0.f), beta.assign(padded, 0.f), start.assign(padded, 0);
         for (size_t i = 0; i < static_cast<size_t>(w.rows); ++i) {
             alpha[i] = q.weight_scale[q.weight_scale.size() == 1 ? 0 : i] * q.out_step;
-            beta[i] = bias.empty() ? 0.f : bias[bias.size() == 1 ? 0 : i];
+            const double b = bias.empty() ? 0.0 : bias[bias.size() == 1 ? 0 : i];
+            beta[i] = static_cast<float>(b - static_cast<double>(alpha[i]) * q.zero_offset * w.row_sums[i]);
             start[i] = -q.zero_index * w.row_sums[i];
         }
     }

@@ -11,6 +11,8 @@
 //
 //   y = float(acc - zero_index * sum(w[c])) * (weight_scale[c] * out_step) + bias[c]
 //
+// (with a level for 0 between two levels, engine/quantized_input.hpp: the bias less its offset's
+// share, and at a padded border the share of the padded taps given back: Int8BorderFix)
 // then the fused residual, activation and FakeQuantize. Integer sums are exact: the result is
 // bit-identical for every thread count and instruction set. Between int8 layers the data and the
 // result can be u8 levels (engine/level_tensors.hpp): the data's are then copied instead of
@@ -33,6 +35,19 @@ namespace irlite::nn {
 struct Int8ConvShape {
     int64_t channels = 0, out_channels = 0;
     AxisWindow h, w;  // rows, columns
+};
+
+// A level for 0 between two levels (QuantizedInput::zero_offset) and a padded border: the bias
+// (Int8RowTerms) takes alpha * zero_offset * sum(w) off every output for the offset of its taps'
+// data, so an output whose window holds padded taps gets back alpha * zero_offset * (those taps'
+// weights), added after the GEMM. Taps are valid in a range per output row and per output column;
+// the ranges are classes, 0 the full one.
+struct Int8BorderFix {
+    std::vector<int32_t> row_class, col_class;  // per output row, per output column
+    int64_t col_classes = 0;
+    std::vector<int32_t> border_cols;  // the output columns whose class is not 0
+    std::vector<float> add;  // [output channel][row class * col_classes + col class]
+    bool active() const { return !add.empty(); }
 };
 
 struct Int8ConvPlan {
@@ -58,6 +73,7 @@ struct Int8ConvPlan {
     Int8Quantizer out_quantizer;
     size_t plane_bytes = 0, b_bytes = 0;
     FusedEpilogue epilogue;  // its bias is in terms.beta; residual and activation after the GEMM
+    Int8BorderFix border;
     size_t scratch_bytes() const { return plane_bytes + b_bytes; }
 };
 

@@ -5,11 +5,13 @@ usage: exported_symbols.py LIBIRLITE.so INCLUDE_DIR
 
 Every dynamic symbol the library defines must be irlite's public API: a name (or its typeinfo or
 vtable) whose first component after irlite:: is a class or function that include/irlite/ declares
-IRLITE_API. The library stripped must stay under 7 MB (ONNX Runtime's is over 20 MB).
+IRLITE_API. The library stripped must stay under 7.5 MB (ONNX Runtime's is over 20 MB).
 """
 import pathlib, re, shutil, subprocess, sys, tempfile
 
-MAX_STRIPPED_BYTES = 7_000_000  # the budget is 8 MB; raised from 6 MB with the recurrent and sub-graph ops
+# The budget is 8 MB; raised from 6 MB with the recurrent and sub-graph ops, and from 7 MB with the
+# int8 micro-kernels unrolled so that their accumulators stay in registers.
+MAX_STRIPPED_BYTES = 7_500_000
 
 
 def public_names(include_dir):
