@@ -128,8 +128,7 @@ void quantize_planes(const Int8ConvPlan& plan, const void* x, uint8_t* planes, i
 }
 
 // dst[0, count) = src[0, count) in 16-byte pieces: may read up to 15 bytes past src's run and
-// write as far past dst's (both buffers have that slack; what lands past count is overwritten or
-// unused).
+// write as far past dst's (gather_quads' next row, written after it).
 inline void copy_run(uint8_t* dst, const uint8_t* src, int64_t count) {
     for (int64_t j = 0; j < count; j += 16) std::memcpy(dst + j, src + j, 16);
 }
@@ -143,7 +142,9 @@ void gather_quads(const Int8ConvPlan& plan, const uint8_t* planes, uint8_t* b, i
         const int64_t tap = q / plan.channel_quads, cq = q % plan.channel_quads;
         const uint8_t* src = planes + cq * plan.quad_plane_bytes + plan.tap_offset[static_cast<size_t>(tap)];
         uint8_t* dst = b + q * plan.ldb * 4;
-        for (int64_t oy = 0; oy < ah.out; ++oy) copy_run(dst + oy * run, src + oy * row_step, run);
+        for (int64_t oy = 0; oy + 1 < ah.out; ++oy) copy_run(dst + oy * run, src + oy * row_step, run);
+        // The last row exactly: past it may be the next quad, another thread's task.
+        std::memcpy(dst + (ah.out - 1) * run, src + (ah.out - 1) * row_step, static_cast<size_t>(run));
         std::memset(dst + plan.columns * 4, plan.quantizer.zero_level, static_cast<size_t>((plan.ldb - plan.columns) * 4));
     }
 }
@@ -308,7 +309,7 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
     plan.epilogue.bias.clear();
     plan.border = border_fix(shape, q, plan.terms.alpha);
     plan.ldb = int8_padded_columns(plan.columns);
-    // + 64: the GEMM reads whole vectors of columns and copy_run writes 16-byte pieces past the end.
+    // + 64: the GEMM reads whole vectors of columns.
     plan.b_bytes = round64(static_cast<size_t>(plan.weights.quads * plan.ldb * 4) + 64);
     if (plan.pointwise) return plan;
     // The quad planes, padded far enough for every tap of every output (pads hold the zero level).
