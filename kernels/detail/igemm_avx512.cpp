@@ -57,8 +57,8 @@ namespace {
     __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c,bmi,bmi2,lzcnt,movbe,popcnt,avx512vnni")))
 struct Vec : int8::Vec {
     // vpdpbusd in place: through the intrinsic, GCC 12 copies each accumulator to another register
-    // and back around every instruction (two moves per product), which cost a third of the
-    // kernels' speed.
+    // and back around every instruction (two moves per product), which cost the kernels a fifth
+    // to a quarter of their speed.
     IRLITE_INT8_TARGET static Reg dot(Reg acc, Reg b, Reg a) {
         __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(b), "v"(a));
         return acc;

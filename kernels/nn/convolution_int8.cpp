@@ -172,11 +172,11 @@ void fix_border(const Int8ConvPlan& plan, int64_t m0, int64_t m1, int64_t n0, in
     const int64_t ow = plan.shape.w.out, classes = static_cast<int64_t>(b.add.size()) / plan.shape.out_channels;
     for (int64_t oy = n0 / ow; oy * ow < n1; ++oy) {
         const int64_t first = std::max(n0, oy * ow) - oy * ow, last = std::min(n1, (oy + 1) * ow) - oy * ow;
-        const int64_t row_class = b.row_class[static_cast<size_t>(oy)] * b.col_classes;
+        const int64_t row_classes = b.row_class[static_cast<size_t>(oy)] * b.col_classes;  // this row's first class
         for (int64_t m = m0; m < m1; ++m) {
             float* row = c + (m - m0) * ldc + (oy * ow - n0);
-            const float* add = b.add.data() + m * classes + row_class;
-            if (row_class != 0) {
+            const float* add = b.add.data() + m * classes + row_classes;
+            if (row_classes != 0) {
                 for (int64_t x = first; x < last; ++x) row[x] += add[b.col_class[static_cast<size_t>(x)]];
             } else {
                 for (int32_t x : b.border_cols)

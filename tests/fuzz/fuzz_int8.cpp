@@ -5,8 +5,8 @@
 //   x -> FakeQuantize -> Convolution(integer weights x scale) -> Add(bias) [-> ReLU] [-> FakeQuantize]
 //
 // The fuzzer's bytes choose the shapes (batch, channels, plane, kernel, stride, padding,
-// dilation), the levels (2..256), the ranges (ReLU-style from 0, or asymmetric with a level for 0,
-// or ranges the pass must refuse), per-channel or per-tensor scales, the weights' form (i8 and a
+// dilation), the levels (2..256), the ranges (ReLU-style from 0, asymmetric with a level for 0, or
+// any range, 0 then mostly between two levels as in FP16-INT8 IR), per-channel or per-tensor scales, the weights' form (i8 and a
 // Multiply, or older POT's u8 levels and a FakeQuantize), the trailing FakeQuantize and the thread
 // count; the values come from a generator seeded by the input. Both paths must load and run (or
 // both throw irlite::Error), give outputs of one shape, and agree: to the float sums' rounding
@@ -88,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             q.ih = q.oh = static_cast<float>(q.levels - 1 - z) * step;
             break;
         }
-        default:  // any range: often no level for 0, which the pass must refuse
+        default:  // any range: 0 mostly between two levels (engine/quantized_input.hpp)
             q.il = q.ol = -fdp.ConsumeFloatingPointInRange<float>(0.f, 4.f);
             q.ih = q.oh = fdp.ConsumeFloatingPointInRange<float>(0.01f, 4.f);
             break;
