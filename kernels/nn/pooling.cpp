@@ -310,14 +310,27 @@ void max_row(const Pool2d& q, const C* src, int64_t nh, int64_t lo, int64_t hi, 
     }
 }
 
+// sum[o] = the window's sum for outputs [lo, hi), tap by tap in tap order. Blocks of 8 outputs
+// keep their sums in registers across the taps (a row of sums in memory, read and written once
+// per tap, stalled on its own stores).
 template <int S, class C>
 void avg_row(const Pool2d& q, const C* src, int64_t nh, int64_t lo, int64_t hi, double* sum) {
+    constexpr int64_t kBlock = 8;
     const int64_t s = S ? S : q.stride_w;
     const int64_t taps = nh * q.kernel_w;
-    for (int64_t o = lo; o < hi; ++o) sum[o] = 0;
-    for (int64_t t = 0; t < taps; ++t) {
-        const C* in = src + q.tap_offset[static_cast<size_t>(t)];
-        for (int64_t o = lo; o < hi; ++o) sum[o] += static_cast<double>(in[o * s]);
+    int64_t o = lo;
+    for (; o + kBlock <= hi; o += kBlock) {
+        double acc[kBlock] = {};
+        for (int64_t t = 0; t < taps; ++t) {
+            const C* in = src + q.tap_offset[static_cast<size_t>(t)] + o * s;
+            for (int64_t j = 0; j < kBlock; ++j) acc[j] += static_cast<double>(in[j * s]);
+        }
+        for (int64_t j = 0; j < kBlock; ++j) sum[o + j] = acc[j];
+    }
+    for (; o < hi; ++o) {
+        double acc = 0;
+        for (int64_t t = 0; t < taps; ++t) acc += static_cast<double>(src[q.tap_offset[static_cast<size_t>(t)] + o * s]);
+        sum[o] = acc;
     }
 }
 
@@ -350,9 +363,11 @@ void pool_plane_2d(const PoolPlane& p, const Pool2d& q, bool is_max, const C* x,
             double* sum = static_cast<double*>(row);
             avg_row<S>(q, src, nh, lo, hi, sum);
             const double dh = q.divisor_h[ih];
+            // The divisor is a count (a whole number in double): divided as a double, without
+            // the round trip through an integer, the loop vectorises.
             for (int64_t o = lo; o < hi; ++o) {
-                const int64_t divisor = static_cast<int64_t>(dh * q.divisor_w[static_cast<size_t>(o)]);
-                out[o] = divisor > 0 ? static_cast<C>(sum[o] / static_cast<double>(divisor)) : C(0);
+                const double divisor = dh * q.divisor_w[static_cast<size_t>(o)];
+                out[o] = divisor > 0 ? static_cast<C>(sum[o] / divisor) : C(0);
             }
         }
     }
@@ -762,7 +777,7 @@ void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Separab
             return;
         }
     }
-    detail::for_chunks(ctx.pool(), planes, grain, [&](int64_t begin, int64_t end) {
+    const auto planes_in = [&](int64_t begin, int64_t end) {
         auto* scratch = static_cast<std::byte*>(ctx.scratch());
         auto* argmax = indices ? reinterpret_cast<int64_t*>(scratch) : nullptr;
         void* row = scratch ? scratch + q.row_offset : nullptr;
@@ -777,7 +792,16 @@ void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Separab
                 else idx64[at] = flat;
             }
         }
-    });
+    };
+    if constexpr (std::is_same_v<C, float>) {
+        // f32 (AvgPool, MaxPool with indices) compiled for the CPU's level too: the same sums in
+        // the same order (double, tap by tap per output) and the same compares, so the same bits.
+        const cpu::Isa isa = cpu::active_isa();
+        detail::for_chunks(ctx.pool(), planes, grain,
+                           [&](int64_t begin, int64_t end) { cpu::run_at(isa, [&] { planes_in(begin, end); }); });
+    } else {
+        detail::for_chunks(ctx.pool(), planes, grain, planes_in);
+    }
 }
 
 // The windows planned once; the per-plane argmax (MaxPool's indices) lives in scratch memory.
