@@ -70,6 +70,10 @@ std::shared_ptr<const OpAttrs> changed(const Node& n, Change&& change) {
 
 std::shared_ptr<const Graph> use_level_tensors(std::shared_ptr<const Graph> graph) {
     if (!graph) return graph;
+    // Most graphs have no int8 layer: no reader lists (one per node) to build for them at compile.
+    bool any = false;
+    for (const Node& n : graph->nodes) any = any || quantized_input(n) != nullptr;
+    if (!any) return graph;
     const Readers readers = readers_of(*graph);
     std::shared_ptr<Graph> out;
     for (size_t p = 0; p < graph->nodes.size(); ++p) {
