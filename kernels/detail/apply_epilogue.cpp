@@ -210,6 +210,9 @@ void run_block(const BlockArgs& a, Act act) {
 
 void apply_block(float* c, int64_t ldc, int64_t rows, int64_t cols, const float* row_bias, const float* col_bias,
                  const float* res, int64_t ldr, const Activation& act) {
+    // Contiguous rows with nothing per row or column are one row (few-column blocks: see
+    // fake_quantize_block).
+    if (rows > 1 && !row_bias && !col_bias && ldc == cols && (!res || ldr == cols)) cols *= rows, rows = 1;
     if (act.kind == ActivationKind::None || act.kind == ActivationKind::Relu || act.kind == ActivationKind::Clamp) {
         const Act kind = act.kind == ActivationKind::Relu ? Act::Relu
                          : act.kind == ActivationKind::Clamp ? Act::Clamp
