@@ -27,12 +27,15 @@ using testing::IrBuilder;
 using testing::count;
 using testing::join;
 
-// x -> FQ(a) -> conv1 -> Add(bias) [-> ReLU] -> FQ(b) -> conv2 (k x k) -> Add(bias) -> Add -> out
-//                                             `-> FQ(b or c) -> conv3 (1x1) -> Add(bias) -^
-// (conv3 only with `second`; its FakeQuantize is FQ(b) itself, or another one of range c).
+// x -> FQ(a) -> conv1 -> Add(bias) [-> ReLU] [-> [FQ(p)] -> MaxPool] -> FQ(b) -> conv2 (k x k)
+//   -> Add(bias) -> Add -> out, and from before FQ(b): -> FQ(b or c) -> conv3 (1x1) -> Add(bias) -^
+// (conv3 only with `second`; its FakeQuantize is FQ(b) itself, or another one of range c; the
+// MaxPool (3x3, stride 2, ceil rounding) with `pool`, behind a FakeQuantize of b's range or of
+// another with `pool_fq`).
 struct Chain {
     long long n = 1, cin = 5, mid = 24, cout = 20, hw = 9, k1 = 3, stride1 = 1, k2 = 3;
-    bool relu = true, second = true, other_range = false, mid_is_output = false;
+    bool relu = true, second = true, other_range = false, mid_is_output = false, pool = false;
+    int pool_fq = 0;  // 0: none, 1: FQ(b)'s range, 2: another
 };
 
 class ChainBuilder {
@@ -41,7 +44,8 @@ public:
 
     std::string xml_of(const Chain& c, std::vector<uint8_t>& weights) {
         const long long hw1 = (c.hw + 2 * (c.k1 / 2) - c.k1) / c.stride1 + 1;
-        const Dims in{c.n, c.cin, c.hw, c.hw}, mid{c.n, c.mid, hw1, hw1}, out{c.n, c.cout, hw1, hw1};
+        const Dims in{c.n, c.cin, c.hw, c.hw}, mid{c.n, c.mid, hw1, hw1};
+        Dims out{c.n, c.cout, hw1, hw1};
         b_.parameter(0, "x", "f32", in);
         const int fq_a = fake_quantize("fq_a", 0, 0, in, -1.28f, 1.27f);  // zero is level 128
         const int y1 = conv("conv1", fq_a, 5, in, c.cin, c.mid, c.k1, c.stride1, mid);
@@ -51,12 +55,27 @@ public:
             b_.edge(last, port, next_, 0);
             last = next_++, port = 1;
         }
-        const int fq_b = fake_quantize("fq_b", last, port, mid, 0.f, 3.f);
-        const int y2 = conv("conv2", fq_b, 5, mid, c.mid, c.cout, c.k2, 1, out);
+        Dims pooled = mid;
+        if (c.pool) {
+            if (c.pool_fq) {
+                last = fake_quantize("fq_p", last, port, mid, 0.f, c.pool_fq == 1 ? 3.f : 2.5f);
+                port = 5;
+            }
+            const long long hw2 = (hw1 - 3 + 1) / 2 + 1;  // ceil((hw1 - 3) / 2) + 1
+            pooled = {c.n, c.mid, hw2, hw2};
+            out = {c.n, c.cout, hw2, hw2};
+            b_.layer(next_, "pool", "MaxPool", "opset1",
+                     "kernel=\"3,3\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" rounding_type=\"ceil\" auto_pad=\"explicit\"",
+                     {{0, "", mid, ""}}, {{1, "FP32", pooled, ""}});
+            b_.edge(last, port, next_, 0);
+            last = next_++, port = 1;
+        }
+        const int fq_b = fake_quantize("fq_b", last, port, pooled, 0.f, 3.f);
+        const int y2 = conv("conv2", fq_b, 5, pooled, c.mid, c.cout, c.k2, 1, out);
         int sum = y2;
         if (c.second) {
-            const int fq = c.other_range ? fake_quantize("fq_c", last, port, mid, 0.f, 2.f) : fq_b;
-            const int y3 = conv("conv3", fq, 5, mid, c.mid, c.cout, 1, 1, out);
+            const int fq = c.other_range ? fake_quantize("fq_c", last, port, pooled, 0.f, 2.f) : fq_b;
+            const int y3 = conv("conv3", fq, 5, pooled, c.mid, c.cout, 1, 1, out);
             b_.layer(next_, "sum", "Add", "opset1", "", {{0, "", out, ""}, {1, "", out, ""}}, {{2, "FP32", out, ""}});
             b_.edge(y2, 2, next_, 0).edge(y3, 2, next_, 1);
             sum = next_++;
@@ -64,7 +83,7 @@ public:
         b_.result(next_, "out", "f32", out);
         b_.edge(sum, 2, next_++, 0);
         if (c.mid_is_output) {
-            b_.result(next_, "mid", "f32", mid);
+            b_.result(next_, "mid", "f32", pooled);
             b_.edge(last, port, next_++, 0);
         }
         weights = b_.weights();
@@ -147,7 +166,7 @@ std::vector<float> run(const Model& model, const std::vector<float>& x, const Di
 TEST(LevelTensors, Int8ChainsGiveTheFloatTensorsResultsBitForBit) {
     std::mt19937 rng(77);
     std::string levels_ran;
-    for (int trial = 0; trial < 12; ++trial) {
+    for (int trial = 0; trial < 18; ++trial) {
         Chain c;
         c.n = 1 + trial % 2;
         c.cin = 1 + trial % 5 * 2;
@@ -159,11 +178,18 @@ TEST(LevelTensors, Int8ChainsGiveTheFloatTensorsResultsBitForBit) {
         c.k2 = trial % 2 == 0 ? 3 : 1;
         c.relu = trial % 3 != 1;
         c.second = trial % 2 == 1;
+        // Trials 12..17: levels through a MaxPool, behind no FakeQuantize, FQ(b)'s range (the
+        // producer then skips its float values) or another range.
+        c.pool = trial >= 12;
+        c.pool_fq = trial % 3;
+        if (c.pool) c.hw = std::max<long long>(c.hw, 6);
         const Model model = model_of(c, rng);
         const std::string what = "trial " + std::to_string(trial);
         std::vector<std::string> writers, readers;
         level_nodes(model, writers, readers);
-        ASSERT_EQ(writers, std::vector<std::string>{"conv1"}) << what;
+        const std::vector<std::string> want_writers =
+            c.pool ? std::vector<std::string>{"conv1", "pool"} : std::vector<std::string>{"conv1"};
+        ASSERT_EQ(writers, want_writers) << what;
         EXPECT_EQ(readers.size(), c.second ? 2u : 1u) << what;
         const Dims in{c.n, c.cin, c.hw, c.hw};
         std::uniform_real_distribution<float> u(-1.3f, 1.3f);

@@ -222,6 +222,26 @@ void run_block_to_levels(const Int8ConvPlan& plan, const uint8_t* b, int64_t m0,
     for (int64_t r = 0; r < rows; ++r) plan.out_quantizer.quantize(tile + r * cols, cols, out + r * plan.columns);
 }
 
+// Whether quantizer.quantize(FakeQuantize(x)) == quantizer.quantize(x) for every x: the same input
+// range and levels, and the quantizer giving back each level's FakeQuantize value its level (the
+// ends included). Then FakeQuantize(x) is either an end (level 0 or the top, as x itself) or level
+// q(x)'s value, q being the quantizer's own formula; NaN gives level 0 both ways.
+bool fake_quantize_then_levels_is_levels(const EpilogueFakeQuantize& fq, const Int8Quantizer& quantizer) {
+    if (!fq.active || fq.in_low != quantizer.in_low || fq.in_high != quantizer.in_high ||
+        static_cast<float>(fq.levels - 1) != quantizer.steps)
+        return false;
+    const auto levels = static_cast<size_t>(fq.levels);
+    const float steps = quantizer.steps, ol = fq.out_low, oh = fq.out_high;
+    std::vector<float> values(levels + 2);
+    for (size_t q = 0; q < levels; ++q) values[q] = static_cast<float>(q) / steps * (oh - ol) + ol;  // the op's form
+    values[levels] = ol, values[levels + 1] = oh;
+    std::vector<uint8_t> got(values.size());
+    quantizer.quantize(values.data(), static_cast<int64_t>(values.size()), got.data());
+    for (size_t q = 0; q < levels; ++q)
+        if (got[q] != q) return false;
+    return got[levels] == 0 && got[levels + 1] == levels - 1;
+}
+
 // Per output position of one axis, the class of its range of valid taps (those inside the data),
 // into `ranges` (class 0: every tap).
 std::vector<int32_t> tap_classes(const AxisWindow& a, std::vector<std::pair<int64_t, int64_t>>& ranges) {
@@ -307,6 +327,9 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
     plan.terms = Int8RowTerms(q, plan.weights, epilogue.bias, 2 * lanes);
     plan.epilogue = epilogue;
     plan.epilogue.bias.clear();
+    // Written as levels under the FakeQuantize's own quantizer: its float values are skipped.
+    if (plan.writes_levels && fake_quantize_then_levels_is_levels(epilogue.fake_quantize, plan.out_quantizer))
+        plan.epilogue.fake_quantize.active = false;
     plan.border = border_fix(shape, q, plan.terms.alpha);
     plan.ldb = int8_padded_columns(plan.columns);
     // + 64: the GEMM reads whole vectors of columns.

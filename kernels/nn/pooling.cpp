@@ -209,7 +209,7 @@ void pool_plane(const PoolPlane& p, const PoolAttrs& a, const C* x, C* y, int64_
 struct Pool2d {
     bool enabled = false;
     int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0, kernel_h = 0, kernel_w = 0;
-    int64_t stride_w = 1, dilation_h = 1, dilation_w = 1, pad_w = 0;
+    int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1, pad_h = 0, pad_w = 0;
     int64_t col_lo = 0, col_hi = 0;      // interior columns: every tap of the row reads data
     std::vector<int64_t> tap_offset;    // interior tap t = r * kernel_w + c: r * dilation_h * in_w + c * dilation_w
     std::vector<double> divisor_h, divisor_w;  // AvgPool: the divisor of (oh, ow) is divisor_h[oh] * divisor_w[ow]
@@ -225,6 +225,7 @@ Pool2d plan_2d(const PoolAttrs& a, const std::vector<nn::AxisWindow>& axes, cons
     q.in_h = ah.in, q.in_w = aw.in, q.out_h = ah.out, q.out_w = aw.out;
     q.kernel_h = ah.kernel, q.kernel_w = aw.kernel;
     q.stride_w = aw.stride, q.dilation_h = ah.dilation, q.dilation_w = aw.dilation, q.pad_w = aw.pad_begin;
+    q.stride_h = ah.stride, q.pad_h = ah.pad_begin;
     const AxisTaps& tw = taps[1];
     q.col_lo = q.col_hi = 0;
     for (int64_t o = 0; o < aw.out; ++o) {
@@ -717,6 +718,158 @@ void max_planes_channels_last(const ChannelsLastMax& m, const Pool2d& q, const f
         for (int64_t c = 0; c < cn; ++c) y[c * out_size + px] = out_cl[px * 8 + c];
 }
 
+// ---- MaxPool of u8 planes (levels: OpDef::passes_levels), undilated ----------------------------
+
+using U8x16 = simd::vec_t<uint8_t, 16>;
+using U8x64 = simd::vec_t<uint8_t, 64>;
+using U16x16 = simd::vec_t<uint16_t, 32>;
+
+// out[i] = max(a[i], b[i]) for i < n (n >= B), B bytes at a time; the last B overlap the others'
+// (a max is the same computed twice), loaded before the loop so that no load waits for a store it
+// overlaps.
+template <class V>
+IRLITE_ISA_INLINE void max_vectors(const uint8_t* a, const uint8_t* b, int64_t n, uint8_t* out) {
+    constexpr int64_t B = sizeof(V);
+    V ta, tb;
+    std::memcpy(&ta, a + n - B, B);
+    std::memcpy(&tb, b + n - B, B);
+    const V tail = ta > tb ? ta : tb;
+    for (int64_t i = 0; i + B <= n; i += B) {
+        V va, vb;
+        std::memcpy(&va, a + i, B);
+        std::memcpy(&vb, b + i, B);
+        const V m = va > vb ? va : vb;
+        std::memcpy(out + i, &m, B);
+    }
+    std::memcpy(out + n - B, &tail, B);
+}
+
+// out[i] = max(a[i], b[i]) for i < n.
+IRLITE_ISA_INLINE void max_bytes(const uint8_t* a, const uint8_t* b, int64_t n, uint8_t* out) {
+    if (n >= 64) return max_vectors<U8x64>(a, b, n, out);
+    if (n >= 16) return max_vectors<U8x16>(a, b, n, out);
+    for (int64_t i = 0; i < n; ++i) out[i] = a[i] > b[i] ? a[i] : b[i];
+}
+
+// out[0, n) = src[0, n), inline (rows of a few bytes: a call each would cost more than the copy).
+IRLITE_ISA_INLINE void copy_bytes(const uint8_t* src, int64_t n, uint8_t* out) {
+    if (n < 16) {
+        for (int64_t i = 0; i < n; ++i) out[i] = src[i];
+        return;
+    }
+    U8x16 tail;
+    std::memcpy(&tail, src + n - 16, 16);
+    for (int64_t i = 0; i + 16 <= n; i += 16) {
+        U8x16 b;
+        std::memcpy(&b, src + i, 16);
+        std::memcpy(out + i, &b, 16);
+    }
+    std::memcpy(out + n - 16, &tail, 16);
+}
+
+// out[i] = src[2 i] for i < n: the low bytes of 16-bit words (reads src[2 n - 1] too).
+IRLITE_ISA_INLINE void even_bytes(const uint8_t* src, int64_t n, uint8_t* out) {
+    if (n < 16) {
+        for (int64_t i = 0; i < n; ++i) out[i] = src[2 * i];
+        return;
+    }
+    for (int64_t i = 0;; i += 16) {
+        if (i + 16 > n) i = n - 16;
+        U16x16 w;
+        std::memcpy(&w, src + 2 * i, 32);
+        const U8x16 low = __builtin_convertvector(w, U8x16);  // little-endian: src[2 i + 2 j]
+        std::memcpy(out + i, &low, 16);
+        if (i + 16 >= n) break;
+    }
+}
+
+// The plane the u8 path works on: rows x cols bytes from which every window lies inside, the data
+// placed at (pad_h, pad_w) with zeros around it (MaxPool's padding never wins, and 0 is the lowest
+// u8: the max is the same, and a window without data gives 0, the type's lowest, as it should).
+struct U8Plane {
+    int64_t rows = 0, cols = 0;
+    bool padded = false;  // else the data itself
+};
+U8Plane u8_plane(const Pool2d& q) {
+    U8Plane u;
+    u.rows = std::max((q.out_h - 1) * q.stride_h + q.kernel_h, q.pad_h + q.in_h);
+    u.cols = std::max((q.out_w - 1) * q.stride_w + q.kernel_w, q.pad_w + q.in_w);
+    u.padded = u.rows != q.in_h || u.cols != q.in_w;
+    return u;
+}
+// Planes at a time: enough to make the passes long, few enough to stay in L1.
+int64_t u8_group(const Pool2d& q) {
+    const U8Plane u = u8_plane(q);
+    return std::max<int64_t>(1, 8192 / std::max<int64_t>(u.rows * u.cols, 1));
+}
+// Scratch bytes: a group's padded planes, its two passes' planes and 2 bytes after (even_bytes).
+size_t u8_plane_bytes(const Pool2d& q) {
+    const U8Plane u = u8_plane(q);
+    return static_cast<size_t>(3 * u8_group(q) * u.rows * u.cols + 2);
+}
+
+// `count` planes at x (planes of in_h x in_w) to y, in groups of u8_group planes, each group in
+// passes over all its bytes as one array (a small plane's rows of 8-32 bytes would never fill a
+// vector): h = the max of kernel_w neighbours from every position, v = that of kernel_h rows of h
+// from every position; output (oy, ox) is v at its window's first element. Positions whose
+// neighbours cross into the next row or plane feed no output.
+void max_planes_u8(const Pool2d& q, const uint8_t* x, uint8_t* y, int64_t count, uint8_t* scratch) {
+    const U8Plane u = u8_plane(q);
+    const int64_t w = u.cols, plane = u.rows * w, in_size = q.in_h * q.in_w, out_size = q.out_h * q.out_w;
+    const int64_t group = u8_group(q);
+    for (int64_t first = 0; first < count; first += group) {
+        const int64_t g = std::min(group, count - first), size = g * plane;
+        const uint8_t* src = x + first * in_size;
+        if (u.padded) {
+            uint8_t* padded = scratch + 2 * group * plane;
+            const int64_t after = w - q.pad_w - q.in_w;  // zeros after each data row
+            for (int64_t i = 0; i < g; ++i) {
+                uint8_t* to = padded + i * plane;
+                std::memset(to, 0, static_cast<size_t>(q.pad_h * w));
+                for (int64_t r = 0; r < q.in_h; ++r) {
+                    uint8_t* row = to + (q.pad_h + r) * w;
+                    for (int64_t c = 0; c < q.pad_w; ++c) row[c] = 0;
+                    copy_bytes(src + i * in_size + r * q.in_w, q.in_w, row + q.pad_w);
+                    for (int64_t c = 0; c < after; ++c) row[q.pad_w + q.in_w + c] = 0;
+                }
+                std::memset(to + (q.pad_h + q.in_h) * w, 0, static_cast<size_t>((u.rows - q.pad_h - q.in_h) * w));
+            }
+            src = padded;
+        }
+        uint8_t* h = scratch;
+        uint8_t* v = scratch + group * plane;
+        const int64_t hn = size - q.kernel_w + 1, vn = hn - (q.kernel_h - 1) * w;
+        if (q.kernel_w == 1) std::memcpy(h, src, static_cast<size_t>(hn));
+        else max_bytes(src, src + 1, hn, h);
+        for (int64_t c = 2; c < q.kernel_w; ++c) max_bytes(h, src + c, hn, h);
+        if (q.kernel_h == 1) std::memcpy(v, h, static_cast<size_t>(vn));
+        else max_bytes(h, h + w, vn, v);
+        for (int64_t r = 2; r < q.kernel_h; ++r) max_bytes(v, h + r * w, vn, v);
+        for (int64_t i = 0; i < g; ++i)
+            for (int64_t oh = 0; oh < q.out_h; ++oh) {
+                const uint8_t* at = v + i * plane + oh * q.stride_h * w;
+                uint8_t* out = y + (first + i) * out_size + oh * q.out_w;
+                if (q.stride_w == 1) std::memcpy(out, at, static_cast<size_t>(q.out_w));
+                else if (q.stride_w == 2) even_bytes(at, q.out_w, out);
+                else
+                    for (int64_t o = 0; o < q.out_w; ++o) out[o] = at[o * q.stride_w];
+            }
+    }
+}
+
+// MaxPool of u8 planes without indices, undilated: groups of whole planes per task, compiled for
+// the CPU's level (exact per-element max: the same bytes at every level). False: not such a pool.
+bool max_pool_u8(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const uint8_t* x, uint8_t* y,
+                 int64_t planes, const KernelContext& ctx) {
+    if (!q.enabled || !a.is_max || q.dilation_h != 1 || q.dilation_w != 1) return false;
+    const cpu::Isa isa = cpu::active_isa();
+    detail::for_chunks(ctx.pool(), planes, u8_group(q), [&](int64_t begin, int64_t end) {
+        auto* scratch = reinterpret_cast<uint8_t*>(static_cast<std::byte*>(ctx.scratch()) + q.row_offset);
+        cpu::run_at(isa, [&] { max_planes_u8(q, x + begin * p.in_size, y + begin * p.out_size, end - begin, scratch); });
+    });
+    return true;
+}
+
 template <class C>
 void pool_plane_any(const PoolPlane& p, const Pool2d& q, const PoolAttrs& a, const C* x, C* y, int64_t* argmax,
                     void* row) {
@@ -777,6 +930,8 @@ void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Separab
             return;
         }
     }
+    if constexpr (std::is_same_v<C, uint8_t>)
+        if (!indices && max_pool_u8(a, p, q, x, y, planes, ctx)) return;
     const auto planes_in = [&](int64_t begin, int64_t end) {
         auto* scratch = static_cast<std::byte*>(ctx.scratch());
         auto* argmax = indices ? reinterpret_cast<int64_t*>(scratch) : nullptr;
@@ -793,9 +948,10 @@ void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Separab
             }
         }
     };
-    if constexpr (std::is_same_v<C, float>) {
-        // f32 (AvgPool, MaxPool with indices) compiled for the CPU's level too: the same sums in
-        // the same order (double, tap by tap per output) and the same compares, so the same bits.
+    if constexpr (std::is_same_v<C, float> || std::is_same_v<C, uint8_t>) {
+        // f32 (AvgPool, MaxPool with indices) and u8 (levels) compiled for the CPU's level too:
+        // the same sums in the same order (double, tap by tap per output) and the same compares,
+        // so the same bits.
         const cpu::Isa isa = cpu::active_isa();
         detail::for_chunks(ctx.pool(), planes, grain,
                            [&](int64_t begin, int64_t end) { cpu::run_at(isa, [&] { planes_in(begin, end); }); });
@@ -834,7 +990,10 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     if (a.with_indices) plan->scratch_bytes = static_cast<size_t>(p.out_size) * sizeof(int64_t);
     if (plan->fast.enabled) {
         plan->fast.row_offset = (plan->scratch_bytes + 63) / 64 * 64;
-        plan->scratch_bytes = plan->fast.row_offset + static_cast<size_t>(plan->fast.out_w) * sizeof(double);
+        // out_w doubles (AvgPool's sums, MaxPool's tap numbers) or the u8 path's planes (max_planes_u8)
+        size_t row = static_cast<size_t>(plan->fast.out_w) * sizeof(double);
+        if (a.is_max && ctx.type(0) == ElementType::u8) row = std::max(row, u8_plane_bytes(plan->fast));
+        plan->scratch_bytes = plan->fast.row_offset + row;
     }
     plan->separable = plan_separable_max(a, axes, p.taps);
     if (ctx.type(0) != ElementType::f32) plan->separable.enabled = false;
@@ -868,6 +1027,12 @@ void compute(KernelContext& ctx) {
     if (ctx.output(0).num_elements() == 0) return;
     // The indices cost a branchy tap search per element: only when something reads them.
     Tensor* indices = a.with_indices && ctx.output_needed(1) ? &ctx.output(1) : nullptr;
+    if (data.type() == ElementType::u8 && a.is_max && !indices) {
+        // Levels (OpDef::passes_levels) and any u8 data: compared as they are, no conversion.
+        pool<uint8_t>(a, plan.plane, plan.fast, plan.separable, plan.channels_last, data.shape(), data.data<uint8_t>(),
+                      ctx.output(0).data<uint8_t>(), nullptr, ctx);
+        return;
+    }
     nn::dispatch_compute(data.type(), [&](auto tag) {
         using C = decltype(tag);
         auto* conversions = static_cast<std::byte*>(ctx.scratch()) + plan.conversion_offset;
@@ -892,6 +1057,7 @@ OpDef make_pool_def(const char* type, int version, int first, int last, PoolVers
     d.infer = infer;
     d.prepare = prepare;
     d.compute = compute;
+    d.passes_levels = v.is_max;  // the level pass checks that nothing reads the indices
     return d;
 }
 

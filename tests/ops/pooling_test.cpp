@@ -254,6 +254,8 @@ const FastRow kFastRows[] = {
     {"channels_last_two_groups", {2, 9, 10, 12}, {{3, 3}, {2, 2}, {1, 1}, {1, 1}}},
     {"channels_last_ceil_k2", {1, 16, 9, 9}, {{2, 2}, {2, 2}, {0, 0}, {0, 0}, {}, "explicit", "ceil"}},
     {"separable_nine_planes", {1, 9, 17, 20}, {{3, 3}, {1, 1}, {1, 1}, {1, 1}}},
+    // u8 MaxPool (levels) works on groups of whole planes: two groups, the second short
+    {"u8_two_groups_ceil", {1, 70, 9, 11}, {{3, 3}, {2, 2}, {0, 0}, {0, 0}, {}, "explicit", "ceil"}},
 };
 
 PoolWindow lead_window(const PoolWindow& w) {
