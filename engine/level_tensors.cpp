@@ -1,5 +1,6 @@
 #include "engine/level_tensors.hpp"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -17,17 +18,20 @@ bool same_quantizer(const QuantizedInput& a, const QuantizedInput& b) {
     return a.in_low == b.in_low && a.in_high == b.in_high && a.levels == b.levels;
 }
 
-// The readers of each node's output 0, by node (a reader reading it twice appears twice), and
-// whether any reader takes it on an input other than 0 or reads another output of the node.
+// The readers of each node's output 0 (a reader reading it twice appears twice) with the input
+// they read it on, and whether anything reads another output of the node.
 struct Readers {
-    std::vector<std::vector<int>> of;
-    std::vector<bool> other_use;
+    struct Read {
+        int node, input;
+    };
+    std::vector<std::vector<Read>> of;
+    std::vector<bool> other_output;
 };
 
 Readers readers_of(const Graph& g) {
     Readers r;
     r.of.resize(g.nodes.size());
-    r.other_use.assign(g.nodes.size(), false);
+    r.other_output.assign(g.nodes.size(), false);
     for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
         const Node& n = g.nodes[ni];
         if (!n.live) continue;
@@ -35,48 +39,71 @@ Readers readers_of(const Graph& g) {
             const ValueRef& in = n.inputs[i];
             if (in.node < 0) continue;
             const auto p = static_cast<size_t>(in.node);
-            r.of[p].push_back(static_cast<int>(ni));
-            if (i != 0 || in.output != 0) r.other_use[p] = true;
+            if (in.output != 0) r.other_output[p] = true;
+            else r.of[p].push_back({static_cast<int>(ni), static_cast<int>(i)});
         }
     }
     return r;
 }
 
-// A node that hands levels on unchanged (OpDef::passes_levels) and reads only its input 0.
+// A node that hands levels on unchanged (OpDef::passes_levels).
 bool passes_levels(const Node& n) {
-    return n.live && n.def && n.def->passes_levels && n.shapes_static && n.inputs.size() == 1 && !n.outputs.empty() &&
+    return n.live && n.def && n.def->passes_levels && n.shapes_static && !n.inputs.empty() && !n.outputs.empty() &&
            n.outputs[0].type == ElementType::f32;
 }
 
-// Where node p's output 0 ends: the int8 readers, reached directly or through nodes that pass
-// levels on (`through`); false when some reader is neither, or reads another output.
-bool level_readers(const Graph& g, const Readers& r, size_t p, std::vector<int>& readers, std::vector<int>& through) {
-    std::vector<size_t> open{p};
+bool member(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// Tensors that become levels together: those of the int8 layers writing them (producers), of the
+// nodes handing them on (through: MaxPool, Concat, whose every input must be in the region too),
+// and the int8 layers reading them at the end (ends).
+struct LevelRegion {
+    std::vector<int> producers, through, ends;
+};
+
+// The region grown from producer p; false when something reads another output, an end reads it
+// as other than its data, or
+// some input of a node handing levels on is neither a producer nor already in the region.
+bool level_region(const Graph& g, const Readers& r, int p, LevelRegion& region) {
+    region.producers = {p};
+    std::vector<int> open{p};
     while (!open.empty()) {
-        const size_t at = open.back();
+        const auto at = static_cast<size_t>(open.back());
         open.pop_back();
-        if (r.other_use[at] || r.of[at].empty()) return false;
-        for (int reader : r.of[at]) {
+        if (r.other_output[at] || r.of[at].empty()) return false;
+        for (const Readers::Read& read : r.of[at]) {
+            const int reader = read.node;
             const Node& n = g.nodes[static_cast<size_t>(reader)];
-            if (passes_levels(n)) {
-                through.push_back(reader);
-                open.push_back(static_cast<size_t>(reader));
-            } else {
-                readers.push_back(reader);
+            if (!passes_levels(n)) {
+                if (read.input != 0) return false;  // an int8 layer's data is its input 0
+                region.ends.push_back(reader);
+                continue;
+            }
+            if (member(region.through, reader)) continue;
+            region.through.push_back(reader);
+            open.push_back(reader);
+            for (const ValueRef& in : n.inputs) {
+                if (in.node < 0 || in.output != 0) return false;
+                if (member(region.producers, in.node) || member(region.through, in.node)) continue;
+                if (!quantized_input(g.nodes[static_cast<size_t>(in.node)])) return false;
+                region.producers.push_back(in.node);
+                open.push_back(in.node);
             }
         }
     }
     return true;
 }
 
-// The readers' common quantizer when node p's output can be levels: the first reader's input.
-const QuantizedInput* levels_quantizer(const Graph& g, const std::vector<int>& readers, size_t p) {
-    const Node& n = g.nodes[p];
-    const QuantizedInput* own = quantized_input(n);
-    if (!own || own->levels_out || !n.shapes_static || n.outputs.size() != 1 || n.outputs[0].type != ElementType::f32)
-        return nullptr;
+// The ends' common quantizer when every producer can write levels: the first end's input.
+const QuantizedInput* levels_quantizer(const Graph& g, const LevelRegion& region) {
+    for (int p : region.producers) {
+        const Node& n = g.nodes[static_cast<size_t>(p)];
+        const QuantizedInput* own = quantized_input(n);
+        if (!own || own->levels_out || !n.shapes_static || n.outputs.size() != 1 || n.outputs[0].type != ElementType::f32)
+            return nullptr;
+    }
     const QuantizedInput* first = nullptr;
-    for (int reader : readers) {
+    for (int reader : region.ends) {
         const QuantizedInput* q = quantized_input(g.nodes[static_cast<size_t>(reader)]);
         if (!q || q->levels_in || (first && !same_quantizer(*first, *q))) return nullptr;
         if (!first) first = q;
@@ -102,27 +129,35 @@ std::shared_ptr<const Graph> use_level_tensors(std::shared_ptr<const Graph> grap
     if (!any) return graph;
     const Readers readers = readers_of(*graph);
     std::shared_ptr<Graph> out;
+    std::vector<bool> done(graph->nodes.size(), false);  // producers of a region already made levels
     for (size_t p = 0; p < graph->nodes.size(); ++p) {
         // Decided on the graph as it came: a node's attributes change below, not its eligibility.
-        if (!quantized_input(graph->nodes[p])) continue;
-        std::vector<int> ends, through;
-        if (!level_readers(*graph, readers, p, ends, through)) continue;
-        const QuantizedInput* q = levels_quantizer(*graph, ends, p);
+        if (done[p] || !quantized_input(graph->nodes[p])) continue;
+        LevelRegion region;
+        if (!level_region(*graph, readers, static_cast<int>(p), region)) continue;
+        const QuantizedInput* q = levels_quantizer(*graph, region);
         if (!q) continue;
         if (!out) out = std::make_shared<Graph>(*graph);
         const QuantizedInput::LevelQuantizer levels{q->in_low, q->in_high, q->levels};
-        Node& producer = out->nodes[p];
-        std::shared_ptr<const OpAttrs> writes = changed(producer, [&](QuantizedInput& own) { own.levels_out = levels; });
-        std::vector<std::shared_ptr<const OpAttrs>> reads;
-        for (int reader : ends)
-            reads.push_back(changed(out->nodes[static_cast<size_t>(reader)], [](QuantizedInput& in) { in.levels_in = true; }));
-        bool all = writes != nullptr;
-        for (const auto& a : reads) all = all && a != nullptr;
+        std::vector<std::shared_ptr<const OpAttrs>> writes, reads;
+        bool all = true;
+        for (int n : region.producers) {
+            writes.push_back(changed(out->nodes[static_cast<size_t>(n)], [&](QuantizedInput& own) { own.levels_out = levels; }));
+            all = all && writes.back() != nullptr;
+        }
+        for (int n : region.ends) {
+            reads.push_back(changed(out->nodes[static_cast<size_t>(n)], [](QuantizedInput& in) { in.levels_in = true; }));
+            all = all && reads.back() != nullptr;
+        }
         if (!all) continue;
-        producer.attrs = std::move(writes);
-        producer.outputs[0].type = ElementType::u8;
-        for (int n : through) out->nodes[static_cast<size_t>(n)].outputs[0].type = ElementType::u8;
-        for (size_t i = 0; i < reads.size(); ++i) out->nodes[static_cast<size_t>(ends[i])].attrs = std::move(reads[i]);
+        for (size_t i = 0; i < writes.size(); ++i) {
+            Node& producer = out->nodes[static_cast<size_t>(region.producers[i])];
+            producer.attrs = std::move(writes[i]);
+            producer.outputs[0].type = ElementType::u8;
+            done[static_cast<size_t>(region.producers[i])] = true;
+        }
+        for (int n : region.through) out->nodes[static_cast<size_t>(n)].outputs[0].type = ElementType::u8;
+        for (size_t i = 0; i < reads.size(); ++i) out->nodes[static_cast<size_t>(region.ends[i])].attrs = std::move(reads[i]);
     }
     if (!out) return graph;
     return out;

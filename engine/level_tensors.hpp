@@ -8,11 +8,12 @@
 //   - every live reader of that output is such a layer too, reads it as its data input (input 0)
 //     and nowhere else, and all of them quantize it with one quantizer (the same input range and
 //     number of levels). A model output has a Result as a reader, so it stays f32.
-//   - or a reader is an op that picks elements by comparing them (OpDef::passes_levels: MaxPool
-//     whose indices nothing reads), whose own readers meet the same rule: its output becomes levels too.
-//     The quantizer's level is non-decreasing in its input (in_low < in_high), so the max of the
-//     levels is the level of the max, and a window with no data (the type's lowest value) is
-//     level 0 either way.
+//   - or a reader is an op whose output's elements are its inputs' (OpDef::passes_levels: Concat,
+//     MaxPool whose indices nothing reads), whose own readers meet the same rule and whose every
+//     input is such an int8 layer (or such an op) too: all of them write levels under the end
+//     readers' quantizer. The quantizer's level is non-decreasing in its input (in_low < in_high),
+//     so the max of the levels is the level of the max, and a window with no data (the type's
+//     lowest value) is level 0 either way.
 // The producer then writes, after its epilogue, the levels its readers would have computed, by the
 // same formula (kernels/detail/quantize_levels.hpp): the results are bit for bit those of the f32
 // tensor. Compiling with keep_intermediates skips the pass, so that every layer's output stays

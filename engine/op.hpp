@@ -376,9 +376,9 @@ struct OpDef {
     // none). Set only by ops whose int8 kernel also takes and writes u8 levels
     // (QuantizedInput::levels_in, levels_out), which with_quantized_input then attaches.
     std::function<const QuantizedInput*(const OpAttrs&)> quantized_input_of;
-    // Output 0's elements are elements of input 0 picked by comparing them (MaxPool, when nothing
-    // reads its indices): levels pass through it unchanged, as a non-decreasing quantizer commutes
-    // with a max. The kernel then also runs on u8 data (writing u8).
+    // Output 0's elements are elements of the inputs, picked by position (Concat) or by comparing
+    // them (MaxPool, when nothing reads its indices): levels pass through unchanged, as a
+    // non-decreasing quantizer commutes with a max. The kernel then also runs on u8 data.
     bool passes_levels = false;
 
     // The weight-compression pass (engine/weight_compression.hpp); the defaults take no part in it.

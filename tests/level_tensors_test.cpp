@@ -1,9 +1,11 @@
-// The level pass (engine/level_tensors.hpp): between two int8 layers the tensor is u8 levels,
-// and the results are bit for bit those of the f32 tensor (compiled with keep_intermediates,
-// which skips the pass), for every thread count and instruction-set cap; a tensor that another
-// op reads, or whose readers quantize it differently, stays f32.
+// The level pass (engine/level_tensors.hpp): between two int8 layers, directly or through a
+// Concat and a MaxPool, the tensors are u8 levels, and the results are bit for bit those of the
+// f32 tensors (compiled with keep_intermediates, which skips the pass), for every thread count and
+// instruction-set cap; a tensor that another op reads, or whose readers quantize it differently,
+// stays f32.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -32,9 +34,11 @@ using testing::join;
 // (conv3 only with `second`; its FakeQuantize is FQ(b) itself, or another one of range c; the
 // MaxPool (3x3, stride 2, ceil rounding) with `pool`, behind a FakeQuantize of b's range or of
 // another with `pool_fq`).
+// With `concat`, conv1's result (after the ReLU) is concatenated along the channels with that of
+// conv1b (1x1, 8 channels, from FQ(a) too) before the rest.
 struct Chain {
     long long n = 1, cin = 5, mid = 24, cout = 20, hw = 9, k1 = 3, stride1 = 1, k2 = 3;
-    bool relu = true, second = true, other_range = false, mid_is_output = false, pool = false;
+    bool relu = true, second = true, other_range = false, mid_is_output = false, pool = false, concat = false;
     int pool_fq = 0;  // 0: none, 1: FQ(b)'s range, 2: another
 };
 
@@ -44,8 +48,8 @@ public:
 
     std::string xml_of(const Chain& c, std::vector<uint8_t>& weights) {
         const long long hw1 = (c.hw + 2 * (c.k1 / 2) - c.k1) / c.stride1 + 1;
-        const Dims in{c.n, c.cin, c.hw, c.hw}, mid{c.n, c.mid, hw1, hw1};
-        Dims out{c.n, c.cout, hw1, hw1};
+        const Dims in{c.n, c.cin, c.hw, c.hw};
+        Dims mid{c.n, c.mid, hw1, hw1}, out{c.n, c.cout, hw1, hw1};
         b_.parameter(0, "x", "f32", in);
         const int fq_a = fake_quantize("fq_a", 0, 0, in, -1.28f, 1.27f);  // zero is level 128
         const int y1 = conv("conv1", fq_a, 5, in, c.cin, c.mid, c.k1, c.stride1, mid);
@@ -55,6 +59,16 @@ public:
             b_.edge(last, port, next_, 0);
             last = next_++, port = 1;
         }
+        if (c.concat) {
+            const Dims mid_b{c.n, 8, hw1, hw1}, cat{c.n, c.mid + 8, hw1, hw1};
+            const int yb = conv("conv1b", fq_a, 5, in, c.cin, 8, 1, c.stride1, mid_b);
+            b_.layer(next_, "cat", "Concat", "opset1", "axis=\"1\"", {{0, "", mid, ""}, {1, "", mid_b, ""}},
+                     {{2, "FP32", cat, ""}});
+            b_.edge(last, port, next_, 0).edge(yb, 2, next_, 1);
+            last = next_++, port = 2;
+            mid = cat;
+        }
+        const long long channels = mid[1];
         Dims pooled = mid;
         if (c.pool) {
             if (c.pool_fq) {
@@ -62,7 +76,7 @@ public:
                 port = 5;
             }
             const long long hw2 = (hw1 - 3 + 1) / 2 + 1;  // ceil((hw1 - 3) / 2) + 1
-            pooled = {c.n, c.mid, hw2, hw2};
+            pooled = {c.n, channels, hw2, hw2};
             out = {c.n, c.cout, hw2, hw2};
             b_.layer(next_, "pool", "MaxPool", "opset1",
                      "kernel=\"3,3\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" rounding_type=\"ceil\" auto_pad=\"explicit\"",
@@ -71,11 +85,11 @@ public:
             last = next_++, port = 1;
         }
         const int fq_b = fake_quantize("fq_b", last, port, pooled, 0.f, 3.f);
-        const int y2 = conv("conv2", fq_b, 5, pooled, c.mid, c.cout, c.k2, 1, out);
+        const int y2 = conv("conv2", fq_b, 5, pooled, channels, c.cout, c.k2, 1, out);
         int sum = y2;
         if (c.second) {
             const int fq = c.other_range ? fake_quantize("fq_c", last, port, pooled, 0.f, 2.f) : fq_b;
-            const int y3 = conv("conv3", fq, 5, pooled, c.mid, c.cout, 1, 1, out);
+            const int y3 = conv("conv3", fq, 5, pooled, channels, c.cout, 1, 1, out);
             b_.layer(next_, "sum", "Add", "opset1", "", {{0, "", out, ""}, {1, "", out, ""}}, {{2, "FP32", out, ""}});
             b_.edge(y2, 2, next_, 0).edge(y3, 2, next_, 1);
             sum = next_++;
@@ -166,7 +180,7 @@ std::vector<float> run(const Model& model, const std::vector<float>& x, const Di
 TEST(LevelTensors, Int8ChainsGiveTheFloatTensorsResultsBitForBit) {
     std::mt19937 rng(77);
     std::string levels_ran;
-    for (int trial = 0; trial < 18; ++trial) {
+    for (int trial = 0; trial < 24; ++trial) {
         Chain c;
         c.n = 1 + trial % 2;
         c.cin = 1 + trial % 5 * 2;
@@ -180,15 +194,20 @@ TEST(LevelTensors, Int8ChainsGiveTheFloatTensorsResultsBitForBit) {
         c.second = trial % 2 == 1;
         // Trials 12..17: levels through a MaxPool, behind no FakeQuantize, FQ(b)'s range (the
         // producer then skips its float values) or another range.
-        c.pool = trial >= 12;
-        c.pool_fq = trial % 3;
+        // Trials 18..23: through a Concat of two int8 layers' results, then a MaxPool in every other.
+        c.pool = (trial >= 12 && trial < 18) || (trial >= 18 && trial % 2 == 0);
+        c.concat = trial >= 18;
+        c.pool_fq = c.concat ? 0 : trial % 3;  // after a Concat, a FakeQuantize is no epilogue: see below
         if (c.pool) c.hw = std::max<long long>(c.hw, 6);
         const Model model = model_of(c, rng);
         const std::string what = "trial " + std::to_string(trial);
         std::vector<std::string> writers, readers;
         level_nodes(model, writers, readers);
-        const std::vector<std::string> want_writers =
-            c.pool ? std::vector<std::string>{"conv1", "pool"} : std::vector<std::string>{"conv1"};
+        std::vector<std::string> want_writers{"conv1"};
+        if (c.concat) want_writers.insert(want_writers.end(), {"cat", "conv1b"});
+        if (c.pool) want_writers.push_back("pool");
+        std::sort(writers.begin(), writers.end());
+        std::sort(want_writers.begin(), want_writers.end());
         ASSERT_EQ(writers, want_writers) << what;
         EXPECT_EQ(readers.size(), c.second ? 2u : 1u) << what;
         const Dims in{c.n, c.cin, c.hw, c.hw};
@@ -216,7 +235,10 @@ TEST(LevelTensors, TensorsOtherReadersNeedStayFloat) {
     other_range.other_range = true;
     Chain model_output;  // the tensor is also a model output
     model_output.mid_is_output = true;
-    for (const Chain& c : {other_range, model_output}) {
+    Chain float_between;  // a FakeQuantize of its own between the Concat and the MaxPool
+    float_between.concat = float_between.pool = true;
+    float_between.pool_fq = 1;
+    for (const Chain& c : {other_range, model_output, float_between}) {
         std::vector<std::string> writers, readers;
         level_nodes(model_of(c, rng), writers, readers);
         EXPECT_TRUE(writers.empty()) << writers.size();

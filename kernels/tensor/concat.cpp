@@ -128,6 +128,7 @@ OpDef make_concat_op() {
     d.infer = infer;
     d.prepare = prepare;
     d.compute = compute;
+    d.passes_levels = true;  // its output's elements are its inputs' (u8 levels concatenate as they are)
     return d;
 }
 
