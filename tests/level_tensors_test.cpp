@@ -27,7 +27,6 @@ namespace {
 using testing::Dims;
 using testing::IrBuilder;
 using testing::count;
-using testing::join;
 
 // x -> FQ(a) -> conv1 -> Add(bias) [-> ReLU] [-> [FQ(p)] -> MaxPool] -> FQ(b) -> conv2 (k x k)
 //   -> Add(bias) -> Add -> out, and from before FQ(b): -> FQ(b or c) -> conv3 (1x1) -> Add(bias) -^
@@ -107,41 +106,25 @@ public:
 private:
     // A FakeQuantize of 256 levels, input and output range [lo, hi]; returns its id (output port 5).
     int fake_quantize(const std::string& name, int from, int port, const Dims& dims, float lo, float hi) {
-        const float ranges[4] = {lo, hi, lo, hi};
-        const int first = next_;
-        for (int i = 0; i < 4; ++i) b_.constant(next_++, name + "_r" + std::to_string(i), "f32", {}, &ranges[i], sizeof(float));
-        const int id = next_++;
-        b_.layer(id, name, "FakeQuantize", "opset1", "levels=\"256\"",
-                 {{0, "", dims, ""}, {1, "", {}, ""}, {2, "", {}, ""}, {3, "", {}, ""}, {4, "", {}, ""}}, {{5, "FP32", dims, ""}});
-        b_.edge(from, port, id, 0);
-        for (int i = 0; i < 4; ++i) b_.edge(first + i, 0, id, 1 + i);
+        const int id = testing::add_fake_quantize(b_, next_, name, from, port, dims, lo, hi, lo, hi);
+        next_ = id + 1;
         return id;
     }
     // i8 weights -> Convert -> Multiply(per-channel scale) -> Convolution (pad k / 2) -> Add(bias);
     // returns the Add's id (output port 2).
     int conv(const std::string& name, int from, int port, const Dims& in, long long cin, long long cout, long long k,
              long long stride, const Dims& out) {
-        const Dims w{cout, cin, k, k}, scale_dims{cout, 1, 1, 1}, bias_dims{1, cout, 1, 1};
+        const Dims w{cout, cin, k, k}, scale_dims{cout, 1, 1, 1};
         std::uniform_int_distribution<int> wi(-127, 127);
         std::uniform_real_distribution<float> su(0.002f, 0.02f);
         std::vector<int8_t> wq(count(w));
         for (int8_t& v : wq) v = static_cast<int8_t>(wi(rng_));
-        std::vector<float> scale(count(scale_dims)), bias(count(bias_dims));
+        std::vector<float> scale(count(scale_dims)), bias(static_cast<size_t>(cout));
         for (float& s : scale) s = su(rng_);
         for (float& v : bias) v = su(rng_) * 20 - 0.2f;
-        const int wc = next_++, cv = next_++, sc = next_++, mul = next_++, cid = next_++, bc = next_++, add = next_++;
-        b_.constant(wc, name + "_w", "i8", w, wq.data(), wq.size());
-        b_.layer(cv, name + "_convert", "Convert", "opset1", "destination_type=\"f32\"", {{0, "", w, ""}}, {{1, "FP32", w, ""}});
-        b_.constant(sc, name + "_scale", "f32", scale_dims, scale.data(), scale.size() * sizeof(float));
-        b_.layer(mul, name + "_mul", "Multiply", "opset1", "", {{0, "", w, ""}, {1, "", scale_dims, ""}}, {{2, "FP32", w, ""}});
-        const long long pad = k / 2;
-        const std::string data = "strides=\"" + join({stride, stride}) + "\" dilations=\"1,1\" pads_begin=\"" +
-                                 join({pad, pad}) + "\" pads_end=\"" + join({pad, pad}) + "\" auto_pad=\"explicit\"";
-        b_.layer(cid, name, "Convolution", "opset1", data, {{0, "", in, ""}, {1, "", w, ""}}, {{2, "FP32", out, ""}});
-        b_.constant(bc, name + "_bias", "f32", bias_dims, bias.data(), bias.size() * sizeof(float));
-        b_.layer(add, name + "_add", "Add", "opset1", "", {{0, "", out, ""}, {1, "", bias_dims, ""}}, {{2, "FP32", out, ""}});
-        b_.edge(wc, 0, cv, 0).edge(cv, 1, mul, 0).edge(sc, 0, mul, 1);
-        b_.edge(from, port, cid, 0).edge(mul, 2, cid, 1).edge(cid, 2, add, 0).edge(bc, 0, add, 1);
+        const int weights = testing::add_i8_weights(b_, next_, name + "_w", w, wq, scale_dims, scale);
+        const int add = testing::add_conv_bias(b_, weights + 1, name, from, port, weights, 2, in, w, out, stride, k / 2, 1, bias);
+        next_ = add + 1;
         return add;
     }
 

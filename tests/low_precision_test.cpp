@@ -32,7 +32,6 @@ using testing::Built;
 using testing::QuantConv;
 using testing::build;
 using testing::count;
-using testing::join;
 
 using Outcome = testing::OneRun;
 Outcome run(const Model& model, const std::vector<float>& x, const Dims& in, bool int8, int threads = 1,
@@ -146,28 +145,18 @@ Built build_mat_mul(int64_t rows, int64_t k, int64_t n, bool transpose_b, std::m
     const Dims in{rows, k}, w = transpose_b ? Dims{n, k} : Dims{k, n}, out{rows, n};
     b.parameter(0, "x", "f32", in);
     const float step = 0.01f, lo = -64 * step, hi = (255 - 64) * step;  // 0 is level 64
-    const float r[4] = {lo, hi, lo, hi};
-    for (int i = 0; i < 4; ++i) b.constant(1 + i, "range" + std::to_string(i), "f32", {}, &r[i], sizeof(float));
-    b.layer(5, "fq", "FakeQuantize", "opset1", "levels=\"256\"",
-            {{0, "", in, ""}, {1, "", {}, ""}, {2, "", {}, ""}, {3, "", {}, ""}, {4, "", {}, ""}}, {{5, "FP32", in, ""}});
-    b.edge(0, 0, 5, 0);
-    for (int i = 0; i < 4; ++i) b.edge(1 + i, 0, 5, 1 + i);
+    const int fq = testing::add_fake_quantize(b, 1, "fq", 0, 0, in, lo, hi, lo, hi);
     std::uniform_int_distribution<int> wi(-127, 127);
     std::vector<int8_t> wq(count(w));
     for (int8_t& v : wq) v = static_cast<int8_t>(wi(rng));
-    b.constant(6, "w_i8", "i8", w, wq.data(), wq.size());
-    b.layer(7, "w_convert", "Convert", "opset1", "destination_type=\"f32\"", {{0, "", w, ""}}, {{1, "FP32", w, ""}});
-    b.edge(6, 0, 7, 0);
     const Dims scale_dims = transpose_b ? Dims{n, 1} : Dims{1};
     std::uniform_real_distribution<float> su(0.001f, 0.01f);
     std::vector<float> scale(count(scale_dims));
     for (float& v : scale) v = su(rng);
-    b.constant(8, "w_scale", "f32", scale_dims, scale.data(), scale.size() * sizeof(float));
-    b.layer(9, "w_mul", "Multiply", "opset1", "", {{0, "", w, ""}, {1, "", scale_dims, ""}}, {{2, "FP32", w, ""}});
-    b.edge(7, 1, 9, 0).edge(8, 0, 9, 1);
+    const int weights = testing::add_i8_weights(b, fq + 1, "w", w, wq, scale_dims, scale);
     b.layer(10, "mm", "MatMul", "opset1", std::string("transpose_a=\"false\" transpose_b=\"") + (transpose_b ? "true" : "false") + "\"",
             {{0, "", in, ""}, {1, "", w, ""}}, {{2, "FP32", out, ""}});
-    b.edge(5, 5, 10, 0).edge(9, 2, 10, 1);
+    b.edge(fq, 5, 10, 0).edge(weights, 2, 10, 1);
     std::vector<float> bias(static_cast<size_t>(n));
     for (float& v : bias) v = su(rng) * 10;
     b.constant(11, "bias", "f32", {1, n}, bias.data(), bias.size() * sizeof(float));

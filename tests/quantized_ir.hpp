@@ -25,6 +25,57 @@ inline size_t count(const Dims& d) {
     return n;
 }
 
+// Pieces of quantized IR, each given the id of its first layer: it takes the ids from there on and
+// returns the last (the piece's output layer); the next piece starts after it.
+
+// Four range Consts of range_dims (scalars when empty), ranges = {in_low, in_high, out_low,
+// out_high} (one value per element), then the FakeQuantize of (from, port): output port 5.
+inline int add_fake_quantize(IrBuilder& b, int id, const std::string& name, int from, int port, const Dims& dims,
+                             const std::vector<float> (&ranges)[4], const Dims& range_dims = {}, int levels = 256) {
+    for (int i = 0; i < 4; ++i)
+        b.constant(id + i, name + "_range" + std::to_string(i), "f32", range_dims, ranges[i].data(),
+                   ranges[i].size() * sizeof(float));
+    const int fq = id + 4;
+    b.layer(fq, name, "FakeQuantize", "opset1", "levels=\"" + std::to_string(levels) + "\" auto_broadcast=\"numpy\"",
+            {{0, "", dims, ""}, {1, "", range_dims, ""}, {2, "", range_dims, ""}, {3, "", range_dims, ""}, {4, "", range_dims, ""}},
+            {{5, "FP32", dims, ""}});
+    b.edge(from, port, fq, 0);
+    for (int i = 0; i < 4; ++i) b.edge(id + i, 0, fq, 1 + i);
+    return fq;
+}
+inline int add_fake_quantize(IrBuilder& b, int id, const std::string& name, int from, int port, const Dims& dims,
+                             float il, float ih, float ol, float oh, int levels = 256) {
+    const std::vector<float> ranges[4] = {{il}, {ih}, {ol}, {oh}};
+    return add_fake_quantize(b, id, name, from, port, dims, ranges, {}, levels);
+}
+
+// i8 weights wq of shape w -> Convert -> Multiply(scale of scale_dims): output port 2.
+inline int add_i8_weights(IrBuilder& b, int id, const std::string& name, const Dims& w, const std::vector<int8_t>& wq,
+                          const Dims& scale_dims, const std::vector<float>& scale) {
+    b.constant(id, name + "_i8", "i8", w, wq.data(), wq.size());
+    b.layer(id + 1, name + "_convert", "Convert", "opset1", "destination_type=\"f32\"", {{0, "", w, ""}}, {{1, "FP32", w, ""}});
+    b.constant(id + 2, name + "_scale", "f32", scale_dims, scale.data(), scale.size() * sizeof(float));
+    b.layer(id + 3, name + "_mul", "Multiply", "opset1", "", {{0, "", w, ""}, {1, "", scale_dims, ""}}, {{2, "FP32", w, ""}});
+    b.edge(id, 0, id + 1, 0).edge(id + 1, 1, id + 3, 0).edge(id + 2, 0, id + 3, 1);
+    return id + 3;
+}
+
+// Convolution of (from, port) [in] by weights (w_from, w_port) [w] into out, then Add(bias, one
+// per output channel): output port 2.
+inline int add_conv_bias(IrBuilder& b, int id, const std::string& name, int from, int port, int w_from, int w_port,
+                         const Dims& in, const Dims& w, const Dims& out, long long stride, long long pad,
+                         long long dilation, const std::vector<float>& bias) {
+    const std::string data = "strides=\"" + join({stride, stride}) + "\" dilations=\"" + join({dilation, dilation}) +
+                             "\" pads_begin=\"" + join({pad, pad}) + "\" pads_end=\"" + join({pad, pad}) +
+                             "\" auto_pad=\"explicit\"";
+    const Dims bias_dims{1, out[1], 1, 1};
+    b.layer(id, name, "Convolution", "opset1", data, {{0, "", in, ""}, {1, "", w, ""}}, {{2, "FP32", out, ""}});
+    b.constant(id + 1, name + "_bias", "f32", bias_dims, bias.data(), bias.size() * sizeof(float));
+    b.layer(id + 2, name + "_add", "Add", "opset1", "", {{0, "", out, ""}, {1, "", bias_dims, ""}}, {{2, "FP32", out, ""}});
+    b.edge(from, port, id, 0).edge(w_from, w_port, id, 1).edge(id, 2, id + 2, 0).edge(id + 1, 0, id + 2, 1);
+    return id + 2;
+}
+
 struct QuantConv {
     long long n = 1, cin = 8, cout = 16, hw = 9, k = 3, stride = 1, pad = 1, dilation = 1;
     int levels = 256;
@@ -47,83 +98,61 @@ inline Built build(const QuantConv& q, std::mt19937& rng) {
     const Dims in{q.n, q.cin, q.hw, q.hw}, w{q.cout, q.cin, q.k, q.k}, out{q.n, q.cout, q.out_hw(), q.out_hw()};
     b.parameter(0, "x", "f32", in);
     const Dims range_dims = q.per_channel_range ? Dims{1, q.cin, 1, 1} : Dims{};
-    const size_t range_count = count(range_dims);
-    const float ranges[4] = {q.il, q.ih, q.ol, q.oh};
-    for (int i = 0; i < 4; ++i) {
-        std::vector<float> v(range_count, ranges[i]);
-        if (q.per_channel_range) v[0] *= 0.5f;
-        b.constant(1 + i, "range" + std::to_string(i), "f32", range_dims, v.data(), v.size() * sizeof(float));
+    std::vector<float> ranges[4] = {{q.il}, {q.ih}, {q.ol}, {q.oh}};
+    for (std::vector<float>& r : ranges) {
+        r.resize(count(range_dims), r[0]);
+        if (q.per_channel_range) r[0] *= 0.5f;
     }
-    b.layer(5, "fq", "FakeQuantize", "opset1", "levels=\"" + std::to_string(q.levels) + "\" auto_broadcast=\"numpy\"",
-            {{0, "", in, ""}, {1, "", range_dims, ""}, {2, "", range_dims, ""}, {3, "", range_dims, ""}, {4, "", range_dims, ""}},
-            {{5, "FP32", in, ""}});
-    b.edge(0, 0, 5, 0);
-    for (int i = 0; i < 4; ++i) b.edge(1 + i, 0, 5, 1 + i);
-    // Weights: i8 -> Convert(f32) -> Multiply(scale).
+    const int fq = add_fake_quantize(b, 1, "fq", 0, 0, in, ranges, range_dims, q.levels);
+    // Weights: i8 -> Convert(f32) -> Multiply(scale), or older POT's u8 levels -> Convert ->
+    // FakeQuantize, or f32 values off the integers -> Convert -> Multiply.
     std::uniform_int_distribution<int> wi(-127, 127);
     std::vector<int8_t> wq(count(w));
     for (int8_t& v : wq) v = static_cast<int8_t>(wi(rng));
-    std::vector<float> wf(count(w));
-    for (size_t i = 0; i < wf.size(); ++i) wf[i] = static_cast<float>(wq[i]) + 0.25f;
-    std::vector<uint8_t> levels(wq.size());  // the levels w + 127 (older POT's u8 weights)
-    for (size_t i = 0; i < wq.size(); ++i) levels[i] = static_cast<uint8_t>(wq[i] + 127);
-    if (q.fq_weights) b.constant(6, "w_u8", "u8", w, levels.data(), levels.size());
-    else if (q.integer_weights) b.constant(6, "w_i8", "i8", w, wq.data(), wq.size());
-    else b.constant(6, "w_f", "f32", w, wf.data(), wf.size() * sizeof(float));
-    b.layer(7, "w_convert", "Convert", "opset1", "destination_type=\"f32\"", {{0, "", w, ""}}, {{1, "FP32", w, ""}});
-    b.edge(6, 0, 7, 0);
     const Dims scale_dims = q.per_channel_scale ? Dims{q.cout, 1, 1, 1} : Dims{1};
     std::uniform_real_distribution<float> su(0.001f, 0.01f);
     std::vector<float> scale(count(scale_dims));
     for (float& s : scale) s = su(rng);
-    if (q.fq_weights) {
-        // Older POT: the levels (w + 127) as u8, dequantized by a FakeQuantize whose output range
-        // per channel is [-127, 127] steps.
-        const float in_range[2] = {0.f, 254.f};
-        std::vector<float> lo(scale), hi(scale);
-        for (size_t c = 0; c < scale.size(); ++c) lo[c] = -127 * scale[c], hi[c] = 127 * scale[c];
-        b.constant(15, "w_il", "f32", {}, &in_range[0], sizeof(float));
-        b.constant(16, "w_ih", "f32", {}, &in_range[1], sizeof(float));
-        b.constant(8, "w_ol", "f32", scale_dims, lo.data(), lo.size() * sizeof(float));
-        b.constant(17, "w_oh", "f32", scale_dims, hi.data(), hi.size() * sizeof(float));
-        b.layer(9, "w_fq", "FakeQuantize", "opset1", "levels=\"255\"",
-                {{0, "", w, ""}, {1, "", {}, ""}, {2, "", {}, ""}, {3, "", scale_dims, ""}, {4, "", scale_dims, ""}},
-                {{5, "FP32", w, ""}});
-        b.edge(7, 1, 9, 0).edge(15, 0, 9, 1).edge(16, 0, 9, 2).edge(8, 0, 9, 3).edge(17, 0, 9, 4);
+    int weights = fq + 1;
+    const int id = weights;
+    if (q.integer_weights && !q.fq_weights) {
+        weights = add_i8_weights(b, id, "w", w, wq, scale_dims, scale);
     } else {
-        b.constant(8, "w_scale", "f32", scale_dims, scale.data(), scale.size() * sizeof(float));
-        b.layer(9, "w_mul", "Multiply", "opset1", "", {{0, "", w, ""}, {1, "", scale_dims, ""}}, {{2, "FP32", w, ""}});
-        b.edge(7, 1, 9, 0).edge(8, 0, 9, 1);
+        std::vector<float> wf(count(w));
+        for (size_t i = 0; i < wf.size(); ++i) wf[i] = static_cast<float>(wq[i]) + 0.25f;
+        std::vector<uint8_t> levels(wq.size());  // the levels w + 127 (older POT's u8 weights)
+        for (size_t i = 0; i < wq.size(); ++i) levels[i] = static_cast<uint8_t>(wq[i] + 127);
+        if (q.fq_weights) b.constant(id, "w_u8", "u8", w, levels.data(), levels.size());
+        else b.constant(id, "w_f", "f32", w, wf.data(), wf.size() * sizeof(float));
+        b.layer(id + 1, "w_convert", "Convert", "opset1", "destination_type=\"f32\"", {{0, "", w, ""}}, {{1, "FP32", w, ""}});
+        b.edge(id, 0, id + 1, 0);
+        if (q.fq_weights) {
+            // The levels (w + 127) dequantized by a FakeQuantize whose output range per channel
+            // is [-127, 127] steps.
+            std::vector<float> w_ranges[4] = {std::vector<float>(scale.size(), 0.f), std::vector<float>(scale.size(), 254.f),
+                                              scale, scale};
+            for (size_t c = 0; c < scale.size(); ++c) w_ranges[2][c] = -127 * scale[c], w_ranges[3][c] = 127 * scale[c];
+            weights = add_fake_quantize(b, id + 2, "w_fq", id + 1, 1, w, w_ranges, scale_dims, 255);
+        } else {
+            b.constant(id + 2, "w_scale", "f32", scale_dims, scale.data(), scale.size() * sizeof(float));
+            b.layer(id + 3, "w_mul", "Multiply", "opset1", "", {{0, "", w, ""}, {1, "", scale_dims, ""}}, {{2, "FP32", w, ""}});
+            b.edge(id + 1, 1, id + 3, 0).edge(id + 2, 0, id + 3, 1);
+            weights = id + 3;
+        }
     }
-    const int w_port = q.fq_weights ? 5 : 2;
-    const std::string data = "strides=\"" + join({q.stride, q.stride}) + "\" dilations=\"" + join({q.dilation, q.dilation}) +
-                             "\" pads_begin=\"" + join({q.pad, q.pad}) + "\" pads_end=\"" + join({q.pad, q.pad}) +
-                             "\" auto_pad=\"explicit\"";
-    b.layer(10, "conv", "Convolution", "opset1", data, {{0, "", in, ""}, {1, "", w, ""}}, {{2, "FP32", out, ""}});
-    b.edge(5, 5, 10, 0).edge(9, w_port, 10, 1);
     std::vector<float> bias(static_cast<size_t>(q.cout));
     for (float& v : bias) v = su(rng) * 10;
-    b.constant(11, "bias", "f32", {1, q.cout, 1, 1}, bias.data(), bias.size() * sizeof(float));
-    b.layer(12, "add", "Add", "opset1", "", {{0, "", out, ""}, {1, "", {1, q.cout, 1, 1}, ""}}, {{2, "FP32", out, ""}});
-    b.edge(10, 2, 12, 0).edge(11, 0, 12, 1);
-    int last = 12, port = 2;
+    int last = add_conv_bias(b, weights + 1, "conv", fq, 5, weights, q.fq_weights ? 5 : 2, in, w, out, q.stride, q.pad,
+                             q.dilation, bias);
+    int port = 2;
     if (q.relu) {
-        b.layer(13, "relu", "ReLU", "opset1", "", {{0, "", out, ""}}, {{1, "FP32", out, ""}});
-        b.edge(12, 2, 13, 0);
-        last = 13, port = 1;
+        b.layer(last + 1, "relu", "ReLU", "opset1", "", {{0, "", out, ""}}, {{1, "FP32", out, ""}});
+        b.edge(last, port, last + 1, 0);
+        last = last + 1, port = 1;
     }
-    if (q.out_fq) {
-        const float ranges_out[4] = {-0.3f, 1.7f, -0.25f, 1.5f};
-        for (int i = 0; i < 4; ++i)
-            b.constant(20 + i, "out_range" + std::to_string(i), "f32", {}, &ranges_out[i], sizeof(float));
-        b.layer(24, "out_fq", "FakeQuantize", "opset1", "levels=\"256\"",
-                {{0, "", out, ""}, {1, "", {}, ""}, {2, "", {}, ""}, {3, "", {}, ""}, {4, "", {}, ""}}, {{5, "FP32", out, ""}});
-        b.edge(last, port, 24, 0);
-        for (int i = 0; i < 4; ++i) b.edge(20 + i, 0, 24, 1 + i);
-        last = 24, port = 5;
-    }
-    b.result(14, "out", "f32", out);
-    b.edge(last, port, 14, 0);
+    if (q.out_fq) last = add_fake_quantize(b, last + 1, "out_fq", last, port, out, -0.3f, 1.7f, -0.25f, 1.5f), port = 5;
+    b.result(last + 1, "out", "f32", out);
+    b.edge(last, port, last + 1, 0);
     return {b.xml(), b.weights(), in, out};
 }
 
