@@ -52,46 +52,53 @@ bool passes_levels(const Node& n) {
            n.outputs[0].type == ElementType::f32;
 }
 
-bool member(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
 // Tensors that become levels together: those of the int8 layers writing them (producers), of the
-// nodes handing them on (through: MaxPool, Concat, whose every input must be in the region too),
-// and the int8 layers reading them at the end (ends).
+// nodes handing them on (through: MaxPool, Concat), and the int8 layers reading them at the end
+// (ends). A region is closed: every reader of a producer's or a through node's output, and every
+// input of a through node, is in it, so it is the same whichever producer it is grown from.
 struct LevelRegion {
     std::vector<int> producers, through, ends;
 };
 
-// The region grown from producer p; false when something reads another output, an end reads it
-// as other than its data, or
-// some input of a node handing levels on is neither a producer nor already in the region.
-bool level_region(const Graph& g, const Readers& r, int p, LevelRegion& region) {
-    region.producers = {p};
-    std::vector<int> open{p};
+// The region of producer p, grown over readers and through nodes' inputs; false when something
+// reads another output, an end reads it as other than its data, or a through node's input is
+// neither an int8 layer nor a through node. `stamp` (one per node) marks the region's producers and
+// through nodes with p, so that each node is taken once.
+bool level_region(const Graph& g, const Readers& r, int p, std::vector<int>& stamp, LevelRegion& region) {
+    std::vector<int> open;
+    const auto take = [&](int n, std::vector<int>& list) {
+        stamp[static_cast<size_t>(n)] = p;
+        list.push_back(n);
+        open.push_back(n);
+    };
+    take(p, region.producers);
+    bool ok = true;
     while (!open.empty()) {
         const auto at = static_cast<size_t>(open.back());
         open.pop_back();
-        if (r.other_output[at] || r.of[at].empty()) return false;
-        for (const Readers::Read& read : r.of[at]) {
-            const int reader = read.node;
-            const Node& n = g.nodes[static_cast<size_t>(reader)];
-            if (!passes_levels(n)) {
-                if (read.input != 0) return false;  // an int8 layer's data is its input 0
-                region.ends.push_back(reader);
-                continue;
-            }
-            if (member(region.through, reader)) continue;
-            region.through.push_back(reader);
-            open.push_back(reader);
-            for (const ValueRef& in : n.inputs) {
+        const Node& node = g.nodes[at];
+        if (passes_levels(node)) {
+            for (const ValueRef& in : node.inputs) {
                 if (in.node < 0 || in.output != 0) return false;
-                if (member(region.producers, in.node) || member(region.through, in.node)) continue;
-                if (!quantized_input(g.nodes[static_cast<size_t>(in.node)])) return false;
-                region.producers.push_back(in.node);
-                open.push_back(in.node);
+                if (stamp[static_cast<size_t>(in.node)] == p) continue;
+                const Node& source = g.nodes[static_cast<size_t>(in.node)];
+                if (quantized_input(source)) take(in.node, region.producers);
+                else if (passes_levels(source)) take(in.node, region.through);
+                else return false;
+            }
+        }
+        if (r.other_output[at] || r.of[at].empty()) ok = false;  // still grown: the producers are marked
+        for (const Readers::Read& read : r.of[at]) {
+            const Node& n = g.nodes[static_cast<size_t>(read.node)];
+            if (!passes_levels(n)) {
+                if (read.input != 0) ok = false;  // an int8 layer's data is its input 0
+                region.ends.push_back(read.node);
+            } else if (stamp[static_cast<size_t>(read.node)] != p) {
+                take(read.node, region.through);
             }
         }
     }
-    return true;
+    return ok;
 }
 
 // The ends' common quantizer when every producer can write levels: the first end's input.
@@ -129,35 +136,41 @@ std::shared_ptr<const Graph> use_level_tensors(std::shared_ptr<const Graph> grap
     if (!any) return graph;
     const Readers readers = readers_of(*graph);
     std::shared_ptr<Graph> out;
-    std::vector<bool> done(graph->nodes.size(), false);  // producers of a region already made levels
+    std::vector<int> stamp(graph->nodes.size(), -1);  // the region a node was taken in (its first producer)
     for (size_t p = 0; p < graph->nodes.size(); ++p) {
         // Decided on the graph as it came: a node's attributes change below, not its eligibility.
-        if (done[p] || !quantized_input(graph->nodes[p])) continue;
+        // Each node is in one region at most, taken once: linear in the graph.
+        if (stamp[p] >= 0 || !quantized_input(graph->nodes[p])) continue;
         LevelRegion region;
-        if (!level_region(*graph, readers, static_cast<int>(p), region)) continue;
+        if (!level_region(*graph, readers, static_cast<int>(p), stamp, region)) continue;
         const QuantizedInput* q = levels_quantizer(*graph, region);
         if (!q) continue;
         if (!out) out = std::make_shared<Graph>(*graph);
         const QuantizedInput::LevelQuantizer levels{q->in_low, q->in_high, q->levels};
-        std::vector<std::shared_ptr<const OpAttrs>> writes, reads;
+        // One change per node: a producer writes levels, an end reads them, a node can be both
+        // (it reads the region through a MaxPool and writes into a Concat of it).
+        std::vector<int> ends = region.ends, nodes = region.producers;
+        std::sort(ends.begin(), ends.end());
+        for (int n : ends)
+            if (stamp[static_cast<size_t>(n)] != static_cast<int>(p)) nodes.push_back(n);
+        std::vector<std::shared_ptr<const OpAttrs>> changes;
         bool all = true;
-        for (int n : region.producers) {
-            writes.push_back(changed(out->nodes[static_cast<size_t>(n)], [&](QuantizedInput& own) { own.levels_out = levels; }));
-            all = all && writes.back() != nullptr;
-        }
-        for (int n : region.ends) {
-            reads.push_back(changed(out->nodes[static_cast<size_t>(n)], [](QuantizedInput& in) { in.levels_in = true; }));
-            all = all && reads.back() != nullptr;
+        for (int n : nodes) {
+            const bool writes = stamp[static_cast<size_t>(n)] == static_cast<int>(p);
+            const bool reads = std::binary_search(ends.begin(), ends.end(), n);
+            changes.push_back(changed(out->nodes[static_cast<size_t>(n)], [&](QuantizedInput& own) {
+                if (writes) own.levels_out = levels;
+                if (reads) own.levels_in = true;
+            }));
+            all = all && changes.back() != nullptr;
         }
         if (!all) continue;
-        for (size_t i = 0; i < writes.size(); ++i) {
-            Node& producer = out->nodes[static_cast<size_t>(region.producers[i])];
-            producer.attrs = std::move(writes[i]);
-            producer.outputs[0].type = ElementType::u8;
-            done[static_cast<size_t>(region.producers[i])] = true;
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            Node& node = out->nodes[static_cast<size_t>(nodes[i])];
+            node.attrs = std::move(changes[i]);
+            if (stamp[static_cast<size_t>(nodes[i])] == static_cast<int>(p)) node.outputs[0].type = ElementType::u8;
         }
         for (int n : region.through) out->nodes[static_cast<size_t>(n)].outputs[0].type = ElementType::u8;
-        for (size_t i = 0; i < reads.size(); ++i) out->nodes[static_cast<size_t>(region.ends[i])].attrs = std::move(reads[i]);
     }
     if (!out) return graph;
     return out;

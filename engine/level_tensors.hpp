@@ -13,7 +13,9 @@
 //     input is such an int8 layer (or such an op) too: all of them write levels under the end
 //     readers' quantizer. The quantizer's level is non-decreasing in its input (in_low < in_high),
 //     so the max of the levels is the level of the max, and a window with no data (the type's
-//     lowest value) is level 0 either way.
+//     lowest value) is level 0 either way. Such a region is closed over readers and inputs, so it
+//     is found once whichever of its layers it is grown from (linear in the graph), and a layer
+//     can both read it and write into it.
 // The producer then writes, after its epilogue, the levels its readers would have computed, by the
 // same formula (kernels/detail/quantize_levels.hpp): the results are bit for bit those of the f32
 // tensor. Compiling with keep_intermediates skips the pass, so that every layer's output stays

@@ -229,5 +229,60 @@ TEST(LevelTensors, TensorsOtherReadersNeedStayFloat) {
     }
 }
 
+// A layer both reads the levels (through a MaxPool) and writes into them (a Concat):
+// x -> FQ(a) -> convA -> MaxPool(3x3, stride 1, pad 1) -> FQ(b) -> convB -.
+//                   `--------------------------------------------------- Concat -> FQ(b) -> convC -> out
+TEST(LevelTensors, ALayerCanReadAndWriteTheSameLevels) {
+    std::mt19937 rng(79);
+    testing::IrBuilder b;
+    const long long hw = 7, cin = 3, mid = 8, cout = 5;
+    const Dims in{1, cin, hw, hw}, a_out{1, mid, hw, hw}, cat{1, 2 * mid, hw, hw}, out{1, cout, hw, hw};
+    b.parameter(0, "x", "f32", in);
+    std::uniform_int_distribution<int> wi(-127, 127);
+    std::uniform_real_distribution<float> su(0.002f, 0.02f);
+    const auto conv = [&](int id, const std::string& name, int from, int port, const Dims& d_in, long long ci,
+                          long long co, long long k) {
+        const Dims w{co, ci, k, k}, scale_dims{co, 1, 1, 1};
+        std::vector<int8_t> wq(count(w));
+        for (int8_t& v : wq) v = static_cast<int8_t>(wi(rng));
+        std::vector<float> scale(count(scale_dims)), bias(static_cast<size_t>(co));
+        for (float& v : scale) v = su(rng);
+        for (float& v : bias) v = su(rng) * 20 - 0.2f;
+        const int weights = testing::add_i8_weights(b, id, name + "_w", w, wq, scale_dims, scale);
+        return testing::add_conv_bias(b, weights + 1, name, from, port, weights, 2, d_in, w,
+                                      Dims{1, co, hw, hw}, 1, k / 2, 1, bias);
+    };
+    const int fq_a = testing::add_fake_quantize(b, 1, "fq_a", 0, 0, in, -1.28f, 1.27f, -1.28f, 1.27f);
+    const int a = conv(fq_a + 1, "convA", fq_a, 5, in, cin, mid, 3);
+    const int pool = a + 1;
+    b.layer(pool, "pool", "MaxPool", "opset1",
+            "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" rounding_type=\"floor\" auto_pad=\"explicit\"",
+            {{0, "", a_out, ""}}, {{1, "FP32", a_out, ""}});
+    b.edge(a, 2, pool, 0);
+    const int fq_b = testing::add_fake_quantize(b, pool + 1, "fq_b", pool, 1, a_out, 0.f, 3.f, 0.f, 3.f);
+    const int b_out = conv(fq_b + 1, "convB", fq_b, 5, a_out, mid, mid, 1);
+    const int concat = b_out + 1;
+    b.layer(concat, "cat", "Concat", "opset1", "axis=\"1\"", {{0, "", a_out, ""}, {1, "", a_out, ""}}, {{2, "FP32", cat, ""}});
+    b.edge(a, 2, concat, 0).edge(b_out, 2, concat, 1);
+    const int fq_c = testing::add_fake_quantize(b, concat + 1, "fq_c", concat, 2, cat, 0.f, 3.f, 0.f, 3.f);
+    const int c = conv(fq_c + 1, "convC", fq_c, 5, cat, 2 * mid, cout, 3);
+    b.result(c + 1, "out", "f32", out);
+    b.edge(c, 2, c + 1, 0);
+    const std::vector<uint8_t> weights = b.weights();
+    const Model model = Model::read_from_memory(b.xml(), weights.data(), weights.size());
+    std::vector<std::string> writers, readers;
+    level_nodes(model, writers, readers);
+    std::sort(writers.begin(), writers.end());
+    std::sort(readers.begin(), readers.end());
+    EXPECT_EQ(writers, (std::vector<std::string>{"cat", "convA", "convB", "pool"}));
+    EXPECT_EQ(readers, (std::vector<std::string>{"convB", "convC"}));
+    std::uniform_real_distribution<float> u(-1.3f, 1.3f);
+    std::vector<float> x(count(in));
+    for (float& v : x) v = u(rng);
+    const std::vector<float> want = run(model, x, in, true);
+    EXPECT_EQ(run(model, x, in, false), want);
+    EXPECT_EQ(run(model, x, in, false, 3), want);
+}
+
 }  // namespace
 }  // namespace irlite
