@@ -51,7 +51,7 @@ public:
         Dims mid{c.n, c.mid, hw1, hw1}, out{c.n, c.cout, hw1, hw1};
         b_.parameter(0, "x", "f32", in);
         const int fq_a = fake_quantize("fq_a", 0, 0, in, -1.28f, 1.27f);  // zero is level 128
-        const int y1 = conv("conv1", fq_a, 5, in, c.cin, c.mid, c.k1, c.stride1, mid);
+        const int y1 = conv("conv1", fq_a, 5, in, c.k1, c.stride1, mid);
         int last = y1, port = 2;
         if (c.relu) {
             b_.layer(next_, "relu", "ReLU", "opset1", "", {{0, "", mid, ""}}, {{1, "FP32", mid, ""}});
@@ -60,7 +60,7 @@ public:
         }
         if (c.concat) {
             const Dims mid_b{c.n, 8, hw1, hw1}, cat{c.n, c.mid + 8, hw1, hw1};
-            const int yb = conv("conv1b", fq_a, 5, in, c.cin, 8, 1, c.stride1, mid_b);
+            const int yb = conv("conv1b", fq_a, 5, in, 1, c.stride1, mid_b);
             b_.layer(next_, "cat", "Concat", "opset1", "axis=\"1\"", {{0, "", mid, ""}, {1, "", mid_b, ""}},
                      {{2, "FP32", cat, ""}});
             b_.edge(last, port, next_, 0).edge(yb, 2, next_, 1);
@@ -84,11 +84,11 @@ public:
             last = next_++, port = 1;
         }
         const int fq_b = fake_quantize("fq_b", last, port, pooled, 0.f, 3.f);
-        const int y2 = conv("conv2", fq_b, 5, pooled, channels, c.cout, c.k2, 1, out);
+        const int y2 = conv("conv2", fq_b, 5, pooled, c.k2, 1, out);
         int sum = y2;
         if (c.second) {
             const int fq = c.other_range ? fake_quantize("fq_c", last, port, pooled, 0.f, 2.f) : fq_b;
-            const int y3 = conv("conv3", fq, 5, pooled, channels, c.cout, 1, 1, out);
+            const int y3 = conv("conv3", fq, 5, pooled, 1, 1, out);
             b_.layer(next_, "sum", "Add", "opset1", "", {{0, "", out, ""}, {1, "", out, ""}}, {{2, "FP32", out, ""}});
             b_.edge(y2, 2, next_, 0).edge(y3, 2, next_, 1);
             sum = next_++;
@@ -112,18 +112,8 @@ private:
     }
     // i8 weights -> Convert -> Multiply(per-channel scale) -> Convolution (pad k / 2) -> Add(bias);
     // returns the Add's id (output port 2).
-    int conv(const std::string& name, int from, int port, const Dims& in, long long cin, long long cout, long long k,
-             long long stride, const Dims& out) {
-        const Dims w{cout, cin, k, k}, scale_dims{cout, 1, 1, 1};
-        std::uniform_int_distribution<int> wi(-127, 127);
-        std::uniform_real_distribution<float> su(0.002f, 0.02f);
-        std::vector<int8_t> wq(count(w));
-        for (int8_t& v : wq) v = static_cast<int8_t>(wi(rng_));
-        std::vector<float> scale(count(scale_dims)), bias(static_cast<size_t>(cout));
-        for (float& s : scale) s = su(rng_);
-        for (float& v : bias) v = su(rng_) * 20 - 0.2f;
-        const int weights = testing::add_i8_weights(b_, next_, name + "_w", w, wq, scale_dims, scale);
-        const int add = testing::add_conv_bias(b_, weights + 1, name, from, port, weights, 2, in, w, out, stride, k / 2, 1, bias);
+    int conv(const std::string& name, int from, int port, const Dims& in, long long k, long long stride, const Dims& out) {
+        const int add = testing::add_random_int8_conv(b_, next_, name, from, port, in, out, k, stride, rng_);
         next_ = add + 1;
         return add;
     }
@@ -238,34 +228,23 @@ TEST(LevelTensors, ALayerCanReadAndWriteTheSameLevels) {
     const long long hw = 7, cin = 3, mid = 8, cout = 5;
     const Dims in{1, cin, hw, hw}, a_out{1, mid, hw, hw}, cat{1, 2 * mid, hw, hw}, out{1, cout, hw, hw};
     b.parameter(0, "x", "f32", in);
-    std::uniform_int_distribution<int> wi(-127, 127);
-    std::uniform_real_distribution<float> su(0.002f, 0.02f);
-    const auto conv = [&](int id, const std::string& name, int from, int port, const Dims& d_in, long long ci,
-                          long long co, long long k) {
-        const Dims w{co, ci, k, k}, scale_dims{co, 1, 1, 1};
-        std::vector<int8_t> wq(count(w));
-        for (int8_t& v : wq) v = static_cast<int8_t>(wi(rng));
-        std::vector<float> scale(count(scale_dims)), bias(static_cast<size_t>(co));
-        for (float& v : scale) v = su(rng);
-        for (float& v : bias) v = su(rng) * 20 - 0.2f;
-        const int weights = testing::add_i8_weights(b, id, name + "_w", w, wq, scale_dims, scale);
-        return testing::add_conv_bias(b, weights + 1, name, from, port, weights, 2, d_in, w,
-                                      Dims{1, co, hw, hw}, 1, k / 2, 1, bias);
+    const auto conv = [&](int id, const std::string& name, int from, int port, const Dims& d_in, long long co, long long k) {
+        return testing::add_random_int8_conv(b, id, name, from, port, d_in, Dims{1, co, hw, hw}, k, 1, rng);
     };
     const int fq_a = testing::add_fake_quantize(b, 1, "fq_a", 0, 0, in, -1.28f, 1.27f, -1.28f, 1.27f);
-    const int a = conv(fq_a + 1, "convA", fq_a, 5, in, cin, mid, 3);
+    const int a = conv(fq_a + 1, "convA", fq_a, 5, in, mid, 3);
     const int pool = a + 1;
     b.layer(pool, "pool", "MaxPool", "opset1",
             "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" rounding_type=\"floor\" auto_pad=\"explicit\"",
             {{0, "", a_out, ""}}, {{1, "FP32", a_out, ""}});
     b.edge(a, 2, pool, 0);
     const int fq_b = testing::add_fake_quantize(b, pool + 1, "fq_b", pool, 1, a_out, 0.f, 3.f, 0.f, 3.f);
-    const int b_out = conv(fq_b + 1, "convB", fq_b, 5, a_out, mid, mid, 1);
+    const int b_out = conv(fq_b + 1, "convB", fq_b, 5, a_out, mid, 1);
     const int concat = b_out + 1;
     b.layer(concat, "cat", "Concat", "opset1", "axis=\"1\"", {{0, "", a_out, ""}, {1, "", a_out, ""}}, {{2, "FP32", cat, ""}});
     b.edge(a, 2, concat, 0).edge(b_out, 2, concat, 1);
     const int fq_c = testing::add_fake_quantize(b, concat + 1, "fq_c", concat, 2, cat, 0.f, 3.f, 0.f, 3.f);
-    const int c = conv(fq_c + 1, "convC", fq_c, 5, cat, 2 * mid, cout, 3);
+    const int c = conv(fq_c + 1, "convC", fq_c, 5, cat, cout, 3);
     b.result(c + 1, "out", "f32", out);
     b.edge(c, 2, c + 1, 0);
     const std::vector<uint8_t> weights = b.weights();

@@ -76,6 +76,22 @@ inline int add_conv_bias(IrBuilder& b, int id, const std::string& name, int from
     return id + 2;
 }
 
+// A Convolution (stride, pad k / 2) of random i8 weights, per-channel scales in [0.002, 0.02) and
+// biases in [-0.16, 0.2): i8 -> Convert -> Multiply -> Convolution -> Add(bias); output port 2.
+inline int add_random_int8_conv(IrBuilder& b, int id, const std::string& name, int from, int port, const Dims& in,
+                                const Dims& out, long long k, long long stride, std::mt19937& rng) {
+    const Dims w{out[1], in[1], k, k}, scale_dims{out[1], 1, 1, 1};
+    std::uniform_int_distribution<int> wi(-127, 127);
+    std::uniform_real_distribution<float> su(0.002f, 0.02f);
+    std::vector<int8_t> wq(count(w));
+    for (int8_t& v : wq) v = static_cast<int8_t>(wi(rng));
+    std::vector<float> scale(count(scale_dims)), bias(static_cast<size_t>(out[1]));
+    for (float& s : scale) s = su(rng);
+    for (float& v : bias) v = su(rng) * 20 - 0.2f;
+    const int weights = add_i8_weights(b, id, name + "_w", w, wq, scale_dims, scale);
+    return add_conv_bias(b, weights + 1, name, from, port, weights, 2, in, w, out, stride, k / 2, 1, bias);
+}
+
 struct QuantConv {
     long long n = 1, cin = 8, cout = 16, hw = 9, k = 3, stride = 1, pad = 1, dilation = 1;
     int levels = 256;
