@@ -63,7 +63,8 @@ struct LevelRegion {
 // The region of producer p, grown over readers and through nodes' inputs; false when something
 // reads another output, an end reads it as other than its data, or a through node's input is
 // neither an int8 layer nor a through node. `stamp` (one per node) marks the region's producers and
-// through nodes with p, so that each node is taken once.
+// through nodes with p, so that each node is taken once: a region that fails is still grown whole,
+// or each of its other producers would grow it again.
 bool level_region(const Graph& g, const Readers& r, int p, std::vector<int>& stamp, LevelRegion& region) {
     std::vector<int> open;
     const auto take = [&](int n, std::vector<int>& list) {
@@ -79,15 +80,18 @@ bool level_region(const Graph& g, const Readers& r, int p, std::vector<int>& sta
         const Node& node = g.nodes[at];
         if (passes_levels(node)) {
             for (const ValueRef& in : node.inputs) {
-                if (in.node < 0 || in.output != 0) return false;
+                if (in.node < 0 || in.output != 0) {
+                    ok = false;
+                    continue;
+                }
                 if (stamp[static_cast<size_t>(in.node)] == p) continue;
                 const Node& source = g.nodes[static_cast<size_t>(in.node)];
                 if (quantized_input(source)) take(in.node, region.producers);
                 else if (passes_levels(source)) take(in.node, region.through);
-                else return false;
+                else ok = false;
             }
         }
-        if (r.other_output[at] || r.of[at].empty()) ok = false;  // still grown: the producers are marked
+        if (r.other_output[at] || r.of[at].empty()) ok = false;
         for (const Readers::Read& read : r.of[at]) {
             const Node& n = g.nodes[static_cast<size_t>(read.node)];
             if (!passes_levels(n)) {

@@ -49,15 +49,20 @@ inline int add_fake_quantize(IrBuilder& b, int id, const std::string& name, int 
     return add_fake_quantize(b, id, name, from, port, dims, ranges, {}, levels);
 }
 
-// i8 weights wq of shape w -> Convert -> Multiply(scale of scale_dims): output port 2.
-inline int add_i8_weights(IrBuilder& b, int id, const std::string& name, const Dims& w, const std::vector<int8_t>& wq,
-                          const Dims& scale_dims, const std::vector<float>& scale) {
-    b.constant(id, name + "_i8", "i8", w, wq.data(), wq.size());
+// Weights of shape w and element type `type` (`data`, `bytes` long) -> Convert(f32) ->
+// Multiply(scale of scale_dims): output port 2.
+inline int add_scaled_weights(IrBuilder& b, int id, const std::string& name, const std::string& type, const Dims& w,
+                              const void* data, size_t bytes, const Dims& scale_dims, const std::vector<float>& scale) {
+    b.constant(id, name + "_" + type, type, w, data, bytes);
     b.layer(id + 1, name + "_convert", "Convert", "opset1", "destination_type=\"f32\"", {{0, "", w, ""}}, {{1, "FP32", w, ""}});
     b.constant(id + 2, name + "_scale", "f32", scale_dims, scale.data(), scale.size() * sizeof(float));
     b.layer(id + 3, name + "_mul", "Multiply", "opset1", "", {{0, "", w, ""}, {1, "", scale_dims, ""}}, {{2, "FP32", w, ""}});
     b.edge(id, 0, id + 1, 0).edge(id + 1, 1, id + 3, 0).edge(id + 2, 0, id + 3, 1);
     return id + 3;
+}
+inline int add_i8_weights(IrBuilder& b, int id, const std::string& name, const Dims& w, const std::vector<int8_t>& wq,
+                          const Dims& scale_dims, const std::vector<float>& scale) {
+    return add_scaled_weights(b, id, name, "i8", w, wq.data(), wq.size(), scale_dims, scale);
 }
 
 // Convolution of (from, port) [in] by weights (w_from, w_port) [w] into out, then Add(bias, one
@@ -129,32 +134,26 @@ inline Built build(const QuantConv& q, std::mt19937& rng) {
     std::uniform_real_distribution<float> su(0.001f, 0.01f);
     std::vector<float> scale(count(scale_dims));
     for (float& s : scale) s = su(rng);
-    int weights = fq + 1;
-    const int id = weights;
-    if (q.integer_weights && !q.fq_weights) {
+    const int id = fq + 1;
+    int weights = 0;
+    if (q.fq_weights) {
+        // The levels w + 127 as u8, dequantized by a FakeQuantize whose output range per channel
+        // is [-127, 127] steps.
+        std::vector<uint8_t> levels(wq.size());
+        for (size_t i = 0; i < wq.size(); ++i) levels[i] = static_cast<uint8_t>(wq[i] + 127);
+        b.constant(id, "w_u8", "u8", w, levels.data(), levels.size());
+        b.layer(id + 1, "w_convert", "Convert", "opset1", "destination_type=\"f32\"", {{0, "", w, ""}}, {{1, "FP32", w, ""}});
+        b.edge(id, 0, id + 1, 0);
+        std::vector<float> w_ranges[4] = {std::vector<float>(scale.size(), 0.f), std::vector<float>(scale.size(), 254.f),
+                                          scale, scale};
+        for (size_t c = 0; c < scale.size(); ++c) w_ranges[2][c] = -127 * scale[c], w_ranges[3][c] = 127 * scale[c];
+        weights = add_fake_quantize(b, id + 2, "w_fq", id + 1, 1, w, w_ranges, scale_dims, 255);
+    } else if (q.integer_weights) {
         weights = add_i8_weights(b, id, "w", w, wq, scale_dims, scale);
     } else {
         std::vector<float> wf(count(w));
         for (size_t i = 0; i < wf.size(); ++i) wf[i] = static_cast<float>(wq[i]) + 0.25f;
-        std::vector<uint8_t> levels(wq.size());  // the levels w + 127 (older POT's u8 weights)
-        for (size_t i = 0; i < wq.size(); ++i) levels[i] = static_cast<uint8_t>(wq[i] + 127);
-        if (q.fq_weights) b.constant(id, "w_u8", "u8", w, levels.data(), levels.size());
-        else b.constant(id, "w_f", "f32", w, wf.data(), wf.size() * sizeof(float));
-        b.layer(id + 1, "w_convert", "Convert", "opset1", "destination_type=\"f32\"", {{0, "", w, ""}}, {{1, "FP32", w, ""}});
-        b.edge(id, 0, id + 1, 0);
-        if (q.fq_weights) {
-            // The levels (w + 127) dequantized by a FakeQuantize whose output range per channel
-            // is [-127, 127] steps.
-            std::vector<float> w_ranges[4] = {std::vector<float>(scale.size(), 0.f), std::vector<float>(scale.size(), 254.f),
-                                              scale, scale};
-            for (size_t c = 0; c < scale.size(); ++c) w_ranges[2][c] = -127 * scale[c], w_ranges[3][c] = 127 * scale[c];
-            weights = add_fake_quantize(b, id + 2, "w_fq", id + 1, 1, w, w_ranges, scale_dims, 255);
-        } else {
-            b.constant(id + 2, "w_scale", "f32", scale_dims, scale.data(), scale.size() * sizeof(float));
-            b.layer(id + 3, "w_mul", "Multiply", "opset1", "", {{0, "", w, ""}, {1, "", scale_dims, ""}}, {{2, "FP32", w, ""}});
-            b.edge(id + 1, 1, id + 3, 0).edge(id + 2, 0, id + 3, 1);
-            weights = id + 3;
-        }
+        weights = add_scaled_weights(b, id, "w", "f32", w, wf.data(), wf.size() * sizeof(float), scale_dims, scale);
     }
     std::vector<float> bias(static_cast<size_t>(q.cout));
     for (float& v : bias) v = su(rng) * 10;

@@ -949,9 +949,9 @@ void pool(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const Separab
         }
     };
     if constexpr (std::is_same_v<C, float> || std::is_same_v<C, uint8_t>) {
-        // f32 (AvgPool, MaxPool with indices) and u8 (levels) compiled for the CPU's level too:
-        // the same sums in the same order (double, tap by tap per output) and the same compares,
-        // so the same bits.
+        // f32 (AvgPool, MaxPool with indices) and u8 (MaxPool that max_pool_u8 does not take:
+        // dilated, or not 2-D) compiled for the CPU's level too: the same sums in the same order
+        // (double, tap by tap per output) and the same compares, so the same bits.
         const cpu::Isa isa = cpu::active_isa();
         detail::for_chunks(ctx.pool(), planes, grain,
                            [&](int64_t begin, int64_t end) { cpu::run_at(isa, [&] { planes_in(begin, end); }); });
@@ -1008,10 +1008,12 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
         plan->scratch_bytes = at + plan->separable.floats() * sizeof(float);
     }
     plan->conversion_offset = (plan->scratch_bytes + 63) / 64 * 64;
-    plan->input_bytes = nn::conversion_bytes(ctx.type(0), checked_num_elements(data));
+    // u8 MaxPool without indices compares the bytes as they are (compute): nothing to convert.
+    const bool as_bytes = a.is_max && !a.with_indices && ctx.type(0) == ElementType::u8;
+    plan->input_bytes = as_bytes ? 0 : nn::conversion_bytes(ctx.type(0), checked_num_elements(data));
     int64_t planes = 1;  // batch x channels: the dims before the window's
     for (size_t i = 0; i + axes.size() < data.size(); ++i) planes *= data[i];
-    plan->output_bytes = nn::conversion_bytes(ctx.type(0), planes * p.out_size);
+    plan->output_bytes = as_bytes ? 0 : nn::conversion_bytes(ctx.type(0), planes * p.out_size);
     plan->scratch_bytes = plan->conversion_offset + plan->input_bytes + plan->output_bytes;
     plan->method = plan->channels_last.enabled ? "window-2d-channels-last"
                    : plan->separable.enabled   ? "window-2d-separable"
