@@ -283,12 +283,22 @@ void run_method(const ConvPlan& plan, const nn::conv::ConvTensors<T>& io, Kernel
     }
 }
 
+// u8 for a tensor of levels, else f32 (the int8 method's inputs and outputs).
+ElementType level_type(bool levels) { return levels ? ElementType::u8 : ElementType::f32; }
+
 void compute(KernelContext& ctx) {
     const ConvPlan& plan = ctx.plan<ConvPlan>();
     const Tensor& data = ctx.input(0);
     if (ctx.output(0).num_elements() == 0) return;
     if (const auto* int8 = std::get_if<nn::Int8ConvPlan>(&plan.by_method)) {
-        // f32 or u8 levels in and out, as the plan says; the epilogue runs inside.
+        // f32 or u8 levels in and out, as the plan says; the epilogue runs inside. The level pass
+        // (engine/level_tensors.cpp) sets the tensors' types and the plan's flags together; a
+        // disagreement would write floats into a u8 buffer, so it is an error, not a crash.
+        if (data.type() != level_type(int8->levels_in) || ctx.output(0).type() != level_type(int8->writes_levels))
+            throw Error(ErrorKind::Type, "int8-level-type",
+                        std::string("the int8 plan expects ") + to_string(level_type(int8->levels_in)) + " in and " +
+                            to_string(level_type(int8->writes_levels)) + " out, the tensors are " +
+                            to_string(data.type()) + " and " + to_string(ctx.output(0).type()));
         const float* res = plan.epilogue.residual ? ctx.input(ctx.num_inputs() - 1).data<float>() : nullptr;
         nn::run_int8_convolution(*int8, plan.problem.batch, data.data(), ctx.output(0).data(), res, ctx.scratch(),
                                  ctx.pool());

@@ -1031,6 +1031,9 @@ void compute(KernelContext& ctx) {
     Tensor* indices = a.with_indices && ctx.output_needed(1) ? &ctx.output(1) : nullptr;
     if (data.type() == ElementType::u8 && a.is_max && !indices) {
         // Levels (OpDef::passes_levels) and any u8 data: compared as they are, no conversion.
+        if (ctx.output(0).type() != ElementType::u8)
+            throw Error(ErrorKind::Type, "pool-level-type",
+                        std::string("a u8 MaxPool writes u8, its output tensor is ") + to_string(ctx.output(0).type()));
         pool<uint8_t>(a, plan.plane, plan.fast, plan.separable, plan.channels_last, data.shape(), data.data<uint8_t>(),
                       ctx.output(0).data<uint8_t>(), nullptr, ctx);
         return;
