@@ -100,6 +100,49 @@ TEST(Int8Gemm, EveryLevelMatchesTheExactReferenceBitForBit) {
     std::printf("int8 GEMM levels run on this CPU: %s\n", ran.c_str());
 }
 
+// The indexed form (B read where it lies: runs of 8 columns at their own offsets, quads at theirs)
+// gives the reference's bits too. The runs are laid out in reverse order with junk between them,
+// so that a kernel reading a run's neighbour, or one run's offset for another, is caught.
+TEST(Int8Gemm, IndexedFormMatchesTheExactReferenceBitForBit) {
+    const struct {
+        int64_t m, n, k;
+        bool extreme;
+    } shapes[] = {{1, 8, 1, false},    {4, 16, 4, false},    {5, 24, 7, false},      {16, 64, 64, false},
+                  {13, 104, 27, false}, {64, 40, 576, false}, {7, 136, 1153, false}, {6, 72, 4096, true}};
+    for (Int8Level level : kLevels) {
+        if (!int8_level_supported(level)) continue;
+        uint32_t seed = 90;
+        for (const auto& s : shapes) {
+            const Problem p = make_problem(s.m, s.n, s.k, seed++, s.extreme);
+            const int64_t runs = p.n / kInt8Run, quads = (p.k + 3) / 4, run_bytes = kInt8Run * 4;
+            const int64_t run_step = run_bytes + 8, quad_step = runs * run_step + 24;
+            std::vector<int64_t> run_offset, quad_offset;
+            for (int64_t r = 0; r < runs; ++r) run_offset.push_back((runs - 1 - r) * run_step);
+            for (int64_t q = 0; q < quads; ++q) quad_offset.push_back(q * quad_step);
+            std::vector<uint8_t> b(static_cast<size_t>(quads * quad_step), 0xA5);
+            for (int64_t k = 0; k < quads * 4; ++k)
+                for (int64_t n = 0; n < p.n; ++n)
+                    b[static_cast<size_t>(quad_offset[static_cast<size_t>(k / 4)] +
+                                          run_offset[static_cast<size_t>(n / kInt8Run)] + (n % kInt8Run) * 4 + k % 4)] =
+                        k < p.k ? p.b[static_cast<size_t>(k * p.n + n)] : 0;
+            const Int8Weights w = pack_int8_weights(p.a.data(), p.m, p.k, p.k);
+            const std::vector<float> want = reference(p);
+            std::vector<float> c(static_cast<size_t>(p.m * p.n), -7.f);
+            int8_gemm_indexed(level, w, b.data(), run_offset.data(), quad_offset.data(), 0, p.m, 0, p.n, p.alpha.data(),
+                              p.beta.data(), p.start.data(), c.data(), p.n);
+            ASSERT_EQ(0, std::memcmp(c.data(), want.data(), c.size() * sizeof(float)))
+                << int8_level_name(level) << " " << s.m << "x" << s.n << "x" << s.k;
+            std::vector<float> parts(c.size(), -7.f);
+            for (int64_t m0 = 0; m0 < p.m; m0 += 2 * kInt8Rows)
+                for (int64_t n0 = 0; n0 < p.n; n0 += 24)
+                    int8_gemm_indexed(level, w, b.data(), run_offset.data(), quad_offset.data(), m0,
+                                      std::min(p.m, m0 + 2 * kInt8Rows), n0, std::min(p.n, n0 + 24), p.alpha.data(),
+                                      p.beta.data(), p.start.data(), parts.data() + m0 * p.n + n0, p.n);
+            ASSERT_EQ(0, std::memcmp(parts.data(), want.data(), c.size() * sizeof(float))) << int8_level_name(level);
+        }
+    }
+}
+
 // The column form (rows in the lanes, columns broadcast) gives the same bits as the reference
 // too, for every column count up to and past a kernel's width, and edge panels.
 TEST(Int8Gemm, ColumnFormMatchesTheExactReferenceBitForBit) {

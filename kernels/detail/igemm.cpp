@@ -130,6 +130,30 @@ void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t 
     }
 }
 
+void int8_gemm_indexed(Int8Level level, const Int8Weights& a, const uint8_t* b, const int64_t* run_offset,
+                       const int64_t* quad_offset, int64_t m0, int64_t m1, int64_t n0, int64_t n1, const float* alpha,
+                       const float* beta, const int32_t* start, float* c, int64_t ldc) {
+    record_int8_level(level);
+    const int8::Kernels& k = kernels_of(level);
+    const int64_t block = int64_t{int8::kMaxVectors} * k.lanes;
+    const int64_t panel_bytes = a.quads * kInt8Rows * 4;
+    constexpr int64_t kMaxRuns = int64_t{int8::kMaxVectors} * 16 / kInt8Run;
+    const uint8_t* runs[kMaxRuns];
+    for (int64_t n = n0; n < n1; n += block) {
+        const int cols = static_cast<int>(std::min(block, n1 - n));
+        const int vectors = (cols + k.lanes - 1) / k.lanes;
+        // The kernel reads whole vectors: runs past the tile's last repeat it (read, not stored).
+        const int64_t have = cols / kInt8Run, want = std::max<int64_t>(have, (vectors * k.lanes + kInt8Run - 1) / kInt8Run);
+        for (int64_t i = 0; i < want; ++i) runs[i] = b + run_offset[n / kInt8Run + std::min(i, have - 1)];
+        const int8::KernelIndexedFn kernel = k.indexed[vectors - 1];
+        for (int64_t m = m0; m < m1; m += kInt8Rows) {
+            const int rows = static_cast<int>(std::min<int64_t>(kInt8Rows, m1 - m));
+            kernel(a.packed.data() + (m / kInt8Rows) * panel_bytes, runs, quad_offset, a.quads, rows, cols, alpha + m,
+                   beta + m, start ? start + m : nullptr, c + (m - m0) * ldc + (n - n0), ldc);
+        }
+    }
+}
+
 }  // namespace irlite::nn
 
 namespace irlite::nn {

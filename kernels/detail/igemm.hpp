@@ -71,6 +71,16 @@ void int8_gemm(Int8Level level, const Int8Weights& a, const uint8_t* b, int64_t 
                int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start, float* c,
                int64_t ldc);
 
+// The same with B read where it lies (an "indexed" B, no im2col copy): B's columns are runs of
+// kInt8Run consecutive columns, run r's quads of k-quad q at b + run_offset[r] + quad_offset[q]
+// (bytes; a quad plane of a convolution: run r is 8 pixels of an output row, quad q a tap of four
+// channels). n0 and n1 are multiples of kInt8Run; every run's 32 bytes at every quad offset must
+// be readable.
+inline constexpr int64_t kInt8Run = 8;
+void int8_gemm_indexed(Int8Level level, const Int8Weights& a, const uint8_t* b, const int64_t* run_offset,
+                       const int64_t* quad_offset, int64_t m0, int64_t m1, int64_t n0, int64_t n1, const float* alpha,
+                       const float* beta, const int32_t* start, float* c, int64_t ldc);
+
 // The column form, for few columns (a small output plane, a batch-1 MatMul): rows in the vector
 // lanes and each column's quad broadcast, so that no lane is spent on a missing column. The same
 // results as int8_gemm. A packed with panel_rows = int8_column_panel_rows(level); alpha, beta and
@@ -93,6 +103,10 @@ namespace int8 {
 using KernelFn = void (*)(const int8_t* a, const uint8_t* b, int64_t ldb, int64_t quads, int rows, int cols,
                           const float* alpha, const float* beta, const int32_t* start, float* c, int64_t ldc);
 inline constexpr int kMaxVectors = 4;
+// The indexed form (int8_gemm_indexed): the tile's runs of kInt8Run columns at runs[i].
+using KernelIndexedFn = void (*)(const int8_t* a, const uint8_t* const* runs, const int64_t* quad_offset,
+                                 int64_t quads, int rows, int cols, const float* alpha, const float* beta,
+                                 const int32_t* start, float* c, int64_t ldc);
 using ColumnsFn = void (*)(const int8_t* a, int64_t panel_bytes, const uint8_t* b, const Int8Strides& strides,
                           int64_t quads, int rows, const float* alpha, const float* beta, const int32_t* start,
                           float* c);
@@ -100,6 +114,7 @@ inline constexpr int kMaxColumns = 8;
 struct Kernels {
     int lanes = 0;
     KernelFn by_vectors[kMaxVectors] = {};  // [V - 1]: kernels of 1..kMaxVectors vectors
+    KernelIndexedFn indexed[kMaxVectors] = {};
     ColumnsFn columns[kMaxColumns][2] = {};  // [columns - 1][panels - 1]
 };
 const Kernels& portable_kernels();

@@ -24,6 +24,12 @@ struct Vec {
     }
     IRLITE_INT8_TARGET static Reg set1(int32_t x) { return _mm512_set1_epi32(x); }
     IRLITE_INT8_TARGET static Reg load_b(const uint8_t* p) { return _mm512_loadu_si512(p); }
+    IRLITE_INT8_TARGET static Reg load_b_pair(const uint8_t* lo, const uint8_t* hi) {
+        // The masked form with every lane set (as to_float_store below): the unmasked one's undefined
+        // placeholder draws GCC 12's "maybe uninitialized"; both are one vinserti64x4.
+        const __m512i low = _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo)));
+        return _mm512_mask_inserti64x4(low, 0xFF, low, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(hi)), 1);
+    }
     IRLITE_INT8_TARGET static Reg broadcast_a(const int8_t* p) {
         int32_t bits;
         __builtin_memcpy(&bits, p, 4);

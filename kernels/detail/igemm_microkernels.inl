@@ -3,39 +3,41 @@
 // u8 quads of kLanes columns), broadcast_a(p) (one row's s8 quad in every lane), dot(acc, b, a)
 // (acc + the four u8 x s8 products of each lane, exact), and to_float_store(c, acc, alpha, beta)
 // (c[j] = float(acc[j]) * alpha + beta); for the column kernels also load_i32(p) and
-// to_float_store_rows(c, acc, alpha, beta) (per-lane alpha and beta).
+// to_float_store_rows(c, acc, alpha, beta) (per-lane alpha and beta); with 16 lanes,
+// load_b_pair(lo, hi) (8 columns' quads from each).
 // See igemm.hpp for the layouts.
 
+// A row-form tile's accumulators: each row's start (or zeros), in every vector.
 template <int V>
-IRLITE_INT8_TARGET void int8_kernel(const int8_t* a, const uint8_t* b, int64_t ldb, int64_t quads, int rows, int cols,
-                                    const float* alpha, const float* beta, const int32_t* start, float* c,
-                                    int64_t ldc) {
-    using Reg = typename Vec::Reg;
-    constexpr int R = kInt8Rows;
-    constexpr int L = Vec::kLanes;
-    Reg acc[R][V];
+IRLITE_INT8_TARGET inline void init_rows(typename Vec::Reg (&acc)[kInt8Rows][V], int rows, const int32_t* start) {
 #pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-        const Reg first = start && r < rows ? Vec::set1(start[r]) : Vec::zero();
+    for (int r = 0; r < kInt8Rows; ++r) {
+        const typename Vec::Reg first = start && r < rows ? Vec::set1(start[r]) : Vec::zero();
 #pragma GCC unroll 4
         for (int v = 0; v < V; ++v) acc[r][v] = first;
     }
-    const int64_t b_step = ldb * 4;
-    for (int64_t q = 0; q < quads; ++q) {
-        Reg bv[V];
+}
+
+// The products of one k-quad: the A panel's four rows' quads at a against the V vectors bv.
+template <int V>
+IRLITE_INT8_TARGET inline void dot_rows(typename Vec::Reg (&acc)[kInt8Rows][V], const typename Vec::Reg (&bv)[V],
+                                        const int8_t* a) {
 #pragma GCC unroll 4
-        for (int v = 0; v < V; ++v) bv[v] = Vec::load_b(b + q * b_step + v * L * 4);
+    for (int r = 0; r < kInt8Rows; ++r) {
+        const typename Vec::Reg av = Vec::broadcast_a(a + r * 4);
 #pragma GCC unroll 4
-        for (int r = 0; r < R; ++r) {
-            const Reg av = Vec::broadcast_a(a + (q * R + r) * 4);
-#pragma GCC unroll 4
-            for (int v = 0; v < V; ++v) acc[r][v] = Vec::dot(acc[r][v], bv[v], av);
-        }
+        for (int v = 0; v < V; ++v) acc[r][v] = Vec::dot(acc[r][v], bv[v], av);
     }
-    // Every index a constant (loops unrolled, rows tested inside): the accumulators stay in
-    // registers instead of an array on the stack.
+}
+
+// rows x cols of the tile's floats to c. Every index a constant (loops unrolled, rows tested
+// inside): the accumulators stay in registers instead of an array on the stack.
+template <int V>
+IRLITE_INT8_TARGET inline void store_rows(const typename Vec::Reg (&acc)[kInt8Rows][V], int rows, int cols,
+                                          const float* alpha, const float* beta, float* c, int64_t ldc) {
+    constexpr int L = Vec::kLanes;
 #pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
+    for (int r = 0; r < kInt8Rows; ++r) {
         if (r >= rows) break;
 #pragma GCC unroll 4
         for (int v = 0; v < V; ++v) {
@@ -51,6 +53,62 @@ IRLITE_INT8_TARGET void int8_kernel(const int8_t* a, const uint8_t* b, int64_t l
             }
         }
     }
+}
+
+template <int V>
+IRLITE_INT8_TARGET void int8_kernel(const int8_t* a, const uint8_t* b, int64_t ldb, int64_t quads, int rows, int cols,
+                                    const float* alpha, const float* beta, const int32_t* start, float* c,
+                                    int64_t ldc) {
+    using Reg = typename Vec::Reg;
+    constexpr int L = Vec::kLanes;
+    Reg acc[kInt8Rows][V];
+    init_rows<V>(acc, rows, start);
+    const int64_t b_step = ldb * 4;
+    for (int64_t q = 0; q < quads; ++q) {
+        Reg bv[V];
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v) bv[v] = Vec::load_b(b + q * b_step + v * L * 4);
+        dot_rows<V>(acc, bv, a + q * kInt8Rows * 4);
+    }
+    store_rows<V>(acc, rows, cols, alpha, beta, c, ldc);
+}
+
+// Vector v of an indexed B's tile at quad offset o (W: Vec, a template parameter so that only the
+// taken branch needs its members).
+template <class W>
+IRLITE_INT8_TARGET inline typename W::Reg load_run_vector(const uint8_t* const* g, int v, int64_t o) {
+    if constexpr (W::kLanes == 16)
+        return W::load_b_pair(g[2 * v] + o, g[2 * v + 1] + o);
+    else if constexpr (W::kLanes == 8)
+        return W::load_b(g[v] + o);
+    else
+        return W::load_b(g[v / 2] + o + (v % 2) * W::kLanes * 4);
+}
+
+// The same on an indexed B (igemm.hpp: int8_gemm_indexed): k-quad q of the tile's run i of
+// kInt8Run columns at runs[i] + quad_offset[q]. A vector of 16 lanes joins two runs; one of 4
+// lanes is half a run.
+template <int V>
+IRLITE_INT8_TARGET void int8_kernel_indexed(const int8_t* a, const uint8_t* const* runs, const int64_t* quad_offset,
+                                            int64_t quads, int rows, int cols, const float* alpha, const float* beta,
+                                            const int32_t* start, float* c, int64_t ldc) {
+    using Reg = typename Vec::Reg;
+    constexpr int L = Vec::kLanes;
+    static_assert(L == 4 || L == 8 || L == 16, "a vector is half a run, a run or two");
+    constexpr int kRuns = L >= kInt8Run ? V * L / kInt8Run : (V + 1) / 2;
+    const uint8_t* g[kRuns];
+#pragma GCC unroll 8
+    for (int i = 0; i < kRuns; ++i) g[i] = runs[i];
+    Reg acc[kInt8Rows][V];
+    init_rows<V>(acc, rows, start);
+    for (int64_t q = 0; q < quads; ++q) {
+        const int64_t o = quad_offset[q];
+        Reg bv[V];
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v) bv[v] = load_run_vector<Vec>(g, v, o);
+        dot_rows<V>(acc, bv, a + q * kInt8Rows * 4);
+    }
+    store_rows<V>(acc, rows, cols, alpha, beta, c, ldc);
 }
 
 // The column form (igemm.hpp: int8_gemm_columns): MV panels of kLanes rows x NC columns; a lane
@@ -104,6 +162,10 @@ inline int8::Kernels make_kernels() {
     k.by_vectors[1] = int8_kernel<2>;
     k.by_vectors[2] = int8_kernel<3>;
     k.by_vectors[3] = int8_kernel<4>;
+    k.indexed[0] = int8_kernel_indexed<1>;
+    k.indexed[1] = int8_kernel_indexed<2>;
+    k.indexed[2] = int8_kernel_indexed<3>;
+    k.indexed[3] = int8_kernel_indexed<4>;
     k.columns[0][0] = int8_columns_kernel<1, 1>, k.columns[0][1] = int8_columns_kernel<1, 2>;
     k.columns[1][0] = int8_columns_kernel<2, 1>, k.columns[1][1] = int8_columns_kernel<2, 2>;
     k.columns[2][0] = int8_columns_kernel<3, 1>, k.columns[2][1] = int8_columns_kernel<3, 2>;

@@ -179,7 +179,7 @@ void plan_int8(const InferContext& ctx, ConvKind kind, const QuantizedInput& q, 
     nn::Int8ConvPlan& int8 = plan.by_method.emplace<nn::Int8ConvPlan>(
         nn::plan_int8_convolution(shape, q, plan.epilogue, cpu::active_isa()));
     plan.scratch_bytes = int8.scratch_bytes();
-    plan.method = "int8-im2col";
+    plan.method = int8.indexed_b ? "int8-implicit" : "int8-im2col";
     plan.epilogue_in_kernel = true;
 }
 

@@ -187,10 +187,14 @@ void fix_border(const Int8ConvPlan& plan, int64_t m0, int64_t m1, int64_t n0, in
 }
 
 // One GEMM task's block of one image: C rows [m0, m1) x columns [n0, n1) into c (its first
-// element; row stride ldc), then the epilogue (res: the residual's block, row stride res_ld).
+// element; row stride ldc), then the epilogue (res: the residual's block, row stride res_ld). b is
+// the packed B, or the quad planes when the plan reads B where it lies (indexed_b).
 void run_block(const Int8ConvPlan& plan, const uint8_t* b, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float* c,
                int64_t ldc, const float* res, int64_t res_ld) {
-    if (plan.column_form) {
+    if (plan.indexed_b) {  // b: the quad planes
+        int8_gemm_indexed(plan.level, plan.weights, b, plan.run_offset.data(), plan.quad_offset.data(), m0, m1, n0, n1,
+                          plan.terms.alpha.data(), plan.terms.beta.data(), plan.terms.start.data(), c, ldc);
+    } else if (plan.column_form) {
         Int8Strides strides;
         strides.b_quad = plan.ldb * 4, strides.c_row = ldc;
         int8_gemm_columns(plan.level, plan.weights, b, strides, m0, m1, n0, n1, plan.terms.alpha.data(),
@@ -291,6 +295,19 @@ Int8BorderFix border_fix(const Int8ConvShape& shape, const QuantizedInput& q, co
     return fix;
 }
 
+// B read in the quad planes (Int8ConvPlan::indexed_b): quad k = (tap, channel quad), as
+// gather_quads reads it; run r's pixels are one output row's, at the row's start in the phase
+// plane plus their column. No B matrix.
+void plan_indexed_b(Int8ConvPlan& plan) {
+    const AxisWindow &ah = plan.shape.h, &aw = plan.shape.w;
+    for (int64_t k = 0; k < plan.weights.quads; ++k)
+        plan.quad_offset.push_back((k % plan.channel_quads) * plan.quad_plane_bytes +
+                                   plan.tap_offset[static_cast<size_t>(k / plan.channel_quads)]);
+    for (int64_t n = 0; n < plan.columns; n += kInt8Run)
+        plan.run_offset.push_back(((n / aw.out) * ah.stride * plan.phase_width + n % aw.out) * 4);
+    plan.b_bytes = 0;
+}
+
 }  // namespace
 
 Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedInput& q, const FusedEpilogue& epilogue,
@@ -348,6 +365,8 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
         }
     // + 64: copy_run reads up to 15 bytes past the last plane's last run.
     plan.plane_bytes = round64(static_cast<size_t>(plan.channel_quads * plan.quad_plane_bytes) + 64);
+    plan.indexed_b = !plan.column_form && aw.out % kInt8Run == 0;
+    if (plan.indexed_b) plan_indexed_b(plan);
     return plan;
 }
 
@@ -374,18 +393,20 @@ void run_int8_convolution(const Int8ConvPlan& plan, int64_t batch, const void* x
         } else {
             detail::for_chunks(pool, plan.channel_quads, std::max<int64_t>(1, (int64_t{1} << 12) / std::max<int64_t>(hw, 1)),
                                [&](int64_t c0, int64_t c1) { quantize_planes(plan, xi, planes, c0, c1); });
-            detail::for_chunks(pool, quads, std::max<int64_t>(1, (int64_t{1} << 16) / (plan.ldb * 4)),
-                               [&](int64_t q0, int64_t q1) { gather_quads(plan, planes, b, q0, q1); });
+            if (!plan.indexed_b)
+                detail::for_chunks(pool, quads, std::max<int64_t>(1, (int64_t{1} << 16) / (plan.ldb * 4)),
+                                   [&](int64_t q0, int64_t q1) { gather_quads(plan, planes, b, q0, q1); });
         }
         detail::for_chunks(pool, row_tasks * col_tasks, 1, [&](int64_t t0, int64_t t1) {
             for (int64_t t = t0; t < t1; ++t) {
                 const int64_t m0 = (t / col_tasks) * task_rows, n0 = (t % col_tasks) * kTaskColumns;
                 const int64_t m1 = std::min(s.out_channels, m0 + task_rows), n1 = std::min(plan.columns, n0 + kTaskColumns);
+                const uint8_t* operand = plan.indexed_b ? planes : b;
                 if (plan.writes_levels) {
-                    run_block_to_levels(plan, b, m0, m1, n0, n1, reinterpret_cast<uint8_t*>(yi), ri);
+                    run_block_to_levels(plan, operand, m0, m1, n0, n1, reinterpret_cast<uint8_t*>(yi), ri);
                 } else {
                     const int64_t at = m0 * plan.columns + n0;
-                    run_block(plan, b, m0, m1, n0, n1, reinterpret_cast<float*>(yi) + at, plan.columns,
+                    run_block(plan, operand, m0, m1, n0, n1, reinterpret_cast<float*>(yi) + at, plan.columns,
                               ri ? ri + at : nullptr, plan.columns);
                 }
             }

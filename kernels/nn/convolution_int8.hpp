@@ -5,8 +5,9 @@
 // Per image: the data is quantized to its u8 levels (the absorbed FakeQuantize's formula,
 // engine/quantized_input.hpp) into zero-padded quad planes (four channels interleaved, the pad at
 // the zero level, split by column phase), from which the int8 GEMM's B (im2col, depth ordered
-// (tap, channel quad, channel)) is copied one output row at a time, and multiplied by the s8
-// weights packed in that order at prepare (kernels/detail/igemm.hpp). A 1x1 convolution of
+// (tap, channel quad, channel)) is read where it lies when output rows are whole runs of 8 pixels
+// (an indexed B), else copied one output row at a time, and multiplied by the s8 weights packed
+// in that order at prepare (kernels/detail/igemm.hpp). A 1x1 convolution of
 // stride 1 quantizes straight into B. The float result per output channel c is
 //
 //   y = float(acc - zero_index * sum(w[c])) * (weight_scale[c] * out_step) + bias[c]
@@ -64,6 +65,11 @@ struct Int8ConvPlan {
     std::vector<int64_t> tap_offset;  // per (ky, kx): its first byte in a quad plane
     // 1x1, stride 1, no padding: B is quantized straight from the data (no planes).
     bool pointwise = false;
+    // The row form on output rows of whole runs (kInt8Run pixels): the GEMM reads B in the quad
+    // planes where it lies (int8_gemm_indexed), run r of output pixels at run_offset[r] and quad q
+    // (tap, channel quad) at quad_offset[q], instead of gathering it into an im2col matrix first.
+    bool indexed_b = false;
+    std::vector<int64_t> run_offset, quad_offset;
     // Few output pixels (below a vector's lanes, up to two vectors' with AVX-512): the GEMM's
     // column form (igemm.hpp), output channels in the lanes.
     bool column_form = false;

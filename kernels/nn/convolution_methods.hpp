@@ -12,7 +12,7 @@
 //     ("gemm-1x1"), implicit ("gemm-implicit"),
 //     transposed ("gemm-transposed")
 //   Winograd F(2x2, 3x3) ("winograd")       convolution_winograd.cpp        WinogradPlan
-//   int8 ("int8-im2col")                    convolution_int8.cpp            nn::Int8ConvPlan
+//   int8 ("int8-im2col", "int8-implicit")   convolution_int8.cpp            nn::Int8ConvPlan
 //
 // Each method plans once (its plan_* function, at prepare: geometry, packed filters and the bytes
 // of per-run scratch it needs) and runs allocating nothing (its run_* function, at compute).
