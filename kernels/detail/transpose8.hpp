@@ -58,7 +58,7 @@ inline void even_odd(const Float8& a, const Float8& b, Float8& even, Float8& odd
 
 // even[k] = src[2k] and odd[k] = src[2k + 1] for the n elements of src: 32 bytes' worth of each
 // from two vector loads, then half that, then one element at a time. Writes exactly (n + 1) / 2
-// evens and n / 2 odds; T is float or double.
+// evens and n / 2 odds; T is any type of 4 or 8 bytes (float, double, a u8 quad as uint32_t).
 template <class T>
 inline void split_even_odd(const T* src, int64_t n, T* even, T* odd) {
     constexpr int kV = 32 / sizeof(T);
@@ -70,7 +70,8 @@ inline void split_even_odd(const T* src, int64_t n, T* even, T* odd) {
         std::memcpy(&a, src + j, sizeof a);
         std::memcpy(&b, src + j + kV, sizeof b);
         if constexpr (kV == 8) {
-            even_odd(a, b, e, o);
+            e = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+            o = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
         } else {
             e = __builtin_shufflevector(a, b, 0, 2, 4, 6);
             o = __builtin_shufflevector(a, b, 1, 3, 5, 7);

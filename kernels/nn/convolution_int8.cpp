@@ -7,6 +7,7 @@
 #include "kernels/detail/fake_quantize_row.hpp"
 #include "kernels/detail/parallel.hpp"
 #include "kernels/detail/quantize_levels.hpp"
+#include "kernels/detail/transpose8.hpp"
 
 #if IRLITE_ISA_X86
 #include <emmintrin.h>
@@ -76,12 +77,18 @@ void quantize_quad_rows(const Int8ConvPlan& plan, const void* x, int64_t stride,
 
 // n pixels' quads (4 bytes each), of padded columns [px, px + n) of one row, into that row of each
 // column phase: column x goes to phase x % phases, at x / phases; row0 is the row in phase 0,
-// phase_bytes the distance between phases. One strided pass per phase.
-void split_phases(const uint8_t* quads, int64_t n, int64_t px, int64_t phases, uint8_t* row0, int64_t phase_bytes) {
+// phase_bytes the distance between phases. Stride 2 by even/odd shuffles (transpose8.hpp), any
+// other in one strided pass per phase.
+void split_phases(const uint32_t* quads, int64_t n, int64_t px, int64_t phases, uint8_t* row0, int64_t phase_bytes) {
+    if (phases == 2) {  // stride 2, the common one: pixel px + j goes to phase (px + j) % 2, at (px + j) / 2
+        detail::split_even_odd(quads, n, reinterpret_cast<uint32_t*>(row0 + px % 2 * phase_bytes + px / 2 * 4),
+                               reinterpret_cast<uint32_t*>(row0 + (px + 1) % 2 * phase_bytes + (px + 1) / 2 * 4));
+        return;
+    }
     for (int64_t phase = 0; phase < phases; ++phase) {
         const int64_t j0 = ((phase - px) % phases + phases) % phases;  // the first pixel in this phase
         uint8_t* dst = row0 + phase * phase_bytes + (px + j0) / phases * 4;
-        for (int64_t j = j0; j < n; j += phases, dst += 4) std::memcpy(dst, quads + 4 * j, 4);
+        for (int64_t j = j0; j < n; j += phases, dst += 4) std::memcpy(dst, quads + j, 4);
     }
 }
 
@@ -98,7 +105,7 @@ void quantize_planes(const Int8ConvPlan& plan, const void* x, uint8_t* planes, i
     const int64_t rows_per_chunk = std::max<int64_t>(1, kQuantizeChunk / aw.in);
     const int64_t piece = std::min(aw.in, kQuantizeChunk);  // columns per chunk of one long row
     alignas(64) uint8_t levels[4 * kQuantizeChunk];
-    alignas(64) uint8_t quads[4 * kQuantizeChunk];
+    alignas(64) uint32_t quads[kQuantizeChunk];  // a pixel's quad as one element (split_phases)
     for (int64_t cq = q0; cq < q1; ++cq) {
         uint8_t* dst = planes + cq * plan.quad_plane_bytes;
         std::memset(dst, plan.quantizer.zero_level, static_cast<size_t>(plan.quad_plane_bytes));
@@ -119,7 +126,7 @@ void quantize_planes(const Int8ConvPlan& plan, const void* x, uint8_t* planes, i
                         interleave4(l0 + off, l1 + off, l2 + off, l3 + off, n, dst + (py * pw + px) * 4);
                         continue;
                     }
-                    interleave4(l0 + off, l1 + off, l2 + off, l3 + off, n, quads);
+                    interleave4(l0 + off, l1 + off, l2 + off, l3 + off, n, reinterpret_cast<uint8_t*>(quads));
                     split_phases(quads, n, px, phases, dst + py * pw * 4, ph * pw * 4);
                 }
             }
