@@ -22,6 +22,7 @@ struct Shape {
 };
 
 const Shape kShapes[] = {
+    {"conv7x7_M16_K196_N1024", 16, 1024, 196},     // ResNet-18 conv1 (3 channels as a quad)
     {"conv3x3_M64_K576_N256", 64, 256, 576},       // ResNet-18 layer1
     {"conv3x3_M256_K2304_N16", 256, 16, 2304},     // ResNet-18 layer3
     {"conv1x1_M1000_K512_N16", 1000, 16, 512},     // SqueezeNet's classifier

@@ -241,5 +241,47 @@ TEST(Int8Quantizer, EveryLevelMatchesTheScalarFormula) {
     }
 }
 
+// Four channels' lines as quads, from floats and from u8 levels, at every level: the quantizer's
+// own levels (or the bytes) in their quad positions, the zero level for a missing channel, lines
+// at their strides, and nothing written between or past the lines' quads (line tails of 1..17
+// pixels go through the masked or copied forms).
+TEST(Int8Quantizer, QuadsAreTheLevelsOfFourChannels) {
+    QuantizedInput q;
+    q.in_low = -0.37f, q.in_high = 0.91f, q.levels = 256, q.zero_index = 74;
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(-0.5f, 1.0f);
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (cpu::Isa isa : {cpu::Isa::Sse, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
+        if (!cpu::isa_supported(isa)) continue;
+        const Int8Quantizer quantizer(q, isa);
+        for (int64_t n : {1, 7, 8, 9, 16, 17, 40}) {
+            const int64_t lines = 3, stride = n + 5, quad_stride = n * 4 + 12;
+            std::vector<float> x(static_cast<size_t>(4 * lines * stride));
+            std::vector<uint8_t> levels(x.size());
+            for (float& v : x) v = u(rng);
+            for (uint8_t& v : levels) v = static_cast<uint8_t>(byte(rng));
+            std::vector<uint8_t> want_f(x.size());  // the quantizer's levels of every element
+            quantizer.quantize(x.data(), static_cast<int64_t>(x.size()), want_f.data());
+            const Int8Quantizer::QuadLines at{lines, n, stride, quad_stride};
+            const auto plane = static_cast<size_t>(lines * stride);
+            const float* f_rows[4] = {x.data(), x.data() + plane, nullptr, x.data() + 3 * plane};
+            const uint8_t* l_rows[4] = {levels.data(), levels.data() + plane, nullptr, levels.data() + 3 * plane};
+            std::vector<uint8_t> got_f(static_cast<size_t>(lines * quad_stride), 0xAB), got_l(got_f);
+            quantizer.quantize_quads(f_rows, at, got_f.data());
+            quantizer.levels_as_quads(l_rows, at, got_l.data());
+            for (int64_t l = 0; l < lines; ++l)
+                for (int64_t i = 0; i < quad_stride; ++i) {
+                    const auto at_byte = static_cast<size_t>(l * quad_stride + i);
+                    const int64_t pixel = i / 4, j = i % 4;
+                    const auto src = static_cast<size_t>(j * lines * stride + l * stride + pixel);
+                    const int want_float = pixel >= n ? 0xAB : j == 2 ? 74 : want_f[src];
+                    const int want_level = pixel >= n ? 0xAB : j == 2 ? 74 : levels[src];
+                    ASSERT_EQ(int{got_f[at_byte]}, want_float) << cpu::isa_name(isa) << " n " << n << " line " << l << " byte " << i;
+                    ASSERT_EQ(int{got_l[at_byte]}, want_level) << cpu::isa_name(isa) << " n " << n << " line " << l << " byte " << i;
+                }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace irlite::nn

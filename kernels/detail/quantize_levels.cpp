@@ -4,6 +4,9 @@
 // bit-identical at every level).
 #include "kernels/detail/quantize_levels.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #if IRLITE_ISA_X86
 #include <immintrin.h>
 #endif
@@ -18,13 +21,65 @@ namespace {
 
 #if IRLITE_ISA_X86
 // t = (x - il) / range * steps; r = (t + 2^23) - 2^23; r = max(r, 0) (NaN -> 0); r = min(r, top).
-IRLITE_TARGET_AVX2 __m256i levels8_avx2(const float* x, __m256 il, __m256 range, __m256 steps) {
+IRLITE_TARGET_AVX2 __m256i levels8_i32_avx2(__m256 x, __m256 il, __m256 range, __m256 steps) {
     const __m256 magic = _mm256_set1_ps(8388608.f);
-    const __m256 t = _mm256_mul_ps(_mm256_div_ps(_mm256_sub_ps(_mm256_loadu_ps(x), il), range), steps);
+    const __m256 t = _mm256_mul_ps(_mm256_div_ps(_mm256_sub_ps(x, il), range), steps);
     __m256 r = _mm256_sub_ps(_mm256_add_ps(t, magic), magic);
     r = _mm256_min_ps(_mm256_max_ps(r, _mm256_setzero_ps()), steps);
     return _mm256_cvttps_epi32(r);
 }
+
+IRLITE_TARGET_AVX2 __m256i levels8_avx2(const float* x, __m256 il, __m256 range, __m256 steps) {
+    return levels8_i32_avx2(_mm256_loadu_ps(x), il, range, steps);
+}
+
+// Int8Quantizer::quantize_quads at AVX2: 8 pixels at a time, as quads_avx512 below; a line's last
+// pixels through masked loads and stores (a u8 row's through a copy: AVX2 has no byte mask).
+template <class Row>
+IRLITE_TARGET_AVX2 void quads_avx2(const Row& row, const Int8Quantizer::QuadLines& at, uint8_t* quads) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (int64_t l = 0; l < at.lines; ++l) {
+        const int64_t from = l * at.stride;
+        uint8_t* out = quads + l * at.quad_stride;
+        for (int64_t i = 0; i < at.n; i += 8) {
+            const int64_t left = std::min<int64_t>(at.n - i, 8);
+            const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(left)), lane);
+            __m256i q = row.load(0, from + i, left, mask);
+            q = _mm256_or_si256(q, _mm256_slli_epi32(row.load(1, from + i, left, mask), 8));
+            q = _mm256_or_si256(q, _mm256_slli_epi32(row.load(2, from + i, left, mask), 16));
+            q = _mm256_or_si256(q, _mm256_slli_epi32(row.load(3, from + i, left, mask), 24));
+            if (left == 8)
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * i), q);
+            else
+                _mm256_maskstore_epi32(reinterpret_cast<int*>(out + 4 * i), mask, q);
+        }
+    }
+}
+
+struct FloatRowsAvx2 {
+    const float* const (&rows)[4];
+    __m256 il, range, steps;
+    __m256i zero_level;
+    IRLITE_TARGET_AVX2 __m256i load(int j, int64_t at, int64_t left, __m256i mask) const {
+        if (!rows[j]) return zero_level;
+        const __m256 x = left == 8 ? _mm256_loadu_ps(rows[j] + at) : _mm256_maskload_ps(rows[j] + at, mask);
+        return levels8_i32_avx2(x, il, range, steps);
+    }
+};
+
+struct LevelRowsAvx2 {
+    const uint8_t* const (&rows)[4];
+    __m256i zero_level;
+    IRLITE_TARGET_AVX2 __m256i load(int j, int64_t at, int64_t left, __m256i) const {
+        if (!rows[j]) return zero_level;
+        uint64_t bytes = 0;
+        if (left == 8)
+            __builtin_memcpy(&bytes, rows[j] + at, 8);
+        else
+            __builtin_memcpy(&bytes, rows[j] + at, static_cast<size_t>(left));
+        return _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(bytes)));
+    }
+};
 
 // 16 levels: packs gives [a0-3 b0-3 | a4-7 b4-7] as int16, packus the same as bytes; the
 // permutation puts the four dword groups in order.
@@ -48,14 +103,86 @@ IRLITE_TARGET_AVX2 void quantize_avx2(const float* x, int64_t n, float il, float
     }
 }
 
-IRLITE_TARGET_AVX512 __m128i levels16_avx512(const float* x, __m512 il, __m512 range, __m512 steps) {
+// The levels of 16 floats as int32 lanes.
+IRLITE_TARGET_AVX512 __m512i levels16_i32_avx512(__m512 x, __m512 il, __m512 range, __m512 steps) {
     const __m512 magic = _mm512_set1_ps(8388608.f);
-    const __m512 t = _mm512_mul_ps(_mm512_div_ps(_mm512_sub_ps(_mm512_loadu_ps(x), il), range), steps);
+    const __m512 t = _mm512_mul_ps(_mm512_div_ps(_mm512_sub_ps(x, il), range), steps);
     __m512 r = _mm512_sub_ps(_mm512_add_ps(t, magic), magic);
     // The masked forms with every lane set: GCC 12 flags the unmasked ones' undefined placeholder.
     const __m512 zero = _mm512_setzero_ps();
     r = _mm512_mask_min_ps(zero, 0xFFFF, _mm512_mask_max_ps(zero, 0xFFFF, r, zero), steps);
-    return _mm512_mask_cvtepi32_epi8(_mm_setzero_si128(), 0xFFFF, _mm512_mask_cvttps_epi32(_mm512_setzero_si512(), 0xFFFF, r));
+    return _mm512_mask_cvttps_epi32(_mm512_setzero_si512(), 0xFFFF, r);
+}
+
+IRLITE_TARGET_AVX512 __m128i levels16_avx512(const float* x, __m512 il, __m512 range, __m512 steps) {
+    return _mm512_mask_cvtepi32_epi8(_mm_setzero_si128(), 0xFFFF, levels16_i32_avx512(_mm512_loadu_ps(x), il, range, steps));
+}
+
+// Every lane: the zero-masking forms below stand for the plain ones, whose undefined placeholder
+// GCC 12 flags as "maybe uninitialized" (the same instructions).
+constexpr __mmask16 kAll = 0xFFFF;
+
+// Quads of 16 pixels at a time: four rows' levels as int32 lanes, each shifted to its byte of the
+// quad and joined; a line's last pixels through masked loads and a masked store. Source: channel
+// j's elements from `at` on under `mask` as int32 levels (Row::load).
+template <class Row>
+IRLITE_TARGET_AVX512 void quads_avx512(const Row& row, const Int8Quantizer::QuadLines& at, uint8_t* quads) {
+    for (int64_t l = 0; l < at.lines; ++l) {
+        const int64_t from = l * at.stride;
+        uint8_t* out = quads + l * at.quad_stride;
+        for (int64_t i = 0; i < at.n; i += 16) {
+            const int64_t left = at.n - i;
+            const __mmask16 mask = left >= 16 ? kAll : static_cast<__mmask16>((1u << left) - 1);
+            __m512i q = row.load(0, from + i, mask);
+            q = _mm512_or_si512(q, _mm512_maskz_slli_epi32(kAll, row.load(1, from + i, mask), 8));
+            q = _mm512_or_si512(q, _mm512_maskz_slli_epi32(kAll, row.load(2, from + i, mask), 16));
+            q = _mm512_or_si512(q, _mm512_maskz_slli_epi32(kAll, row.load(3, from + i, mask), 24));
+            _mm512_mask_storeu_epi32(out + 4 * i, mask, q);
+        }
+    }
+}
+
+struct FloatRowsAvx512 {
+    const float* const (&rows)[4];
+    __m512 il, range, steps;
+    __m512i zero_level;
+    IRLITE_TARGET_AVX512 __m512i load(int j, int64_t at, __mmask16 mask) const {
+        if (!rows[j]) return zero_level;
+        return levels16_i32_avx512(_mm512_maskz_loadu_ps(mask, rows[j] + at), il, range, steps);
+    }
+};
+
+struct LevelRowsAvx512 {
+    const uint8_t* const (&rows)[4];
+    __m512i zero_level;
+    IRLITE_TARGET_AVX512 __m512i load(int j, int64_t at, __mmask16 mask) const {
+        if (!rows[j]) return zero_level;
+        return _mm512_maskz_cvtepu8_epi32(kAll, _mm_maskz_loadu_epi8(mask, rows[j] + at));
+    }
+};
+
+IRLITE_TARGET_AVX2 void quantize_quads_avx2(const Int8Quantizer& z, const float* const (&rows)[4],
+                                            const Int8Quantizer::QuadLines& at, uint8_t* quads) {
+    const FloatRowsAvx2 source{rows, _mm256_set1_ps(z.in_low), _mm256_set1_ps(z.in_high - z.in_low),
+                               _mm256_set1_ps(z.steps), _mm256_set1_epi32(z.zero_level)};
+    quads_avx2(source, at, quads);
+}
+
+IRLITE_TARGET_AVX2 void levels_as_quads_avx2(const uint8_t* const (&rows)[4], const Int8Quantizer::QuadLines& at,
+                                             uint8_t zero_level, uint8_t* quads) {
+    quads_avx2(LevelRowsAvx2{rows, _mm256_set1_epi32(zero_level)}, at, quads);
+}
+
+IRLITE_TARGET_AVX512 void quantize_quads_avx512(const Int8Quantizer& z, const float* const (&rows)[4],
+                                                const Int8Quantizer::QuadLines& at, uint8_t* quads) {
+    const FloatRowsAvx512 source{rows, _mm512_set1_ps(z.in_low), _mm512_set1_ps(z.in_high - z.in_low),
+                                 _mm512_set1_ps(z.steps), _mm512_set1_epi32(z.zero_level)};
+    quads_avx512(source, at, quads);
+}
+
+IRLITE_TARGET_AVX512 void levels_as_quads_avx512(const uint8_t* const (&rows)[4], const Int8Quantizer::QuadLines& at,
+                                                 uint8_t zero_level, uint8_t* quads) {
+    quads_avx512(LevelRowsAvx512{rows, _mm512_set1_epi32(zero_level)}, at, quads);
 }
 
 IRLITE_TARGET_AVX512 void quantize_avx512(const float* x, int64_t n, float il, float ih, float steps,
@@ -75,6 +202,70 @@ IRLITE_TARGET_AVX512 void quantize_avx512(const float* x, int64_t n, float il, f
 #endif
 
 }  // namespace
+
+namespace {
+
+// out[4 i + j] = row j's byte i: four rows of levels as quads (SSE2 unpacks where x86 has them).
+void interleave4(const uint8_t* const (&r)[4], int64_t count, uint8_t* out) {
+    int64_t n = 0;
+#if IRLITE_ISA_X86
+    for (; n + 16 <= count; n += 16) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r[0] + n));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r[1] + n));
+        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r[2] + n));
+        const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r[3] + n));
+        const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+        const __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
+        __m128i* o = reinterpret_cast<__m128i*>(out + 4 * n);
+        _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(ab_lo, cd_lo));
+        _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(ab_lo, cd_lo));
+        _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, cd_hi));
+        _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, cd_hi));
+    }
+#endif
+    for (; n < count; ++n)
+        for (int j = 0; j < 4; ++j) out[4 * n + j] = r[j][n];
+}
+
+// The portable form: each line's levels (or copy) in chunks, then interleaved.
+template <class T, class Levels>
+void quads_portable(const T* const (&rows)[4], const Int8Quantizer::QuadLines& at, uint8_t zero_level, uint8_t* quads,
+                    const Levels& levels) {
+    alignas(64) uint8_t chunk[4][kQuantizeChunk];
+    const uint8_t* const chunks[4] = {chunk[0], chunk[1], chunk[2], chunk[3]};
+    for (int64_t l = 0; l < at.lines; ++l)
+        for (int64_t i0 = 0; i0 < at.n; i0 += kQuantizeChunk) {
+            const int64_t m = std::min(kQuantizeChunk, at.n - i0);
+            for (int j = 0; j < 4; ++j) {
+                if (rows[j])
+                    levels(rows[j] + l * at.stride + i0, m, chunk[j]);
+                else
+                    std::memset(chunk[j], zero_level, static_cast<size_t>(m));
+            }
+            interleave4(chunks, m, quads + l * at.quad_stride + 4 * i0);
+        }
+}
+
+}  // namespace
+
+void Int8Quantizer::quantize_quads(const float* const (&rows)[4], const QuadLines& at, uint8_t* quads) const {
+#if IRLITE_ISA_X86
+    if (isa == cpu::Isa::Avx512) return quantize_quads_avx512(*this, rows, at, quads);
+    if (isa == cpu::Isa::Avx2) return quantize_quads_avx2(*this, rows, at, quads);
+#endif
+    quads_portable(rows, at, zero_level, quads,
+                   [&](const float* x, int64_t m, uint8_t* levels) { quantize(x, m, levels); });
+}
+
+void Int8Quantizer::levels_as_quads(const uint8_t* const (&rows)[4], const QuadLines& at, uint8_t* quads) const {
+#if IRLITE_ISA_X86
+    if (isa == cpu::Isa::Avx512) return levels_as_quads_avx512(rows, at, zero_level, quads);
+    if (isa == cpu::Isa::Avx2) return levels_as_quads_avx2(rows, at, zero_level, quads);
+#endif
+    quads_portable(rows, at, zero_level, quads, [](const uint8_t* x, int64_t m, uint8_t* levels) {
+        std::memcpy(levels, x, static_cast<size_t>(m));
+    });
+}
 
 void Int8Quantizer::quantize(const float* x, int64_t n, uint8_t* levels) const {
 #if IRLITE_ISA_X86

@@ -72,6 +72,16 @@ struct Int8Quantizer {
     // levels[0, n) = the levels of x[0, n).
     // AVX2 and AVX-512 in intrinsics (quantize_levels.cpp), bit-identical to quantize_chunk.
     void quantize(const float* x, int64_t n, uint8_t* levels) const;
+    // Four channels' data as the int8 GEMM's quads, `lines` lines of n elements (line l of channel
+    // j at rows[j] + l * stride; of quads at quads + l * quad_stride bytes): quads[4 i + j] = the
+    // level of channel j's element i, zero_level where rows[j] is null (channels past the data's).
+    // The same levels as quantize, without rows of levels in between. levels_as_quads: the data
+    // is u8 levels already.
+    struct QuadLines {
+        int64_t lines = 1, n = 0, stride = 0, quad_stride = 0;
+    };
+    void quantize_quads(const float* const (&rows)[4], const QuadLines& at, uint8_t* quads) const;
+    void levels_as_quads(const uint8_t* const (&rows)[4], const QuadLines& at, uint8_t* quads) const;
 };
 
 // Per output row m of the GEMM (an output channel): C = float(start + sum) * alpha + beta with

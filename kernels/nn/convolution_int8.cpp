@@ -9,10 +9,6 @@
 #include "kernels/detail/quantize_levels.hpp"
 #include "kernels/detail/transpose8.hpp"
 
-#if IRLITE_ISA_X86
-#include <emmintrin.h>
-#endif
-
 namespace irlite::nn {
 namespace {
 
@@ -23,56 +19,21 @@ constexpr int64_t kMaxTaskRows = 32;
 constexpr int64_t kTaskColumns = 128;
 static_assert(kTaskRows <= kMaxTaskRows, "a task's rows fit run_block_to_levels' tile");
 
-// out[4 n + j] = row j's byte n: four channels' levels as the GEMM's quads.
-void interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3, int64_t count,
-                 uint8_t* out) {
-    int64_t n = 0;
-#if IRLITE_ISA_X86
-    for (; n + 16 <= count; n += 16) {
-        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + n));
-        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1 + n));
-        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r2 + n));
-        const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r3 + n));
-        const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
-        const __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
-        __m128i* o = reinterpret_cast<__m128i*>(out + 4 * n);
-        _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(ab_lo, cd_lo));
-        _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(ab_lo, cd_lo));
-        _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, cd_hi));
-        _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, cd_hi));
-    }
-#endif
-    for (; n < count; ++n) {
-        out[4 * n] = r0[n];
-        out[4 * n + 1] = r1[n];
-        out[4 * n + 2] = r2[n];
-        out[4 * n + 3] = r3[n];
-    }
-}
-
-// levels[0, n) = the levels of the data's n elements from element `at`: quantized from f32, or
-// copied when the data is levels already (Int8ConvPlan::levels_in).
-void levels_of(const Int8ConvPlan& plan, const void* x, int64_t at, int64_t n, uint8_t* levels) {
-    if (plan.levels_in)
-        std::memcpy(levels, static_cast<const uint8_t*>(x) + at, static_cast<size_t>(n));
-    else
-        plan.quantizer.quantize(static_cast<const float*>(x) + at, n, levels);
-}
-
-// levels[j * n + i] = the level of channel 4 * cq + j's element i, of the n at x (the data of
-// channel 0, channel stride `stride`) from element `first`: four rows of n, the zero level for
-// channels past the data's. When the rows are whole planes (n == stride) the four channels are
-// contiguous and go through one quantizer call: small planes (2x2, 4x4) would otherwise spend
-// their time in the calls.
-void quantize_quad_rows(const Int8ConvPlan& plan, const void* x, int64_t stride, int64_t cq, int64_t first,
-                        int64_t n, uint8_t* levels) {
+// Channel quad cq's quads (Int8Quantizer::quantize_quads) of the lines `at` from element `first`
+// of each channel's plane (planes of `stride` elements at x): quantized from f32, or joined when
+// the data is levels already (Int8ConvPlan::levels_in); the zero level for channels past the data's.
+void quads_of(const Int8ConvPlan& plan, const void* x, int64_t stride, int64_t cq, int64_t first,
+              const Int8Quantizer::QuadLines& at, uint8_t* quads) {
     const int64_t valid = std::clamp<int64_t>(plan.shape.channels - cq * 4, 0, 4);
-    if (n == stride && first == 0) {
-        levels_of(plan, x, cq * 4 * stride, valid * n, levels);
+    if (plan.levels_in) {
+        const uint8_t* rows[4] = {};
+        for (int64_t j = 0; j < valid; ++j) rows[j] = static_cast<const uint8_t*>(x) + (cq * 4 + j) * stride + first;
+        plan.quantizer.levels_as_quads(rows, at, quads);
     } else {
-        for (int64_t j = 0; j < valid; ++j) levels_of(plan, x, (cq * 4 + j) * stride + first, n, levels + j * n);
+        const float* rows[4] = {};
+        for (int64_t j = 0; j < valid; ++j) rows[j] = static_cast<const float*>(x) + (cq * 4 + j) * stride + first;
+        plan.quantizer.quantize_quads(rows, at, quads);
     }
-    std::memset(levels + valid * n, plan.quantizer.zero_level, static_cast<size_t>((4 - valid) * n));
 }
 
 // n pixels' quads (4 bytes each), of padded columns [px, px + n) of one row, into that row of each
@@ -93,44 +54,38 @@ void split_phases(const uint32_t* quads, int64_t n, int64_t px, int64_t phases, 
 }
 
 // Channel quads [q0, q1) of the data as their levels, in the quad planes (convolution_int8.hpp):
-// each group of four channels quantized in chunks of whole rows (or of one row), then interleaved
-// row by row into place.
+// the data rows and columns that fall inside the padded plane, quantized and joined into quads in
+// one pass, straight into place at column stride 1, else through a chunk of rows of quads that
+// split_phases puts into place row by row.
 void quantize_planes(const Int8ConvPlan& plan, const void* x, uint8_t* planes, int64_t q0, int64_t q1) {
     const AxisWindow &ah = plan.shape.h, &aw = plan.shape.w;
     const int64_t phases = aw.stride, pw = plan.phase_width, ph = plan.padded_rows;
     const int64_t hw = ah.in * aw.in;
-    // The data columns inside the padded width: [col0, col1).
+    // The data rows and columns inside the padded plane: [y0, y1) x [col0, col1).
+    const int64_t y0 = std::max<int64_t>(0, -ah.pad_begin), y1 = std::min(ah.in, ph - ah.pad_begin);
     const int64_t col0 = std::max<int64_t>(0, -aw.pad_begin);
     const int64_t col1 = std::min(aw.in, plan.padded_width - aw.pad_begin);
-    const int64_t rows_per_chunk = std::max<int64_t>(1, kQuantizeChunk / aw.in);
-    const int64_t piece = std::min(aw.in, kQuantizeChunk);  // columns per chunk of one long row
-    alignas(64) uint8_t levels[4 * kQuantizeChunk];
+    const int64_t n = std::min(col1 - col0, kQuantizeChunk), px = col0 + aw.pad_begin;  // n: per piece of a row
     alignas(64) uint32_t quads[kQuantizeChunk];  // a pixel's quad as one element (split_phases)
     for (int64_t cq = q0; cq < q1; ++cq) {
         uint8_t* dst = planes + cq * plan.quad_plane_bytes;
         std::memset(dst, plan.quantizer.zero_level, static_cast<size_t>(plan.quad_plane_bytes));
-        for (int64_t y0 = 0; y0 < ah.in; y0 += rows_per_chunk) {
-            const int64_t y1 = std::min(ah.in, y0 + rows_per_chunk);
-            for (int64_t x0 = 0; x0 < aw.in; x0 += piece) {
-                const int64_t x1 = std::min(aw.in, x0 + piece);
-                const int64_t count = y1 - y0 > 1 ? (y1 - y0) * aw.in : x1 - x0;
-                quantize_quad_rows(plan, x, hw, cq, y0 * aw.in + x0, count, levels);
-                const uint8_t *l0 = levels, *l1 = levels + count, *l2 = levels + 2 * count, *l3 = levels + 3 * count;
-                for (int64_t y = y0; y < y1; ++y) {
-                    const int64_t py = y + ah.pad_begin;
-                    const int64_t first = std::max(x0, col0), last = std::min(x1, col1);
-                    if (py < 0 || py >= ph || first >= last) continue;
-                    const int64_t off = (y - y0) * aw.in + (first - x0), n = last - first;
-                    const int64_t px = first + aw.pad_begin;
-                    if (phases == 1) {
-                        interleave4(l0 + off, l1 + off, l2 + off, l3 + off, n, dst + (py * pw + px) * 4);
-                        continue;
-                    }
-                    interleave4(l0 + off, l1 + off, l2 + off, l3 + off, n, reinterpret_cast<uint8_t*>(quads));
-                    split_phases(quads, n, px, phases, dst + py * pw * 4, ph * pw * 4);
-                }
-            }
+        if (y0 >= y1 || n <= 0) continue;
+        if (phases == 1) {
+            const Int8Quantizer::QuadLines at{y1 - y0, col1 - col0, aw.in, pw * 4};
+            quads_of(plan, x, hw, cq, y0 * aw.in + col0, at, dst + ((y0 + ah.pad_begin) * pw + px) * 4);
+            continue;
         }
+        const int64_t lines = std::max<int64_t>(1, kQuantizeChunk / n);
+        for (int64_t y = y0; y < y1; y += lines)
+            for (int64_t c = col0; c < col1; c += n) {
+                const int64_t m = std::min(n, col1 - c);
+                const Int8Quantizer::QuadLines at{m == n ? std::min(lines, y1 - y) : 1, m, aw.in, m * 4};
+                quads_of(plan, x, hw, cq, y * aw.in + c, at, reinterpret_cast<uint8_t*>(quads));
+                for (int64_t l = 0; l < at.lines; ++l)
+                    split_phases(quads + l * m, m, c + aw.pad_begin, phases, dst + (y + l + ah.pad_begin) * pw * 4,
+                                 ph * pw * 4);
+            }
     }
 }
 
@@ -160,14 +115,9 @@ void gather_quads(const Int8ConvPlan& plan, const uint8_t* planes, uint8_t* b, i
 // channels interleaved, quantized straight into place for channel quads [q0, q1).
 void quantize_quads(const Int8ConvPlan& plan, const void* x, uint8_t* b, int64_t q0, int64_t q1) {
     const int64_t hw = plan.columns;
-    alignas(64) uint8_t levels[4 * kQuantizeChunk];
     for (int64_t q = q0; q < q1; ++q) {
         uint8_t* dst = b + q * plan.ldb * 4;
-        for (int64_t n0 = 0; n0 < hw; n0 += kQuantizeChunk) {
-            const int64_t n = std::min(kQuantizeChunk, hw - n0);
-            quantize_quad_rows(plan, x, hw, q, n0, n, levels);
-            interleave4(levels, levels + n, levels + 2 * n, levels + 3 * n, n, dst + n0 * 4);
-        }
+        quads_of(plan, x, hw, q, 0, Int8Quantizer::QuadLines{1, hw, 0, 0}, dst);
         std::memset(dst + hw * 4, plan.quantizer.zero_level, static_cast<size_t>((plan.ldb - hw) * 4));
     }
 }
