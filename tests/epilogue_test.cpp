@@ -1,10 +1,12 @@
 // The fused epilogue's activations (kernels/detail/apply_epilogue.hpp).
 #include "kernels/detail/apply_epilogue.hpp"
+#include "kernels/detail/fake_quantize_row.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace irlite {
@@ -82,6 +84,63 @@ TEST(Epilogue, ActivationsMatchTheirDefinitions) {
             nn::apply_activation(act, &v, 1);
             EXPECT_NEAR(v, want, 2e-6 + 2e-6 * std::fabs(want)) << "kind " << static_cast<int>(kind) << " at " << x;
         }
+    }
+}
+
+// fake_quantize_absorbs claims fq(act(x)) == fq(x) bit for bit: checked on values around every
+// bound (each side, the bounds themselves, +-0, the infinities, NaN), on the cases it takes
+// (ReLU6 before [0, 6], ReLU before [0, 2.5], a Clamp wider than the range) and shown to matter on
+// the cases it refuses (a Clamp inside the range, ReLU before a range below 0, a reversed range
+// clamped at its top, a top that (oh - ol) + ol does not give back).
+TEST(Epilogue, FakeQuantizeAbsorbsOnlyActivationsItMakesNoDifferenceTo) {
+    const auto fq = [](float il, float ih, float ol, float oh) {
+        EpilogueFakeQuantize f;
+        f.active = true, f.in_low = il, f.in_high = ih, f.out_low = ol, f.out_high = oh, f.levels = 256;
+        return f;
+    };
+    const auto act = [](ActivationKind kind, float a = 0, float b = 0) {
+        Activation r;
+        r.kind = kind, r.alpha = a, r.beta = b;
+        return r;
+    };
+    const auto differs = [](const Activation& a, const EpilogueFakeQuantize& f) {
+        std::vector<float> x;
+        for (float v : {f.in_low, f.in_high, a.alpha, a.beta, 0.f, 6.f})
+            for (float d : {-1.f, -1e-3f, 0.f, 1e-3f, 1.f}) x.push_back(v + d), x.push_back(std::nextafter(v + d, 100.f));
+        for (int i = -100; i <= 100; ++i) x.push_back(static_cast<float>(i) * 0.073f);
+        for (float v : {-0.f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                        std::numeric_limits<float>::quiet_NaN()})
+            x.push_back(v);
+        std::vector<float> activated(x.size()), plain(x.size()), through(x.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+            const float lo = a.kind == ActivationKind::Relu ? 0.f : a.alpha;
+            const float hi = a.kind == ActivationKind::Relu ? std::numeric_limits<float>::infinity() : a.beta;
+            activated[i] = std::isnan(x[i]) ? x[i] : std::min(std::max(x[i], lo), hi);
+        }
+        const auto n = static_cast<int64_t>(x.size());
+        nn::fake_quantize_row(x.data(), n, f.in_low, f.in_high, f.out_low, f.out_high, 255.f, plain.data());
+        nn::fake_quantize_row(activated.data(), n, f.in_low, f.in_high, f.out_low, f.out_high, 255.f, through.data());
+        return std::memcmp(plain.data(), through.data(), x.size() * sizeof(float)) != 0;
+    };
+    const struct {
+        Activation a;
+        EpilogueFakeQuantize f;
+        bool absorbed;
+    } cases[] = {
+        {act(ActivationKind::Clamp, 0, 6), fq(0, 6, 0, 6), true},
+        {act(ActivationKind::Clamp, 0, 6), fq(0, 5.3f, 0, 5.3f), true},
+        {act(ActivationKind::Relu), fq(0, 2.5f, 0, 2.5f), true},
+        {act(ActivationKind::Clamp, -3, 3), fq(-1, 1, -1, 1), true},
+        {act(ActivationKind::Clamp, 0, 5), fq(0, 6, 0, 6), false},
+        {act(ActivationKind::Relu), fq(-1, 2, -1, 2), false},
+        {act(ActivationKind::Clamp, 0, 6), fq(6, 0, 6, 0), false},
+        // (oh - ol) + ol is oh less an ulp for these two
+        {act(ActivationKind::Clamp, -1, 0x1.70a3d6p-1f), fq(-0x1.930bep-6f, 0x1.70a3d6p-1f, -0x1.930bep-6f, 0x1.70a3d6p-1f), false},
+    };
+    for (const auto& c : cases) {
+        EXPECT_EQ(nn::fake_quantize_absorbs(c.a, c.f), c.absorbed) << c.f.in_low << " " << c.f.in_high;
+        // Sound where it absorbs; and each refused case is one where the activation matters.
+        EXPECT_EQ(differs(c.a, c.f), !c.absorbed) << c.f.in_low << " " << c.f.in_high;
     }
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "engine/epilogue.hpp"
 #include "kernels/detail/cpu_isa.hpp"
@@ -26,6 +27,26 @@ IRLITE_ISA_INLINE void fake_quantize_row(const float* x, int64_t n, float il, fl
         const float mid = q / steps * (oh - ol) + ol;
         out[j] = v <= lo ? ol : (v > hi ? oh : mid);
     }
+}
+
+// Whether fq(act(x)) == fq(x) for every x, so that an epilogue can skip the activation: a ReLU or
+// Clamp whose range holds the FakeQuantize's input range changes only values at or beyond the
+// range's ends, which the FakeQuantize maps to out_low or out_high anyway (ReLU6 before a
+// FakeQuantize of [0, 6] or narrower, as NNCF writes MobileNets). A Clamp whose top is the range's
+// top itself maps there to the formula's top value, which must then be out_high exactly. NaN
+// stays NaN through either activation and gives NaN.
+inline bool fake_quantize_absorbs(const Activation& act, const EpilogueFakeQuantize& fq) {
+    if (!fq.active || (act.kind != ActivationKind::Relu && act.kind != ActivationKind::Clamp)) return false;
+    const float a = act.kind == ActivationKind::Relu ? 0.f : act.alpha;
+    const float b = act.kind == ActivationKind::Relu ? std::numeric_limits<float>::infinity() : act.beta;
+    const float lo = std::min(fq.in_low, fq.in_high), hi = std::max(fq.in_low, fq.in_high);
+    if (!(a <= lo && b >= hi)) return false;
+    if (b > hi) return true;
+    // act(x) = hi for x > hi: the FakeQuantize gives hi the formula's top level when the range is
+    // in order (level 0 when reversed), x itself out_high.
+    const auto steps = static_cast<float>(fq.levels - 1);
+    const float top = steps / steps * (fq.out_high - fq.out_low) + fq.out_low;
+    return fq.in_low < fq.in_high && top == fq.out_high;
 }
 
 // In place over a block of rows x cols floats at c (row stride ldc); fq.levels - 1 below

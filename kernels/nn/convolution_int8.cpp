@@ -301,6 +301,7 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
     plan.terms = Int8RowTerms(q, plan.weights, epilogue.bias, 2 * lanes);
     plan.epilogue = epilogue;
     plan.epilogue.bias.clear();
+    if (fake_quantize_absorbs(epilogue.act, epilogue.fake_quantize)) plan.epilogue.act = Activation{};
     // Written as levels under the FakeQuantize's own quantizer: its float values are skipped.
     if (plan.writes_levels && fake_quantize_then_levels_is_levels(epilogue.fake_quantize, plan.out_quantizer))
         plan.epilogue.fake_quantize.active = false;
