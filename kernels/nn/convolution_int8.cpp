@@ -89,25 +89,33 @@ void quantize_planes(const Int8ConvPlan& plan, const void* x, uint8_t* planes, i
     }
 }
 
-// dst[0, count) = src[0, count) in 16-byte pieces: may read up to 15 bytes past src's run and
-// write as far past dst's (gather_quads' next row, written after it).
-inline void copy_run(uint8_t* dst, const uint8_t* src, int64_t count) {
-    for (int64_t j = 0; j < count; j += 16) std::memcpy(dst + j, src + j, 16);
+// dst[0, count) = src[0, count), count a multiple of 4 (whole quads): 16-byte pieces, then 8 and 4,
+// each a fixed-size copy the compiler inlines (the rows of a small plane are 8-64 bytes).
+inline void copy_quads(uint8_t* dst, const uint8_t* src, int64_t count) {
+    int64_t j = 0;
+    for (; j + 16 <= count; j += 16) std::memcpy(dst + j, src + j, 16);
+    if (j + 8 <= count) std::memcpy(dst + j, src + j, 8), j += 8;
+    if (j < count) std::memcpy(dst + j, src + j, 4);
 }
 
 // B for quads [q0, q1): quad q = (tap, channel quad) reads, for each output row, one contiguous
 // run of the quad planes (four bytes per output pixel).
 void gather_quads(const Int8ConvPlan& plan, const uint8_t* planes, uint8_t* b, int64_t q0, int64_t q1) {
     const AxisWindow &ah = plan.shape.h, &aw = plan.shape.w;
-    const int64_t run = aw.out * 4, row_step = ah.stride * plan.phase_width * 4;
-    for (int64_t q = q0; q < q1; ++q) {
-        const int64_t tap = q / plan.channel_quads, cq = q % plan.channel_quads;
-        const uint8_t* src = planes + cq * plan.quad_plane_bytes + plan.tap_offset[static_cast<size_t>(tap)];
-        uint8_t* dst = b + q * plan.ldb * 4;
-        for (int64_t oy = 0; oy + 1 < ah.out; ++oy) copy_run(dst + oy * run, src + oy * row_step, run);
-        // The last row exactly: past it may be the next quad, another thread's task.
-        std::memcpy(dst + (ah.out - 1) * run, src + (ah.out - 1) * row_step, static_cast<size_t>(run));
-        std::memset(dst + plan.columns * 4, plan.quantizer.zero_level, static_cast<size_t>((plan.ldb - plan.columns) * 4));
+    const int64_t run = aw.out * 4, row_step = ah.stride * plan.phase_width * 4, rows = ah.out;
+    // The plan's fields in locals: the stores through b could alias them, and reloading them
+    // every quad cost as much as the copies on small planes (a few hundred quads of 2-4 rows).
+    const int64_t channel_quads = plan.channel_quads, quad_plane = plan.quad_plane_bytes, quad_bytes = plan.ldb * 4;
+    const int64_t used = plan.columns * 4, pad = quad_bytes - used;
+    const int64_t* tap_offset = plan.tap_offset.data();
+    const uint8_t zero = plan.quantizer.zero_level;
+    // q = tap * channel_quads + cq, stepped without a division per quad.
+    int64_t tap = q0 / channel_quads, cq = q0 % channel_quads;
+    for (int64_t q = q0; q < q1; ++q, cq = cq + 1 == channel_quads ? (++tap, 0) : cq + 1) {
+        const uint8_t* src = planes + cq * quad_plane + tap_offset[tap];
+        uint8_t* dst = b + q * quad_bytes;
+        for (int64_t oy = 0; oy < rows; ++oy) copy_quads(dst + oy * run, src + oy * row_step, run);
+        if (pad > 0) std::memset(dst + used, zero, static_cast<size_t>(pad));
     }
 }
 
@@ -306,7 +314,9 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
     if (plan.writes_levels && fake_quantize_then_levels_is_levels(epilogue.fake_quantize, plan.out_quantizer))
         plan.epilogue.fake_quantize.active = false;
     plan.border = border_fix(shape, q, plan.terms.alpha);
-    plan.ldb = int8_padded_columns(plan.columns);
+    // The row form reads whole vectors of columns (int8_padded_columns); the column form only the
+    // columns there are, so its quads are packed tight.
+    plan.ldb = plan.column_form ? plan.columns : int8_padded_columns(plan.columns);
     // + 64: the GEMM reads whole vectors of columns.
     plan.b_bytes = round64(static_cast<size_t>(plan.weights.quads * plan.ldb * 4) + 64);
     if (plan.pointwise) return plan;
@@ -321,7 +331,7 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
             plan.tap_offset.push_back(
                 (((tap_x % aw.stride) * plan.padded_rows + ky * ah.dilation) * plan.phase_width + tap_x / aw.stride) * 4);
         }
-    // + 64: copy_run reads up to 15 bytes past the last plane's last run.
+    // + 64: slack past the last plane (every read ends inside it; kept as a margin).
     plan.plane_bytes = round64(static_cast<size_t>(plan.channel_quads * plan.quad_plane_bytes) + 64);
     plan.indexed_b = !plan.column_form && aw.out % kInt8Run == 0;
     if (plan.indexed_b) plan_indexed_b(plan);
