@@ -50,8 +50,9 @@ void BM_Int8Gemm(benchmark::State& state) {
     const auto padded = static_cast<size_t>(s.m + 2 * lanes);
     std::vector<float> alpha(padded, 0.01f), beta(padded, 0.f), c(static_cast<size_t>(s.m * s.n));
     std::vector<int32_t> start(padded, 0);
+    const std::vector<int64_t> quad_offset = int8_offsets(w.quads, ldb * 4), column_offset = int8_offsets(s.n, 4);
     Int8Strides strides;
-    strides.b_quad = ldb * 4, strides.c_row = s.n;
+    strides.quad_offset = quad_offset.data(), strides.column_offset = column_offset.data(), strides.c_row = s.n;
     for (auto _ : state) {
         if (columns)
             int8_gemm_columns(level, w, b.data(), strides, 0, s.m, 0, s.n, alpha.data(), beta.data(), start.data(), c.data());

@@ -162,8 +162,10 @@ TEST(Int8Gemm, ColumnFormMatchesTheExactReferenceBitForBit) {
             const size_t padded = static_cast<size_t>(p.m + 2 * rows);
             p.alpha.resize(padded, 0.f), p.beta.resize(padded, 0.f), p.start.resize(padded, 0);
             std::vector<float> c(static_cast<size_t>(p.m * p.n), -7.f);
+            const int64_t quads = (p.k + 3) / 4;
+            const std::vector<int64_t> quad_offset = int8_offsets(quads, ldb * 4), column_offset = int8_offsets(p.n, 4);
             Int8Strides strides;
-            strides.b_quad = ldb * 4, strides.c_row = p.n;
+            strides.quad_offset = quad_offset.data(), strides.column_offset = column_offset.data(), strides.c_row = p.n;
             int8_gemm_columns(level, w, b.data(), strides, 0, p.m, 0, p.n, p.alpha.data(), p.beta.data(), p.start.data(),
                               c.data());
             ASSERT_EQ(0, std::memcmp(c.data(), want.data(), c.size() * sizeof(float)))
@@ -177,19 +179,36 @@ TEST(Int8Gemm, ColumnFormMatchesTheExactReferenceBitForBit) {
                                       parts.data() + m0 * p.n + n0);
             ASSERT_EQ(0, std::memcmp(parts.data(), want.data(), c.size() * sizeof(float))) << int8_level_name(level);
             // B row-major by column ([n][quads][4]) and C transposed (C^T[n][m]), as MatMul has them.
-            const int64_t quads = (p.k + 3) / 4;
             std::vector<uint8_t> bt(static_cast<size_t>(p.n * quads * 4), 0);
             for (int64_t n = 0; n < p.n; ++n)
                 for (int64_t k = 0; k < p.k; ++k) bt[static_cast<size_t>(n * quads * 4 + k)] = p.b[static_cast<size_t>(k * p.n + n)];
             std::vector<float> ct(c.size(), -7.f);
+            const std::vector<int64_t> row_quads = int8_offsets(quads, 4), row_columns = int8_offsets(p.n, quads * 4);
             Int8Strides by_row;
-            by_row.b_quad = 4, by_row.b_column = quads * 4, by_row.c_row = 1, by_row.c_column = p.m;
+            by_row.quad_offset = row_quads.data(), by_row.column_offset = row_columns.data();
+            by_row.c_row = 1, by_row.c_column = p.m;
             int8_gemm_columns(level, w, bt.data(), by_row, 0, p.m, 0, p.n, p.alpha.data(), p.beta.data(), p.start.data(),
                               ct.data());
             for (int64_t i = 0; i < p.m; ++i)
                 for (int64_t j = 0; j < p.n; ++j)
                     ASSERT_EQ(ct[static_cast<size_t>(j * p.m + i)], want[static_cast<size_t>(i * p.n + j)])
                         << int8_level_name(level) << " transposed " << i << "," << j;
+            // B anywhere (a convolution's quad planes read in place): columns in reverse order 8
+            // bytes apart, quads far apart, junk between them.
+            const int64_t quad_step = p.n * 8 + 12;
+            std::vector<uint8_t> scattered(static_cast<size_t>(quads * quad_step), 0xA5);
+            std::vector<int64_t> far_quads = int8_offsets(quads, quad_step), reversed(static_cast<size_t>(p.n));
+            for (int64_t n = 0; n < p.n; ++n) reversed[static_cast<size_t>(n)] = (p.n - 1 - n) * 8;
+            for (int64_t k = 0; k < quads * 4; ++k)
+                for (int64_t n = 0; n < p.n; ++n)
+                    scattered[static_cast<size_t>(k / 4 * quad_step + reversed[static_cast<size_t>(n)] + k % 4)] =
+                        k < p.k ? p.b[static_cast<size_t>(k * p.n + n)] : 0;
+            Int8Strides anywhere;
+            anywhere.quad_offset = far_quads.data(), anywhere.column_offset = reversed.data(), anywhere.c_row = p.n;
+            std::vector<float> cs(c.size(), -7.f);
+            int8_gemm_columns(level, w, scattered.data(), anywhere, 0, p.m, 0, p.n, p.alpha.data(), p.beta.data(),
+                              p.start.data(), cs.data());
+            ASSERT_EQ(0, std::memcmp(cs.data(), want.data(), c.size() * sizeof(float))) << int8_level_name(level) << " scattered";
         }
     }
 }

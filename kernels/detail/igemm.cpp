@@ -160,18 +160,26 @@ namespace irlite::nn {
 
 int int8_column_panel_rows(Int8Level level) { return kernels_of(level).lanes; }
 
+std::vector<int64_t> int8_offsets(int64_t count, int64_t step) {
+    std::vector<int64_t> offsets(static_cast<size_t>(std::max<int64_t>(count, 0)));
+    for (int64_t i = 0; i < count; ++i) offsets[static_cast<size_t>(i)] = i * step;
+    return offsets;
+}
+
 void int8_gemm_columns(Int8Level level, const Int8Weights& a, const uint8_t* b, const Int8Strides& strides, int64_t m0,
                        int64_t m1, int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start,
                        float* c) {
     record_int8_level(level);
     const int8::Kernels& k = kernels_of(level);
     const int64_t lanes = k.lanes, panel_bytes = a.quads * lanes * 4;
+    const uint8_t* columns[int8::kMaxColumns];
     for (int64_t n = n0; n < n1; n += int8::kMaxColumns) {
         const int cols = static_cast<int>(std::min<int64_t>(int8::kMaxColumns, n1 - n));
+        for (int j = 0; j < cols; ++j) columns[j] = b + strides.column_offset[n + j];
         for (int64_t m = m0; m < m1; m += 2 * lanes) {
             const int rows = static_cast<int>(std::min(2 * lanes, m1 - m));
             const int8::ColumnsFn kernel = k.columns[cols - 1][rows > lanes ? 1 : 0];
-            kernel(a.packed.data() + (m / lanes) * panel_bytes, panel_bytes, b + n * strides.b_column, strides, a.quads,
+            kernel(a.packed.data() + (m / lanes) * panel_bytes, panel_bytes, columns, strides, a.quads,
                    rows, alpha + m, beta + m, start ? start + m : nullptr,
                    c + (m - m0) * strides.c_row + (n - n0) * strides.c_column);
         }

@@ -85,12 +85,17 @@ void int8_gemm_indexed(Int8Level level, const Int8Weights& a, const uint8_t* b, 
 // lanes and each column's quad broadcast, so that no lane is spent on a missing column. The same
 // results as int8_gemm. A packed with panel_rows = int8_column_panel_rows(level); alpha, beta and
 // start (not null) readable up to a whole pair of panels past m1 (zero-padded by the caller).
-// Strides in bytes for B (quad q of column n at b + q * b_quad + n * b_column: [quads][ldb][4] has
-// b_quad = 4 ldb, b_column = 4; a row-major [columns][quads][4] has 4 and 4 quads) and in floats
-// for C (C[m][n] at c + (m - m0) * c_row + (n - n0) * c_column).
+// B by offsets in bytes: quad q of column n at b + column_offset[n] + quad_offset[q] ([quads][ldb][4]
+// has quad offsets 4 ldb q and column offsets 4 n, int8_offsets; a row-major [columns][quads][4]
+// has 4 q and 4 quads n; a convolution's quad planes read in place a tap's offset and a pixel's).
+// C by strides in floats: C[m][n] at c + (m - m0) * c_row + (n - n0) * c_column.
 struct Int8Strides {
-    int64_t b_quad = 0, b_column = 4, c_row = 0, c_column = 1;
+    const int64_t* quad_offset = nullptr;
+    const int64_t* column_offset = nullptr;
+    int64_t c_row = 0, c_column = 1;
 };
+// {0, step, 2 step, ...}: count offsets of a strided B.
+std::vector<int64_t> int8_offsets(int64_t count, int64_t step);
 int int8_column_panel_rows(Int8Level level);
 void int8_gemm_columns(Int8Level level, const Int8Weights& a, const uint8_t* b, const Int8Strides& strides, int64_t m0,
                        int64_t m1, int64_t n0, int64_t n1, const float* alpha, const float* beta, const int32_t* start,
@@ -107,9 +112,10 @@ inline constexpr int kMaxVectors = 4;
 using KernelIndexedFn = void (*)(const int8_t* a, const uint8_t* const* runs, const int64_t* quad_offset,
                                  int64_t quads, int rows, int cols, const float* alpha, const float* beta,
                                  const int32_t* start, float* c, int64_t ldc);
-using ColumnsFn = void (*)(const int8_t* a, int64_t panel_bytes, const uint8_t* b, const Int8Strides& strides,
-                          int64_t quads, int rows, const float* alpha, const float* beta, const int32_t* start,
-                          float* c);
+// The column form's kernel: column j's quads at columns[j] + strides.quad_offset[q].
+using ColumnsFn = void (*)(const int8_t* a, int64_t panel_bytes, const uint8_t* const* columns,
+                          const Int8Strides& strides, int64_t quads, int rows, const float* alpha, const float* beta,
+                          const int32_t* start, float* c);
 inline constexpr int kMaxColumns = 8;
 struct Kernels {
     int lanes = 0;

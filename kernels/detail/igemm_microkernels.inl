@@ -114,7 +114,7 @@ IRLITE_INT8_TARGET void int8_kernel_indexed(const int8_t* a, const uint8_t* cons
 // The column form (igemm.hpp: int8_gemm_columns): MV panels of kLanes rows x NC columns; a lane
 // is a row, each column's quad is broadcast.
 template <int NC, int MV>
-IRLITE_INT8_TARGET void int8_columns_kernel(const int8_t* a, int64_t panel_bytes, const uint8_t* b,
+IRLITE_INT8_TARGET void int8_columns_kernel(const int8_t* a, int64_t panel_bytes, const uint8_t* const* columns,
                                             const Int8Strides& strides, int64_t quads, int rows, const float* alpha,
                                             const float* beta, const int32_t* start, float* c) {
     using Reg = typename Vec::Reg;
@@ -126,14 +126,18 @@ IRLITE_INT8_TARGET void int8_columns_kernel(const int8_t* a, int64_t panel_bytes
 #pragma GCC unroll 8
         for (int n = 0; n < NC; ++n) acc[v][n] = first;
     }
-    const int64_t b_step = strides.b_quad, b_column = strides.b_column;
+    const uint8_t* col[NC];
+#pragma GCC unroll 8
+    for (int n = 0; n < NC; ++n) col[n] = columns[n];
+    const int64_t* quad_offset = strides.quad_offset;
     for (int64_t q = 0; q < quads; ++q) {
+        const int64_t o = quad_offset[q];
         Reg w[MV];
 #pragma GCC unroll 2
         for (int v = 0; v < MV; ++v) w[v] = Vec::load_b(reinterpret_cast<const uint8_t*>(a + v * panel_bytes + q * L * 4));
 #pragma GCC unroll 8
         for (int n = 0; n < NC; ++n) {
-            const Reg x = Vec::broadcast_a(reinterpret_cast<const int8_t*>(b + q * b_step + n * b_column));
+            const Reg x = Vec::broadcast_a(reinterpret_cast<const int8_t*>(col[n] + o));
 #pragma GCC unroll 2
             for (int v = 0; v < MV; ++v) acc[v][n] = Vec::dot(acc[v][n], x, w[v]);
         }

@@ -30,6 +30,8 @@ Int8MatMulPlan plan_int8_mat_mul(int64_t rows, int64_t depth, int64_t columns, b
     plan.terms = Int8RowTerms(q, plan.weights, epilogue.bias, 2 * lanes);
     plan.epilogue = epilogue;
     plan.epilogue.bias.clear();
+    plan.quad_offset = int8_offsets(plan.weights.quads, 4);
+    plan.row_offset = int8_offsets(rows, plan.weights.quads * 4);
     return plan;
 }
 
@@ -53,7 +55,8 @@ void run_int8_mat_mul(const Int8MatMulPlan& plan, const float* a, float* c, cons
     const int64_t block = 4 * int64_t{plan.weights.panel_rows};
     const int64_t blocks = (plan.columns + block - 1) / block;
     Int8Strides strides;
-    strides.b_quad = 4, strides.b_column = quads * 4, strides.c_row = 1, strides.c_column = plan.columns;
+    strides.quad_offset = plan.quad_offset.data(), strides.column_offset = plan.row_offset.data();
+    strides.c_row = 1, strides.c_column = plan.columns;
     const FusedEpilogue& e = plan.epilogue;
     detail::for_chunks(pool, blocks, 1, [&](int64_t b0, int64_t b1) {
         for (int64_t blk = b0; blk < b1; ++blk) {

@@ -28,6 +28,9 @@ struct Int8MatMulPlan {
     Int8RowTerms terms;       // per output column, padded by two panels
     Int8Quantizer quantizer;  // A's
     int64_t rows = 0, depth = 0, columns = 0;  // M (every batch's rows), K, N
+    // Where the GEMM's column form finds A's levels ([rows][quads][4]): quad q at 4 q, row r at
+    // 4 quads r (Int8Strides).
+    std::vector<int64_t> quad_offset, row_offset;
     FusedEpilogue epilogue;  // its bias is in terms.beta; residual and activation after the GEMM
     size_t scratch_bytes() const { return static_cast<size_t>(rows * weights.quads * 4) + 64; }
 };

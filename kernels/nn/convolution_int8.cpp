@@ -156,14 +156,15 @@ void fix_border(const Int8ConvPlan& plan, int64_t m0, int64_t m1, int64_t n0, in
 // the packed B, or the quad planes when the plan reads B where it lies (indexed_b).
 void run_block(const Int8ConvPlan& plan, const uint8_t* b, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float* c,
                int64_t ldc, const float* res, int64_t res_ld) {
-    if (plan.indexed_b) {  // b: the quad planes
-        int8_gemm_indexed(plan.level, plan.weights, b, plan.run_offset.data(), plan.quad_offset.data(), m0, m1, n0, n1,
-                          plan.terms.alpha.data(), plan.terms.beta.data(), plan.terms.start.data(), c, ldc);
-    } else if (plan.column_form) {
+    if (plan.column_form) {
         Int8Strides strides;
-        strides.b_quad = plan.ldb * 4, strides.c_row = ldc;
+        strides.quad_offset = plan.quad_offset.data(), strides.column_offset = plan.column_offset.data();
+        strides.c_row = ldc;
         int8_gemm_columns(plan.level, plan.weights, b, strides, m0, m1, n0, n1, plan.terms.alpha.data(),
                           plan.terms.beta.data(), plan.terms.start.data(), c);
+    } else if (plan.indexed_b) {  // b: the quad planes
+        int8_gemm_indexed(plan.level, plan.weights, b, plan.run_offset.data(), plan.quad_offset.data(), m0, m1, n0, n1,
+                          plan.terms.alpha.data(), plan.terms.beta.data(), plan.terms.start.data(), c, ldc);
     } else {
         int8_gemm(plan.level, plan.weights, b, plan.ldb, m0, m1, n0, n1, plan.terms.alpha.data(), plan.terms.beta.data(),
                   plan.terms.start.data(), c, ldc);
@@ -261,15 +262,17 @@ Int8BorderFix border_fix(const Int8ConvShape& shape, const QuantizedInput& q, co
 }
 
 // B read in the quad planes (Int8ConvPlan::indexed_b): quad k = (tap, channel quad), as
-// gather_quads reads it; run r's pixels are one output row's, at the row's start in the phase
-// plane plus their column. No B matrix.
+// gather_quads reads it; output pixel n at its row's start in the phase plane plus its column,
+// per pixel (column form) or per run of kInt8Run pixels (row form). No B matrix.
 void plan_indexed_b(Int8ConvPlan& plan) {
     const AxisWindow &ah = plan.shape.h, &aw = plan.shape.w;
     for (int64_t k = 0; k < plan.weights.quads; ++k)
         plan.quad_offset.push_back((k % plan.channel_quads) * plan.quad_plane_bytes +
                                    plan.tap_offset[static_cast<size_t>(k / plan.channel_quads)]);
-    for (int64_t n = 0; n < plan.columns; n += kInt8Run)
-        plan.run_offset.push_back(((n / aw.out) * ah.stride * plan.phase_width + n % aw.out) * 4);
+    const int64_t step = plan.column_form ? 1 : kInt8Run;
+    auto& offsets = plan.column_form ? plan.column_offset : plan.run_offset;
+    for (int64_t n = 0; n < plan.columns; n += step)
+        offsets.push_back(((n / aw.out) * ah.stride * plan.phase_width + n % aw.out) * 4);
     plan.b_bytes = 0;
 }
 
@@ -319,7 +322,13 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
     plan.ldb = plan.column_form ? plan.columns : int8_padded_columns(plan.columns);
     // + 64: the GEMM reads whole vectors of columns.
     plan.b_bytes = round64(static_cast<size_t>(plan.weights.quads * plan.ldb * 4) + 64);
-    if (plan.pointwise) return plan;
+    if (plan.pointwise) {
+        if (plan.column_form) {  // B packed tight: [quads][columns][4]
+            plan.quad_offset = int8_offsets(plan.weights.quads, plan.ldb * 4);
+            plan.column_offset = int8_offsets(plan.columns, 4);
+        }
+        return plan;
+    }
     // The quad planes, padded far enough for every tap of every output (pads hold the zero level).
     plan.padded_rows = (ah.out - 1) * ah.stride + (ah.kernel - 1) * ah.dilation + 1;
     plan.padded_width = (aw.out - 1) * aw.stride + (aw.kernel - 1) * aw.dilation + 1;
@@ -333,7 +342,7 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
         }
     // + 64: slack past the last plane (every read ends inside it; kept as a margin).
     plan.plane_bytes = round64(static_cast<size_t>(plan.channel_quads * plan.quad_plane_bytes) + 64);
-    plan.indexed_b = !plan.column_form && aw.out % kInt8Run == 0;
+    plan.indexed_b = plan.column_form || aw.out % kInt8Run == 0;
     if (plan.indexed_b) plan_indexed_b(plan);
     return plan;
 }

@@ -65,11 +65,13 @@ struct Int8ConvPlan {
     std::vector<int64_t> tap_offset;  // per (ky, kx): its first byte in a quad plane
     // 1x1, stride 1, no padding: B is quantized straight from the data (no planes).
     bool pointwise = false;
-    // The row form on output rows of whole runs (kInt8Run pixels): the GEMM reads B in the quad
-    // planes where it lies (int8_gemm_indexed), run r of output pixels at run_offset[r] and quad q
-    // (tap, channel quad) at quad_offset[q], instead of gathering it into an im2col matrix first.
+    // B read in the quad planes where it lies, instead of gathered into an im2col matrix first:
+    // quad q (tap, channel quad) at quad_offset[q], and in the row form (output rows of whole runs
+    // of kInt8Run pixels: int8_gemm_indexed) run r of output pixels at run_offset[r], in the
+    // column form pixel n at column_offset[n]. The column form of a pointwise layer has the
+    // offsets of its packed B in the same tables.
     bool indexed_b = false;
-    std::vector<int64_t> run_offset, quad_offset;
+    std::vector<int64_t> run_offset, quad_offset, column_offset;
     // Few output pixels (below a vector's lanes, up to two vectors' with AVX-512): the GEMM's
     // column form (igemm.hpp), output channels in the lanes.
     bool column_form = false;
