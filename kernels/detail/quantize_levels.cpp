@@ -201,10 +201,6 @@ IRLITE_TARGET_AVX512 void quantize_avx512(const float* x, int64_t n, float il, f
 }
 #endif
 
-}  // namespace
-
-namespace {
-
 // out[4 i + j] = row j's byte i: four rows of levels as quads (SSE2 unpacks where x86 has them).
 void interleave4(const uint8_t* const (&r)[4], int64_t count, uint8_t* out) {
     int64_t n = 0;

@@ -49,9 +49,10 @@ inline void transpose4x8(Float8 (&r)[4]) {
 }
 
 // The even and the odd elements of the 16 in a then b: even = [a0 a2 a4 a6 b0 b2 b4 b6], odd =
-// [a1 a3 a5 a7 b1 b3 b5 b7]. (References, as above: vector values by value would change the ABI
-// of a function compiled without AVX.)
-inline void even_odd(const Float8& a, const Float8& b, Float8& even, Float8& odd) {
+// [a1 a3 a5 a7 b1 b3 b5 b7], for any vector of 8 lanes (Float8; 8 quads of u8 levels). (References,
+// as above: vector values by value would change the ABI of a function compiled without AVX.)
+template <class V8>
+inline void even_odd(const V8& a, const V8& b, V8& even, V8& odd) {
     even = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
     odd = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
 }
@@ -70,8 +71,7 @@ inline void split_even_odd(const T* src, int64_t n, T* even, T* odd) {
         std::memcpy(&a, src + j, sizeof a);
         std::memcpy(&b, src + j + kV, sizeof b);
         if constexpr (kV == 8) {
-            e = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
-            o = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+            even_odd(a, b, e, o);
         } else {
             e = __builtin_shufflevector(a, b, 0, 2, 4, 6);
             o = __builtin_shufflevector(a, b, 1, 3, 5, 7);

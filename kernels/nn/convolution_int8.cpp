@@ -103,8 +103,8 @@ inline void copy_quads(uint8_t* dst, const uint8_t* src, int64_t count) {
 void gather_quads(const Int8ConvPlan& plan, const uint8_t* planes, uint8_t* b, int64_t q0, int64_t q1) {
     const AxisWindow &ah = plan.shape.h, &aw = plan.shape.w;
     const int64_t run = aw.out * 4, row_step = ah.stride * plan.phase_width * 4, rows = ah.out;
-    // The plan's fields in locals: the stores through b could alias them, and reloading them
-    // every quad cost as much as the copies on small planes (a few hundred quads of 2-4 rows).
+    // The plan's fields in locals: the stores through b could alias them, and reloading them every
+    // quad cost as much as the copies when the rows are short.
     const int64_t channel_quads = plan.channel_quads, quad_plane = plan.quad_plane_bytes, quad_bytes = plan.ldb * 4;
     const int64_t used = plan.columns * 4, pad = quad_bytes - used;
     const int64_t* tap_offset = plan.tap_offset.data();
