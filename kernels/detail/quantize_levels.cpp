@@ -6,6 +6,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
+
+#include "kernels/detail/fake_quantize_row.hpp"
+#include "kernels/detail/quantize_levels_avx512.hpp"
 
 #if IRLITE_ISA_X86
 #include <immintrin.h>
@@ -101,17 +105,6 @@ IRLITE_TARGET_AVX2 void quantize_avx2(const float* x, int64_t n, float il, float
         levels16_avx2(tail, vil, range, vsteps, out);
         __builtin_memcpy(levels + i, out, static_cast<size_t>(n - i));
     }
-}
-
-// The levels of 16 floats as int32 lanes.
-IRLITE_TARGET_AVX512 __m512i levels16_i32_avx512(__m512 x, __m512 il, __m512 range, __m512 steps) {
-    const __m512 magic = _mm512_set1_ps(8388608.f);
-    const __m512 t = _mm512_mul_ps(_mm512_div_ps(_mm512_sub_ps(x, il), range), steps);
-    __m512 r = _mm512_sub_ps(_mm512_add_ps(t, magic), magic);
-    // The masked forms with every lane set: GCC 12 flags the unmasked ones' undefined placeholder.
-    const __m512 zero = _mm512_setzero_ps();
-    r = _mm512_mask_min_ps(zero, 0xFFFF, _mm512_mask_max_ps(zero, 0xFFFF, r, zero), steps);
-    return _mm512_mask_cvttps_epi32(_mm512_setzero_si512(), 0xFFFF, r);
 }
 
 IRLITE_TARGET_AVX512 __m128i levels16_avx512(const float* x, __m512 il, __m512 range, __m512 steps) {
@@ -269,6 +262,42 @@ void Int8Quantizer::quantize(const float* x, int64_t n, uint8_t* levels) const {
     if (isa == cpu::Isa::Avx2) return quantize_avx2(x, n, in_low, in_high, steps, levels);
 #endif
     cpu::run_at(isa, [&] { quantize_chunk(x, n, in_low, in_high, steps, levels); });
+}
+
+// Whether quantizer.quantize(FakeQuantize(x)) == quantizer.quantize(x) for every x: the same input
+// range and levels, and the quantizer giving back each level's FakeQuantize value its level (the
+// ends included). Then FakeQuantize(x) is either an end (level 0 or the top, as x itself) or level
+// q(x)'s value, q being the quantizer's own formula; NaN gives level 0 both ways.
+bool fake_quantize_then_levels_is_levels(const EpilogueFakeQuantize& fq, const Int8Quantizer& quantizer) {
+    if (!fq.active || fq.in_low != quantizer.in_low || fq.in_high != quantizer.in_high ||
+        static_cast<float>(fq.levels - 1) != quantizer.steps)
+        return false;
+    const auto levels = static_cast<size_t>(fq.levels);
+    const float steps = quantizer.steps, ol = fq.out_low, oh = fq.out_high;
+    std::vector<float> values(levels + 2);
+    for (size_t q = 0; q < levels; ++q) values[q] = static_cast<float>(q) / steps * (oh - ol) + ol;  // the op's form
+    values[levels] = ol, values[levels + 1] = oh;
+    std::vector<uint8_t> got(values.size());
+    quantizer.quantize(values.data(), static_cast<int64_t>(values.size()), got.data());
+    for (size_t q = 0; q < levels; ++q)
+        if (got[q] != q) return false;
+    return got[levels] == 0 && got[levels + 1] == levels - 1;
+}
+
+bool activation_then_levels_is_levels(const Activation& act, const Int8Quantizer& quantizer) {
+    if (!(quantizer.in_low < quantizer.in_high)) return false;
+    if (act.kind == ActivationKind::Relu) return quantizer.in_low >= 0.f;
+    return act.kind == ActivationKind::Clamp && act.alpha <= quantizer.in_low && act.beta >= quantizer.in_high;
+}
+
+FusedEpilogue int8_layer_epilogue(const FusedEpilogue& fused, const Int8Quantizer* levels_out) {
+    FusedEpilogue e = fused;
+    e.bias.clear();
+    if (fake_quantize_absorbs(e.act, e.fake_quantize)) e.act = Activation{};
+    // Written as levels under the FakeQuantize's own quantizer: its float values are skipped.
+    if (levels_out && fake_quantize_then_levels_is_levels(e.fake_quantize, *levels_out)) e.fake_quantize.active = false;
+    if (levels_out && !e.fake_quantize.active && activation_then_levels_is_levels(e.act, *levels_out)) e.act = Activation{};
+    return e;
 }
 
 }  // namespace irlite::nn

@@ -9,7 +9,9 @@
 
 #include <vector>
 
+#include "engine/epilogue.hpp"
 #include "engine/quantized_input.hpp"
+#include "kernels/detail/apply_epilogue.hpp"
 #include "kernels/detail/cpu_isa.hpp"
 #include "kernels/detail/igemm.hpp"
 #include "kernels/detail/simd.hpp"
@@ -83,6 +85,21 @@ struct Int8Quantizer {
     void quantize_quads(const float* const (&rows)[4], const QuadLines& at, uint8_t* quads) const;
     void levels_as_quads(const uint8_t* const (&rows)[4], const QuadLines& at, uint8_t* quads) const;
 };
+
+// Whether quantizer.quantize(FakeQuantize(x)) == quantizer.quantize(x) for every x (an epilogue's
+// FakeQuantize the layer may skip when it writes levels under that quantizer).
+bool fake_quantize_then_levels_is_levels(const EpilogueFakeQuantize& fq, const Int8Quantizer& quantizer);
+
+// Whether quantizer.quantize(act(x)) == quantizer.quantize(x) for every x: a ReLU, or a Clamp
+// whose range holds the quantizer's input range (ReLU6 before levels of [0, 6] or narrower). Below
+// the range both give level 0 (x <= in_low, NaN too), above it the top: act(x) >= in_high, and
+// in_high itself maps to (in_high - in_low) / (in_high - in_low) * steps = steps.
+bool activation_then_levels_is_levels(const Activation& act, const Int8Quantizer& quantizer);
+
+// What an int8 layer's kernel applies after its sums (its bias is in its own terms): `fused`
+// without the bias, and without the activation or FakeQuantize that make no difference to what
+// follows them (the FakeQuantize, or the levels under `levels_out` when the layer writes levels).
+FusedEpilogue int8_layer_epilogue(const FusedEpilogue& fused, const Int8Quantizer* levels_out);
 
 // Per output row m of the GEMM (an output channel): C = float(start + sum) * alpha + beta with
 // alpha = weight_scale * out_step, start = -zero_index * sum(w[m]) and beta = the fused bias

@@ -130,27 +130,6 @@ void quantize_quads(const Int8ConvPlan& plan, const void* x, uint8_t* b, int64_t
     }
 }
 
-// Int8BorderFix's additions to the block C rows [m0, m1) x columns [n0, n1) at c (row stride ldc),
-// row by row of C (its rows are far apart: a column at a time would miss the cache each step).
-void fix_border(const Int8ConvPlan& plan, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float* c, int64_t ldc) {
-    const Int8BorderFix& b = plan.border;
-    const int64_t ow = plan.shape.w.out, classes = static_cast<int64_t>(b.add.size()) / plan.shape.out_channels;
-    for (int64_t oy = n0 / ow; oy * ow < n1; ++oy) {
-        const int64_t first = std::max(n0, oy * ow) - oy * ow, last = std::min(n1, (oy + 1) * ow) - oy * ow;
-        const int64_t row_classes = b.row_class[static_cast<size_t>(oy)] * b.col_classes;  // this row's first class
-        for (int64_t m = m0; m < m1; ++m) {
-            float* row = c + (m - m0) * ldc + (oy * ow - n0);
-            const float* add = b.add.data() + m * classes + row_classes;
-            if (row_classes != 0) {
-                for (int64_t x = first; x < last; ++x) row[x] += add[b.col_class[static_cast<size_t>(x)]];
-            } else {
-                for (int32_t x : b.border_cols)
-                    if (x >= first && x < last) row[x] += add[b.col_class[static_cast<size_t>(x)]];
-            }
-        }
-    }
-}
-
 // One GEMM task's block of one image: C rows [m0, m1) x columns [n0, n1) into c (its first
 // element; row stride ldc), then the epilogue (res: the residual's block, row stride res_ld). b is
 // the packed B, or the quad planes when the plan reads B where it lies (indexed_b).
@@ -169,7 +148,7 @@ void run_block(const Int8ConvPlan& plan, const uint8_t* b, int64_t m0, int64_t m
         int8_gemm(plan.level, plan.weights, b, plan.ldb, m0, m1, n0, n1, plan.terms.alpha.data(), plan.terms.beta.data(),
                   plan.terms.start.data(), c, ldc);
     }
-    if (plan.border.active()) fix_border(plan, m0, m1, n0, n1, c, ldc);
+    if (plan.border.active()) apply_int8_border_fix(plan.border, plan.shape.w.out, m0, m1, n0, n1, c, ldc);
     const FusedEpilogue& e = plan.epilogue;
     if (e.active && (e.residual || e.act.kind != ActivationKind::None))
         apply_block(c, ldc, m1 - m0, n1 - n0, nullptr, nullptr, res, res_ld, e.act);
@@ -190,75 +169,6 @@ void run_block_to_levels(const Int8ConvPlan& plan, const uint8_t* b, int64_t m0,
         return;
     }
     for (int64_t r = 0; r < rows; ++r) plan.out_quantizer.quantize(tile + r * cols, cols, out + r * plan.columns);
-}
-
-// Whether quantizer.quantize(FakeQuantize(x)) == quantizer.quantize(x) for every x: the same input
-// range and levels, and the quantizer giving back each level's FakeQuantize value its level (the
-// ends included). Then FakeQuantize(x) is either an end (level 0 or the top, as x itself) or level
-// q(x)'s value, q being the quantizer's own formula; NaN gives level 0 both ways.
-bool fake_quantize_then_levels_is_levels(const EpilogueFakeQuantize& fq, const Int8Quantizer& quantizer) {
-    if (!fq.active || fq.in_low != quantizer.in_low || fq.in_high != quantizer.in_high ||
-        static_cast<float>(fq.levels - 1) != quantizer.steps)
-        return false;
-    const auto levels = static_cast<size_t>(fq.levels);
-    const float steps = quantizer.steps, ol = fq.out_low, oh = fq.out_high;
-    std::vector<float> values(levels + 2);
-    for (size_t q = 0; q < levels; ++q) values[q] = static_cast<float>(q) / steps * (oh - ol) + ol;  // the op's form
-    values[levels] = ol, values[levels + 1] = oh;
-    std::vector<uint8_t> got(values.size());
-    quantizer.quantize(values.data(), static_cast<int64_t>(values.size()), got.data());
-    for (size_t q = 0; q < levels; ++q)
-        if (got[q] != q) return false;
-    return got[levels] == 0 && got[levels + 1] == levels - 1;
-}
-
-// Per output position of one axis, the class of its range of valid taps (those inside the data),
-// into `ranges` (class 0: every tap).
-std::vector<int32_t> tap_classes(const AxisWindow& a, std::vector<std::pair<int64_t, int64_t>>& ranges) {
-    ranges.assign(1, {0, a.kernel - 1});
-    std::vector<int32_t> classes(static_cast<size_t>(a.out));
-    for (int64_t o = 0; o < a.out; ++o) {
-        std::pair<int64_t, int64_t> valid{a.kernel, -1};  // empty
-        for (int64_t k = 0; k < a.kernel; ++k) {
-            const int64_t i = o * a.stride - a.pad_begin + k * a.dilation;
-            if (i >= 0 && i < a.in) valid = {std::min(valid.first, k), std::max(valid.second, k)};
-        }
-        auto found = std::find(ranges.begin(), ranges.end(), valid);
-        if (found == ranges.end()) found = ranges.insert(ranges.end(), valid);
-        classes[static_cast<size_t>(o)] = static_cast<int32_t>(found - ranges.begin());
-    }
-    return classes;
-}
-
-// Int8BorderFix for weights [cout][cin][kh][kw] (`q`); inactive without a zero offset or padding.
-Int8BorderFix border_fix(const Int8ConvShape& shape, const QuantizedInput& q, const std::vector<float>& alpha) {
-    Int8BorderFix fix;
-    if (q.zero_offset == 0) return fix;
-    std::vector<std::pair<int64_t, int64_t>> rows, cols;
-    fix.row_class = tap_classes(shape.h, rows);
-    fix.col_class = tap_classes(shape.w, cols);
-    if (rows.size() == 1 && cols.size() == 1) return Int8BorderFix{};  // no padded tap anywhere
-    fix.col_classes = static_cast<int64_t>(cols.size());
-    const int64_t cout = shape.out_channels, cin = shape.channels, kh = shape.h.kernel, kw = shape.w.kernel;
-    for (int64_t x = 0; x < shape.w.out; ++x)
-        if (fix.col_class[static_cast<size_t>(x)] != 0) fix.border_cols.push_back(static_cast<int32_t>(x));
-    const size_t classes = rows.size() * cols.size();
-    fix.add.assign(classes * static_cast<size_t>(cout), 0.f);
-    for (size_t rc = 0; rc < rows.size(); ++rc)
-        for (size_t cc = 0; cc < cols.size(); ++cc)
-            for (int64_t m = 0; m < cout; ++m) {
-                int64_t padded = 0;  // the weights of the taps outside (rows x cols)
-                for (int64_t c = 0; c < cin; ++c)
-                    for (int64_t y = 0; y < kh; ++y)
-                        for (int64_t x = 0; x < kw; ++x) {
-                            const bool inside = y >= rows[rc].first && y <= rows[rc].second && x >= cols[cc].first &&
-                                                x <= cols[cc].second;
-                            if (!inside) padded += q.weights[static_cast<size_t>(((m * cin + c) * kh + y) * kw + x)];
-                        }
-                fix.add[static_cast<size_t>(m) * classes + rc * cols.size() + cc] =
-                    static_cast<float>(static_cast<double>(alpha[static_cast<size_t>(m)]) * q.zero_offset * padded);
-            }
-    return fix;
 }
 
 // B read in the quad planes (Int8ConvPlan::indexed_b): quad k = (tap, channel quad), as
@@ -310,13 +220,8 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
     plan.column_form = plan.columns < lanes || (lanes >= 16 && plan.columns <= 2 * lanes);
     plan.weights = pack_int8_weights(ordered.data(), cout, depth, depth, plan.column_form ? lanes : kInt8Rows);
     plan.terms = Int8RowTerms(q, plan.weights, epilogue.bias, 2 * lanes);
-    plan.epilogue = epilogue;
-    plan.epilogue.bias.clear();
-    if (fake_quantize_absorbs(epilogue.act, epilogue.fake_quantize)) plan.epilogue.act = Activation{};
-    // Written as levels under the FakeQuantize's own quantizer: its float values are skipped.
-    if (plan.writes_levels && fake_quantize_then_levels_is_levels(epilogue.fake_quantize, plan.out_quantizer))
-        plan.epilogue.fake_quantize.active = false;
-    plan.border = border_fix(shape, q, plan.terms.alpha);
+    plan.epilogue = int8_layer_epilogue(epilogue, plan.writes_levels ? &plan.out_quantizer : nullptr);
+    plan.border = int8_border_fix(shape, q, plan.terms.alpha);
     // The row form reads whole vectors of columns (int8_padded_columns); the column form only the
     // columns there are, so its quads are packed tight.
     plan.ldb = plan.column_form ? plan.columns : int8_padded_columns(plan.columns);

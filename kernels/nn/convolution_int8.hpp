@@ -48,8 +48,17 @@ struct Int8BorderFix {
     int64_t col_classes = 0;
     std::vector<int32_t> border_cols;  // the output columns whose class is not 0
     std::vector<float> add;  // [output channel][row class * col_classes + col class]
+    int64_t classes = 0;     // row classes * col_classes
     bool active() const { return !add.empty(); }
 };
+
+// Int8BorderFix for weights [cout][cin][kh][kw] (`q`; a depthwise layer's: cin 1) and alpha per
+// output channel; inactive without a zero offset or padding (convolution_int8_border.cpp).
+Int8BorderFix int8_border_fix(const Int8ConvShape& shape, const QuantizedInput& q, const std::vector<float>& alpha);
+// The fix's additions to C rows [m0, m1) (output channels) x columns [n0, n1) (pixels of output
+// rows ow wide) at c, row stride ldc.
+void apply_int8_border_fix(const Int8BorderFix& fix, int64_t ow, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float* c,
+                           int64_t ldc);
 
 struct Int8ConvPlan {
     Int8ConvShape shape;
