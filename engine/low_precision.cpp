@@ -77,10 +77,21 @@ bool as_integers(const Tensor& w, const std::vector<float>& scale, QuantizedInpu
 // load time): a Multiply of an integer tensor by the scale (NNCF's and POT's i8 Const -> Convert
 // [-> Subtract] -> Multiply), or a FakeQuantize of integer levels whose output range per channel
 // sets the step (older POT's u8 Const -> Convert -> FakeQuantize(levels 255, ranges per channel)).
-bool integer_weights(const Graph& g, const ValueRef& w_ref, QuantizedInput& q) {
+bool integer_weights(const Graph& g, const ValueRef& w_ref, QuantizedInput& q, int reshapes = 0) {
     const Tensor* w = constant_f32(g, w_ref);
     const Node& maker = g.nodes[static_cast<size_t>(w_ref.node)];
     if (!w || w->shape().size() < 2 || !maker.def || w->shape()[0] <= 0 || w->num_elements() <= 0) return false;
+    if (maker.def->keeps_element_order && !maker.inputs.empty() && maker.inputs[0].node >= 0) {
+        // A Reshape of the weights (a grouped convolution's [C, 1, kh, kw] -> [C, 1, 1, kh, kw]):
+        // the integers and scales of what it reshapes, the same elements in the same order and
+        // the same channels along axis 0.
+        const Tensor* before = constant_f32(g, maker.inputs[0]);
+        if (reshapes >= 4 || !before || before->shape().size() < 2 || before->shape()[0] != w->shape()[0] ||
+            !integer_weights(g, maker.inputs[0], q, reshapes + 1))
+            return false;
+        q.weights_shape = w->shape();
+        return true;
+    }
     if (maker.def->is_multiply && maker.inputs.size() == 2) {
         for (int side = 0; side < 2; ++side) {
             const Tensor* ints = constant_f32(g, maker.inputs[static_cast<size_t>(side)]);

@@ -20,6 +20,7 @@
 #include "quantized_ir.hpp"
 #include "run_one_input.hpp"
 #include "kernels/detail/cpu_isa.hpp"
+#include "kernels/nn/convolution_int8_depthwise.hpp"
 
 namespace irlite {
 namespace {
@@ -81,6 +82,17 @@ std::vector<float> inputs_for(const QuantConv& q, const Dims& in, std::mt19937& 
     return x;
 }
 
+// One random graph of `q`, its input, and its float (--no-int8) and int8 runs on one thread.
+struct Trial {
+    Built g;
+    Model model;
+    std::vector<float> x;
+    Outcome ref, got;
+    Trial(const QuantConv& q, std::mt19937& rng)
+        : g(build(q, rng)), model(Model::read_from_memory(g.xml, g.weights.data(), g.weights.size())),
+          x(inputs_for(q, g.in_dims, rng)), ref(run(model, x, g.in_dims, false)), got(run(model, x, g.in_dims, true)) {}
+};
+
 TEST(LowPrecision, RandomQuantizedConvolutionsMatchFloatFakeQuantize) {
     std::mt19937 rng(2027);
     for (int trial = 0; trial < 40; ++trial) {
@@ -110,12 +122,8 @@ TEST(LowPrecision, RandomQuantizedConvolutionsMatchFloatFakeQuantize) {
             q.il = q.ol = -(static_cast<float>(z) + between) * step;
             q.ih = q.oh = (static_cast<float>(q.levels - 1 - z) - between) * step;
         }
-        const Built g = build(q, rng);
-        const Model model = Model::read_from_memory(g.xml, g.weights.data(), g.weights.size());
-        const std::vector<float> x = inputs_for(q, g.in_dims, rng);
+        const auto& [g, model, x, ref, got] = Trial(q, rng);
         const std::string what = "trial " + std::to_string(trial);
-        const Outcome ref = run(model, x, g.in_dims, false);
-        const Outcome got = run(model, x, g.in_dims, true);
         ASSERT_FALSE(runs_int8(ref)) << what;
         ASSERT_TRUE(runs_int8(got)) << what;
         if (q.out_fq) {
@@ -133,6 +141,50 @@ TEST(LowPrecision, RandomQuantizedConvolutionsMatchFloatFakeQuantize) {
             EXPECT_LE(differ, ref.out.size() / 50 + 1) << what << ": elements on another level than float's";
         } else {
             expect_close_to_float(ref, got, what);
+        }
+        expect_identical_across(model, x, g.in_dims, got, {3}, {cpu::Isa::Sse, cpu::Isa::Avx2}, what);
+    }
+}
+
+// Depthwise GroupConvolutions (convolution_int8_depthwise.hpp): in int8 exactly when this CPU
+// runs the fast blocks, then close to the float path and bit-identical at every thread count and
+// under the caps (which run the portable blocks); shapes that take each tiling: rows of 16 and
+// more columns, several narrower rows a block, several small planes a block, small planes read
+// where they lie; a level for 0 between two levels.
+TEST(LowPrecision, RandomQuantizedDepthwiseConvolutionsMatchFloatFakeQuantize) {
+    std::mt19937 rng(2029);
+    for (int trial = 0; trial < 36; ++trial) {
+        QuantConv q;
+        q.depthwise = true;
+        q.n = 1 + trial % 2;
+        q.cin = 1 + trial % 9 * 5;
+        const long long sizes[] = {2, 3, 4, 5, 7, 8, 10, 16, 17, 33};
+        q.hw = sizes[trial % 10];
+        q.k = trial % 6 == 5 ? 5 : trial % 7 == 3 ? 1 : 3;
+        q.stride = 1 + trial % 4 / 3;
+        q.pad = q.k / 2 - (trial % 8 == 6 ? 1 : 0);
+        q.dilation = trial % 5 == 4 ? 2 : 1;
+        while (q.out_hw() < 1) q.hw += 3;
+        q.levels = trial % 6 == 5 ? 255 : 256;
+        q.relu = trial % 2 == 1;
+        q.per_channel_scale = trial % 3 != 2;
+        q.out_fq = trial % 3 == 1;
+        if (trial % 2 == 0) {
+            q.il = q.ol = 0.f;
+            q.ih = q.oh = 2.5f;
+        } else {  // zero at level 37, or between 37 and 38 (f16-rounded ranges: the border fix)
+            const float step = 0.02f, between = trial % 4 == 3 ? 0.37f : 0.f;
+            q.il = q.ol = -(37 + between) * step;
+            q.ih = q.oh = (static_cast<float>(q.levels - 1 - 37) - between) * step;
+        }
+        const auto& [g, model, x, ref, got] = Trial(q, rng);
+        const std::string what = "trial " + std::to_string(trial);
+        ASSERT_EQ(runs_int8(got), nn::int8_depthwise_runs_fast()) << what;
+        if (!q.out_fq) expect_close_to_float(ref, got, what);
+        else {
+            size_t differ = 0;
+            for (size_t i = 0; i < ref.out.size(); ++i) differ += ref.out[i] != got.out[i] ? 1 : 0;
+            EXPECT_LE(differ, ref.out.size() / 50 + 1) << what << ": elements on another level than float's";
         }
         expect_identical_across(model, x, g.in_dims, got, {3}, {cpu::Isa::Sse, cpu::Isa::Avx2}, what);
     }
@@ -250,9 +302,10 @@ TEST(LowPrecision, SharedInt8ModelsAgreeWithFloatFakeQuantize) {
         EXPECT_EQ(std::max_element(ref.out.begin(), ref.out.end()) - ref.out.begin(),
                   std::max_element(got.out.begin(), got.out.end()) - got.out.begin())
             << name;
-        // The layers still in float (MobileNetV2's depthwise ones) may differ in the last bits
-        // without FMA (the portable level), so the whole model is compared at the AVX2 cap; the
-        // int8 layers themselves at every cap in the tests above.
+        // The layers still in float (MobileNetV2's depthwise ones on a CPU without the int8
+        // depthwise's fast path) may differ in the last bits without FMA (the portable level), so
+        // the whole model is compared at the AVX2 cap; the int8 layers themselves at every cap in
+        // the tests above.
         expect_identical_across(model, x, in, got, {2, 3}, {cpu::Isa::Avx2}, name);
         ++compared;
     }

@@ -69,12 +69,12 @@ inline int add_i8_weights(IrBuilder& b, int id, const std::string& name, const D
 // per output channel): output port 2.
 inline int add_conv_bias(IrBuilder& b, int id, const std::string& name, int from, int port, int w_from, int w_port,
                          const Dims& in, const Dims& w, const Dims& out, long long stride, long long pad,
-                         long long dilation, const std::vector<float>& bias) {
+                         long long dilation, const std::vector<float>& bias, const std::string& type = "Convolution") {
     const std::string data = "strides=\"" + join({stride, stride}) + "\" dilations=\"" + join({dilation, dilation}) +
                              "\" pads_begin=\"" + join({pad, pad}) + "\" pads_end=\"" + join({pad, pad}) +
                              "\" auto_pad=\"explicit\"";
     const Dims bias_dims{1, out[1], 1, 1};
-    b.layer(id, name, "Convolution", "opset1", data, {{0, "", in, ""}, {1, "", w, ""}}, {{2, "FP32", out, ""}});
+    b.layer(id, name, type, "opset1", data, {{0, "", in, ""}, {1, "", w, ""}}, {{2, "FP32", out, ""}});
     b.constant(id + 1, name + "_bias", "f32", bias_dims, bias.data(), bias.size() * sizeof(float));
     b.layer(id + 2, name + "_add", "Add", "opset1", "", {{0, "", out, ""}, {1, "", bias_dims, ""}}, {{2, "FP32", out, ""}});
     b.edge(from, port, id, 0).edge(w_from, w_port, id, 1).edge(id, 2, id + 2, 0).edge(id + 1, 0, id + 2, 1);
@@ -104,6 +104,7 @@ struct QuantConv {
     bool per_channel_scale = true, per_channel_range = false, integer_weights = true, relu = false;
     bool fq_weights = false;  // u8 levels -> Convert -> FakeQuantize(255 levels, output range per channel)
     bool out_fq = false;      // a FakeQuantize (scalar ranges) after the activation: fused into the int8 layer
+    bool depthwise = false;   // a GroupConvolution of one channel per group (cout = cin), weights [cin, 1, 1, k, k]
     long long out_hw() const { return (hw + 2 * pad - dilation * (k - 1) - 1) / stride + 1; }
 };
 
@@ -116,7 +117,9 @@ struct Built {
 };
 inline Built build(const QuantConv& q, std::mt19937& rng) {
     IrBuilder b;
-    const Dims in{q.n, q.cin, q.hw, q.hw}, w{q.cout, q.cin, q.k, q.k}, out{q.n, q.cout, q.out_hw(), q.out_hw()};
+    const long long cout = q.depthwise ? q.cin : q.cout;
+    const Dims in{q.n, q.cin, q.hw, q.hw}, out{q.n, cout, q.out_hw(), q.out_hw()};
+    const Dims w = q.depthwise ? Dims{q.cin, 1, 1, q.k, q.k} : Dims{q.cout, q.cin, q.k, q.k};
     b.parameter(0, "x", "f32", in);
     const Dims range_dims = q.per_channel_range ? Dims{1, q.cin, 1, 1} : Dims{};
     std::vector<float> ranges[4] = {{q.il}, {q.ih}, {q.ol}, {q.oh}};
@@ -130,7 +133,8 @@ inline Built build(const QuantConv& q, std::mt19937& rng) {
     std::uniform_int_distribution<int> wi(-127, 127);
     std::vector<int8_t> wq(count(w));
     for (int8_t& v : wq) v = static_cast<int8_t>(wi(rng));
-    const Dims scale_dims = q.per_channel_scale ? Dims{q.cout, 1, 1, 1} : Dims{1};
+    Dims scale_dims = q.per_channel_scale ? Dims{cout, 1, 1, 1} : Dims{1};
+    if (q.depthwise && q.per_channel_scale) scale_dims.push_back(1);
     std::uniform_real_distribution<float> su(0.001f, 0.01f);
     std::vector<float> scale(count(scale_dims));
     for (float& s : scale) s = su(rng);
@@ -155,10 +159,10 @@ inline Built build(const QuantConv& q, std::mt19937& rng) {
         for (size_t i = 0; i < wf.size(); ++i) wf[i] = static_cast<float>(wq[i]) + 0.25f;
         weights = add_scaled_weights(b, id, "w", "f32", w, wf.data(), wf.size() * sizeof(float), scale_dims, scale);
     }
-    std::vector<float> bias(static_cast<size_t>(q.cout));
+    std::vector<float> bias(static_cast<size_t>(cout));
     for (float& v : bias) v = su(rng) * 10;
     int last = add_conv_bias(b, weights + 1, "conv", fq, 5, weights, q.fq_weights ? 5 : 2, in, w, out, q.stride, q.pad,
-                             q.dilation, bias);
+                             q.dilation, bias, q.depthwise ? "GroupConvolution" : "Convolution");
     int port = 2;
     if (q.relu) {
         b.layer(last + 1, "relu", "ReLU", "opset1", "", {{0, "", out, ""}}, {{1, "FP32", out, ""}});

@@ -27,6 +27,7 @@
 #include "kernels/detail/apply_epilogue.hpp"
 #include "kernels/detail/nn_common.hpp"
 #include "kernels/nn/convolution_int8.hpp"
+#include "kernels/nn/convolution_int8_depthwise.hpp"
 #include "kernels/nn/convolution_methods.hpp"
 
 namespace irlite {
@@ -147,7 +148,7 @@ struct ConvPlan : OpPlan {
     nn::FusedEpilogue epilogue;
     bool epilogue_in_kernel = false;
     std::variant<nn::conv::GenericPlan, nn::conv::DepthwisePlan, nn::conv::ChannelsLastPlan, nn::conv::GemmConvPlan,
-                 nn::conv::WinogradPlan, nn::Int8ConvPlan>
+                 nn::conv::WinogradPlan, nn::Int8ConvPlan, nn::Int8DepthwisePlan>
         by_method;
     // f16 / bf16 data, filters and result converted to f32 (nn::ComputeIn / ComputeOut) in the
     // calling thread's scratch after the method's own bytes (which every thread's task uses):
@@ -167,6 +168,19 @@ void plan_int8(const InferContext& ctx, ConvKind kind, const QuantizedInput& q, 
     // The pass only hands this to a 2-D Convolution of f32 data (4-D filters), or of u8 levels
     // (engine/level_tensors.hpp).
     const auto weights = static_cast<int64_t>(q.weights.size());
+    if (kind == ConvKind::GroupForward) {
+        // Depthwise only (with_quantized_input), of f32 data or u8 levels.
+        if (p.axes.size() != 2 || p.in_per_group != 1 || p.out_per_group != 1 || weights != p.groups * p.kernel_size() ||
+            ctx.type(0) != (q.levels_in ? ElementType::u8 : ElementType::f32) ||
+            !nn::int8_depthwise_fits(p.axes[1].kernel, p.axes[1].stride, p.axes[1].dilation))
+            throw Error(ErrorKind::Unsupported, "int8-unsupported", "an int8 input on a convolution the int8 method cannot run");
+        const nn::Int8DepthwisePlan& dw = plan.by_method.emplace<nn::Int8DepthwisePlan>(
+            nn::plan_int8_depthwise(p.groups, p.axes[0], p.axes[1], q, plan.epilogue, cpu::active_isa()));
+        plan.scratch_bytes = dw.scratch_bytes;
+        plan.method = "int8-depthwise";
+        plan.epilogue_in_kernel = true;
+        return;
+    }
     if (kind != ConvKind::Forward || p.axes.size() != 2 || ctx.type(0) != (q.levels_in ? ElementType::u8 : ElementType::f32) ||
         weights != p.out_per_group * p.in_per_group * p.kernel_size() ||
         p.in_per_group * p.kernel_size() >= nn::kInt8MaxDepth)
@@ -290,6 +304,11 @@ void compute(KernelContext& ctx) {
     const ConvPlan& plan = ctx.plan<ConvPlan>();
     const Tensor& data = ctx.input(0);
     if (ctx.output(0).num_elements() == 0) return;
+    if (const auto* dw = std::get_if<nn::Int8DepthwisePlan>(&plan.by_method)) {
+        const float* res = plan.epilogue.residual ? ctx.input(ctx.num_inputs() - 1).data<float>() : nullptr;
+        nn::run_int8_depthwise(*dw, plan.problem.batch, data.data(), ctx.output(0).data(), res, ctx);
+        return;
+    }
     if (const auto* int8 = std::get_if<nn::Int8ConvPlan>(&plan.by_method)) {
         // f32 or u8 levels in and out, as the plan says; the epilogue runs inside. The level pass
         // (engine/level_tensors.cpp) sets the tensors' types and the plan's flags together; a
@@ -352,11 +371,20 @@ OpDef make_conv_def(const char* type, ConvKind kind) {
         };
         d.epilogue_channel_axis = 1;
     }
-    if (kind == ConvKind::Forward) {
-        d.with_quantized_input = [](const OpAttrs& a, std::shared_ptr<const QuantizedInput> q) -> std::unique_ptr<OpAttrs> {
-            // 2-D ([Cout, Cin, kH, kW] filters), the depth within the int32 sums' bound.
+    if (kind == ConvKind::Forward || kind == ConvKind::GroupForward) {
+        d.with_quantized_input = [kind](const OpAttrs& a, std::shared_ptr<const QuantizedInput> q) -> std::unique_ptr<OpAttrs> {
+            // 2-D ([Cout, Cin, kH, kW] filters), the depth within the int32 sums' bound; grouped:
+            // depthwise ([G, 1, 1, kH, kW]) with a tiling, on a CPU that runs its fast path
+            // (convolution_int8_depthwise.hpp).
             const Shape& w = q->weights_shape;
-            if (w.size() != 4 || w[1] * w[2] * w[3] >= nn::kInt8MaxDepth) return nullptr;
+            if (kind == ConvKind::Forward && (w.size() != 4 || w[1] * w[2] * w[3] >= nn::kInt8MaxDepth)) return nullptr;
+            if (kind == ConvKind::GroupForward) {
+                const nn::WindowSpec& win = static_cast<const ConvAttrs&>(a).window;
+                if (!nn::int8_depthwise_runs_fast() || w.size() != 5 || w[1] != 1 || w[2] != 1 ||
+                    win.strides.size() != 2 ||
+                    !nn::int8_depthwise_fits(w[4], win.strides[1], win.dilations.size() == 2 ? win.dilations[1] : 1))
+                    return nullptr;
+            }
             auto quantized = std::make_unique<ConvAttrs>(static_cast<const ConvAttrs&>(a));
             quantized->quantized = std::move(q);
             return quantized;
