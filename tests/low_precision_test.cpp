@@ -150,7 +150,7 @@ TEST(LowPrecision, RandomQuantizedConvolutionsMatchFloatFakeQuantize) {
 // runs the fast blocks, then close to the float path and bit-identical at every thread count and
 // under the caps (which run the portable blocks); shapes that take each tiling: rows of 16 and
 // more columns, several narrower rows a block, several small planes a block, small planes read
-// where they lie; a level for 0 between two levels.
+// where they lie; a level for 0 between two levels; weights behind a Reshape.
 TEST(LowPrecision, RandomQuantizedDepthwiseConvolutionsMatchFloatFakeQuantize) {
     std::mt19937 rng(2029);
     for (int trial = 0; trial < 36; ++trial) {
@@ -169,6 +169,7 @@ TEST(LowPrecision, RandomQuantizedDepthwiseConvolutionsMatchFloatFakeQuantize) {
         q.relu = trial % 2 == 1;
         q.per_channel_scale = trial % 3 != 2;
         q.out_fq = trial % 3 == 1;
+        q.reshape_weights = trial % 4 == 1;
         if (trial % 2 == 0) {
             q.il = q.ol = 0.f;
             q.ih = q.oh = 2.5f;

@@ -105,6 +105,7 @@ struct QuantConv {
     bool fq_weights = false;  // u8 levels -> Convert -> FakeQuantize(255 levels, output range per channel)
     bool out_fq = false;      // a FakeQuantize (scalar ranges) after the activation: fused into the int8 layer
     bool depthwise = false;   // a GroupConvolution of one channel per group (cout = cin), weights [cin, 1, 1, k, k]
+    bool reshape_weights = false;  // depthwise: the i8 chain [cin, 1, k, k] -> Reshape -> [cin, 1, 1, k, k] (NNCF's form)
     long long out_hw() const { return (hw + 2 * pad - dilation * (k - 1) - 1) / stride + 1; }
 };
 
@@ -152,6 +153,15 @@ inline Built build(const QuantConv& q, std::mt19937& rng) {
                                           scale, scale};
         for (size_t c = 0; c < scale.size(); ++c) w_ranges[2][c] = -127 * scale[c], w_ranges[3][c] = 127 * scale[c];
         weights = add_fake_quantize(b, id + 2, "w_fq", id + 1, 1, w, w_ranges, scale_dims, 255);
+    } else if (q.integer_weights && q.depthwise && q.reshape_weights) {
+        const Dims w4{q.cin, 1, q.k, q.k}, scale4 = q.per_channel_scale ? Dims{q.cin, 1, 1, 1} : Dims{1};
+        const int chain = add_i8_weights(b, id, "w", w4, wq, scale4, scale);
+        const std::vector<int64_t> target(w.begin(), w.end());
+        b.constant(chain + 1, "w_shape", "i64", {5}, target.data(), target.size() * sizeof(int64_t));
+        b.layer(chain + 2, "w_reshape", "Reshape", "opset1", "special_zero=\"false\"", {{0, "", w4, ""}, {1, "", {5}, ""}},
+                {{2, "FP32", w, ""}});
+        b.edge(chain, 2, chain + 2, 0).edge(chain + 1, 0, chain + 2, 1);
+        weights = chain + 2;
     } else if (q.integer_weights) {
         weights = add_i8_weights(b, id, "w", w, wq, scale_dims, scale);
     } else {
