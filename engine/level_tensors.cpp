@@ -1,9 +1,12 @@
 #include "engine/level_tensors.hpp"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "engine/low_precision.hpp"
 #include "engine/quantized_input.hpp"
 
 namespace irlite {
@@ -130,14 +133,34 @@ std::shared_ptr<const OpAttrs> changed(const Node& n, Change&& change) {
     return std::shared_ptr<const OpAttrs>(n.def->with_quantized_input(*n.attrs, std::move(q)));
 }
 
-}  // namespace
+// The graph with every FakeQuantize that has a quantizer (activation_quantizer) given it as its
+// own (OpDef::with_quantized_input, neither reading nor writing levels: the op as before), so that
+// regions can grow through it; `given` lists them. The same graph when there is none.
+std::shared_ptr<const Graph> with_own_quantizers(const std::shared_ptr<const Graph>& graph, std::vector<int>& given) {
+    std::shared_ptr<Graph> out;
+    for (size_t i = 0; i < graph->nodes.size(); ++i) {
+        const Node& n = graph->nodes[i];
+        if (!n.live || !n.def || !n.def->quantization_levels || !n.def->with_quantized_input || !n.attrs ||
+            !n.shapes_static || (n.def->quantized_input_of && n.def->quantized_input_of(*n.attrs)))
+            continue;
+        std::optional<QuantizedInput> q = activation_quantizer(*graph, n);
+        if (!q) continue;
+        std::unique_ptr<OpAttrs> attrs = n.def->with_quantized_input(*n.attrs, std::make_shared<QuantizedInput>(std::move(*q)));
+        if (!attrs) continue;
+        if (!out) out = std::make_shared<Graph>(*graph);
+        out->nodes[i].attrs = std::shared_ptr<const OpAttrs>(std::move(attrs));
+        given.push_back(static_cast<int>(i));
+    }
+    if (!out) return graph;
+    return out;
+}
 
-std::shared_ptr<const Graph> use_level_tensors(std::shared_ptr<const Graph> graph) {
-    if (!graph) return graph;
+// Regions grown from each int8 layer of `graph` made levels; null when none is.
+std::shared_ptr<Graph> make_regions(const std::shared_ptr<const Graph>& graph) {
     // Most graphs have no int8 layer: no reader lists (one per node) to build for them at compile.
     bool any = false;
     for (const Node& n : graph->nodes) any = any || quantized_input(n) != nullptr;
-    if (!any) return graph;
+    if (!any) return nullptr;
     const Readers readers = readers_of(*graph);
     std::shared_ptr<Graph> out;
     std::vector<int> stamp(graph->nodes.size(), -1);  // the region a node was taken in (its first producer)
@@ -176,7 +199,24 @@ std::shared_ptr<const Graph> use_level_tensors(std::shared_ptr<const Graph> grap
         }
         for (int n : region.through) out->nodes[static_cast<size_t>(n)].outputs[0].type = ElementType::u8;
     }
+    return out;
+}
+
+}  // namespace
+
+std::shared_ptr<const Graph> use_level_tensors(std::shared_ptr<const Graph> graph) {
+    if (!graph) return graph;
+    // FakeQuantize nodes between int8 layers take part with their own quantizer; those that end
+    // in no region get their attributes back.
+    std::vector<int> given;
+    const std::shared_ptr<const Graph> base = with_own_quantizers(graph, given);
+    std::shared_ptr<Graph> out = make_regions(base);
     if (!out) return graph;
+    for (int i : given) {
+        Node& n = out->nodes[static_cast<size_t>(i)];
+        const QuantizedInput* q = n.def->quantized_input_of(*n.attrs);
+        if (!q->levels_in && !q->levels_out) n.attrs = graph->nodes[static_cast<size_t>(i)].attrs;
+    }
     return out;
 }
 

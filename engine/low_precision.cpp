@@ -21,7 +21,8 @@ std::optional<float> scalar(const Graph& g, const ValueRef& r) {
     return t->data<float>()[0];
 }
 
-// The activation quantizer of `fq` (a FakeQuantize), when the int8 kernels can apply it.
+}  // namespace
+
 std::optional<QuantizedInput> activation_quantizer(const Graph& g, const Node& fq) {
     if (!fq.live || fq.inputs.size() != 5 || fq.outputs.size() != 1 || fq.outputs[0].type != ElementType::f32) return std::nullopt;
     const int64_t levels = fq.def->quantization_levels(*fq.attrs);
@@ -38,6 +39,8 @@ std::optional<QuantizedInput> activation_quantizer(const Graph& g, const Node& f
     QuantizedInput q;
     q.in_low = *il;
     q.in_high = *ih;
+    q.out_low = *ol;
+    q.out_high = *oh;
     q.out_step = static_cast<float>(step);
     q.levels = static_cast<int>(levels);
     q.zero_index = static_cast<int>(level);
@@ -45,6 +48,8 @@ std::optional<QuantizedInput> activation_quantizer(const Graph& g, const Node& f
     q.zero_offset = std::abs(zero - level) > 1e-3 ? zero - level : 0.0;
     return q;
 }
+
+namespace {
 
 // A per-channel scale along axis 0 of [C, ...] weights: one value, or C laid out as [C, 1, ...].
 bool is_channel_scale(const Tensor& scale, const Shape& weights) {

@@ -21,12 +21,18 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "engine/graph.hpp"
+#include "engine/quantized_input.hpp"
 
 namespace irlite {
 
 // The graph with int8 layers; the same graph when nothing qualifies. The input is not modified.
 std::shared_ptr<const Graph> quantize_graph(std::shared_ptr<const Graph> graph);
+
+// The quantizer of `fq` (a live FakeQuantize over f32 data) as the int8 kernels apply it: 2..256
+// levels, constant scalar ranges in order, 0 inside the output range; nothing otherwise.
+std::optional<QuantizedInput> activation_quantizer(const Graph& g, const Node& fq);
 
 }  // namespace irlite

@@ -33,6 +33,7 @@ namespace irlite {
 
 struct QuantizedInput {
     float in_low = 0, in_high = 0, out_step = 0;
+    float out_low = 0, out_high = 0;  // the FakeQuantize's output range (out_step's ends)
     int levels = 256;   // 2..256: every index fits in a u8
     int zero_index = 0;      // 0..levels - 1
     double zero_offset = 0;  // -0.5..0.5

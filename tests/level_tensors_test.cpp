@@ -1,5 +1,5 @@
 // The level pass (engine/level_tensors.hpp): between two int8 layers, directly or through a
-// Concat and a MaxPool, the tensors are u8 levels, and the results are bit for bit those of the
+// Concat, a MaxPool and a FakeQuantize node (which maps levels to levels), the tensors are u8 levels, and the results are bit for bit those of the
 // f32 tensors (compiled with keep_intermediates, which skips the pass), for every thread count and
 // instruction-set cap; a tensor that another op reads, or whose readers quantize it differently,
 // stays f32.
@@ -170,7 +170,9 @@ TEST(LevelTensors, Int8ChainsGiveTheFloatTensorsResultsBitForBit) {
         // Trials 18..23: through a Concat of two int8 layers' results, then a MaxPool in every other.
         c.pool = (trial >= 12 && trial < 18) || (trial >= 18 && trial % 2 == 0);
         c.concat = trial >= 18;
-        c.pool_fq = c.concat ? 0 : trial % 3;  // after a Concat, a FakeQuantize is no epilogue: see below
+        // After a Concat the FakeQuantize is no epilogue: a node of its own, reading the Concat's
+        // levels under its own quantizer and writing the MaxPool's under FQ(b)'s.
+        c.pool_fq = trial % 3;
         if (c.pool) c.hw = std::max<long long>(c.hw, 6);
         const Model model = model_of(c, rng);
         const std::string what = "trial " + std::to_string(trial);
@@ -179,10 +181,12 @@ TEST(LevelTensors, Int8ChainsGiveTheFloatTensorsResultsBitForBit) {
         std::vector<std::string> want_writers{"conv1"};
         if (c.concat) want_writers.insert(want_writers.end(), {"cat", "conv1b"});
         if (c.pool) want_writers.push_back("pool");
+        const bool fq_node = c.concat && c.pool && c.pool_fq != 0;
+        if (fq_node) want_writers.push_back("fq_p");
         std::sort(writers.begin(), writers.end());
         std::sort(want_writers.begin(), want_writers.end());
         ASSERT_EQ(writers, want_writers) << what;
-        EXPECT_EQ(readers.size(), c.second ? 2u : 1u) << what;
+        EXPECT_EQ(readers.size(), (c.second ? 2u : 1u) + (fq_node ? 1u : 0u)) << what;
         const Dims in{c.n, c.cin, c.hw, c.hw};
         std::uniform_real_distribution<float> u(-1.3f, 1.3f);
         std::vector<float> x(count(in));
@@ -208,10 +212,7 @@ TEST(LevelTensors, TensorsOtherReadersNeedStayFloat) {
     other_range.other_range = true;
     Chain model_output;  // the tensor is also a model output
     model_output.mid_is_output = true;
-    Chain float_between;  // a FakeQuantize of its own between the Concat and the MaxPool
-    float_between.concat = float_between.pool = true;
-    float_between.pool_fq = 1;
-    for (const Chain& c : {other_range, model_output, float_between}) {
+    for (const Chain& c : {other_range, model_output}) {
         std::vector<std::string> writers, readers;
         level_nodes(model_of(c, rng), writers, readers);
         EXPECT_TRUE(writers.empty()) << writers.size();

@@ -13,9 +13,21 @@
 // compute in f32, f32 in f32 and f64 in f64.
 // The output's shape is the broadcast of all five inputs (OpenVINO merges every range into it; for
 // ranges that broadcast onto X, as the spec requires, it is X's shape).
+//
+// Inside a region of level tensors (engine/level_tensors.hpp), the level pass hands a FakeQuantize
+// of constant scalar ranges its own quantizer (OpDef::with_quantized_input): its data can then be
+// its own levels (u8, written by the layers before it under this quantizer: the level index its
+// formula computes) and its result the levels of its readers' quantizer, both through tables of
+// its levels built at prepare (method "levels"): value[k] = k / (levels - 1) * (oh - ol) + ol (the
+// formula's value for level k) and level[k] = the readers' level of value[k]. Exact where a level
+// stands for one value: the top level is taken only when level[top] is the readers' level of oh
+// (x > ih gives oh, x = ih the formula's top value) and, for f32 results of u8 data, value[top]
+// is oh itself. A NaN in the data becomes level 0 on the way in (README: INT8).
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <memory>
 #include <type_traits>
 
 #include "kernels/detail/broadcast.hpp"
@@ -24,6 +36,7 @@
 #include "kernels/detail/fake_quantize_row.hpp"
 #include "kernels/detail/float_dispatch.hpp"
 #include "kernels/detail/parallel.hpp"
+#include "kernels/detail/quantize_levels.hpp"
 
 namespace irlite {
 namespace {
@@ -31,11 +44,18 @@ namespace {
 using namespace detail;
 
 constexpr size_t kInputs = 5;
+constexpr int64_t kLevelChunk = 1 << 14;  // elements per task of the level pass's form
 
 struct FakeQuantizeAttrs : OpAttrs {
     int64_t levels = 0;
     AutoBroadcast broadcast = AutoBroadcast::Numpy;
+    // The level pass's: this node's own quantizer, whether its data are its levels (levels_in)
+    // and its result its readers' levels (levels_out). Null: the op as above.
+    std::shared_ptr<const QuantizedInput> quantized;
 };
+
+bool reads_levels(const FakeQuantizeAttrs& a) { return a.quantized && a.quantized->levels_in; }
+bool writes_levels(const FakeQuantizeAttrs& a) { return a.quantized && a.quantized->levels_out; }
 
 std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
     auto a = std::make_unique<FakeQuantizeAttrs>();
@@ -48,13 +68,18 @@ std::unique_ptr<OpAttrs> parse(const AttrReader& r) {
 }
 
 std::vector<OutputInfo> infer(const InferContext& ctx) {
-    const ElementType type = ctx.type(0);
+    const auto& a = ctx.attrs<FakeQuantizeAttrs>();
+    // Levels in: X is u8 and the ranges give the float type.
+    const ElementType type = reads_levels(a) ? ctx.type(1) : ctx.type(0);
+    if (reads_levels(a) && ctx.type(0) != ElementType::u8)
+        throw ctx.input_error(0, ErrorKind::Type, "element-type-unsupported",
+                              str("X must be u8 levels (the level pass's), got ", to_string(ctx.type(0))));
     if (!is_float(type))
         throw ctx.input_error(0, ErrorKind::Type, "element-type-unsupported",
                               str("X must be a floating-point tensor (f16, bf16, f32, f64), got ", to_string(type)));
-    const AutoBroadcast mode = ctx.attrs<FakeQuantizeAttrs>().broadcast;
+    const AutoBroadcast mode = a.broadcast;
     PartialShape shape = ctx.shape(0);
-    for (size_t i = 1; i < kInputs; ++i) {
+    for (size_t i = reads_levels(a) ? 2 : 1; i < kInputs; ++i) {
         if (ctx.type(i) != type)
             throw ctx.input_error(i, ErrorKind::Type, "element-type-mismatch",
                                   str(ctx.def().input_role(i), " is ", to_string(ctx.type(i)), ", X is ", to_string(type),
@@ -67,7 +92,7 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
                                       " does not broadcast to data ", to_string(ctx.shape(0)), " (", e.message(), ")"));
         }
     }
-    return {{type, shape}};
+    return {{writes_levels(a) ? ElementType::u8 : type, shape}};
 }
 
 // The output walked as rows (broadcast.hpp's plan over the five inputs): an odometer over the
@@ -76,12 +101,59 @@ std::vector<OutputInfo> infer(const InferContext& ctx) {
 struct FakeQuantizePlan : OpPlan {
     int64_t levels = 2;
     BroadcastRows<kInputs> rows;
+    // The level pass's form (method "levels"): f32 data quantized to levels first (`quantizer`),
+    // then each level's value or readers' level.
+    bool by_levels = false, levels_in = false, levels_out = false;
+    bool identity = false;  // levels in and out, each level its own (the readers' quantizer is this one)
+    nn::Int8Quantizer quantizer;
+    std::array<float, 256> value{};
+    std::array<uint8_t, 256> level{};
 };
+
+// The formula's value of level k (the op's order of operations: the row form's too).
+float level_value(int64_t k, float steps, float ol, float oh) {
+    return static_cast<float>(k) / steps * (oh - ol) + ol;
+}
+
+// Whether the level pass's form is exact for `q` (see the file comment).
+bool levels_exact(const QuantizedInput& q) {
+    const auto steps = static_cast<float>(q.levels - 1);
+    const float top = level_value(q.levels - 1, steps, q.out_low, q.out_high);
+    if (q.levels_out) {
+        const nn::Int8Quantizer readers(*q.levels_out, cpu::Isa::Sse);
+        const float ends[2] = {top, q.out_high};
+        uint8_t got[2];
+        readers.quantize(ends, 2, got);
+        return got[0] == got[1];
+    }
+    return !q.levels_in || top == q.out_high;
+}
+
+void prepare_levels(const QuantizedInput& q, FakeQuantizePlan& plan) {
+    plan.by_levels = true;
+    plan.levels_in = q.levels_in, plan.levels_out = q.levels_out.has_value();
+    plan.quantizer = nn::Int8Quantizer(q, cpu::active_isa());
+    const auto steps = static_cast<float>(q.levels - 1);
+    for (int64_t k = 0; k < q.levels; ++k) plan.value[static_cast<size_t>(k)] = level_value(k, steps, q.out_low, q.out_high);
+    if (plan.levels_out)
+        nn::Int8Quantizer(*q.levels_out, cpu::active_isa()).quantize(plan.value.data(), q.levels, plan.level.data());
+    plan.identity = plan.levels_in && plan.levels_out;
+    for (int64_t k = 0; k < q.levels; ++k) plan.identity = plan.identity && plan.level[static_cast<size_t>(k)] == k;
+    plan.method = plan.identity ? "levels-copy" : "levels";
+}
 
 std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     const Shape out = infer(ctx)[0].shape.dims();
     auto plan = std::make_unique<FakeQuantizePlan>();
-    plan->levels = ctx.attrs<FakeQuantizeAttrs>().levels;
+    const auto& a = ctx.attrs<FakeQuantizeAttrs>();
+    plan->levels = a.levels;
+    if (a.quantized && (a.quantized->levels_in || a.quantized->levels_out)) {
+        prepare_levels(*a.quantized, *plan);
+        // f32 data is quantized a chunk at a time into the thread's scratch.
+        if (!plan->levels_in) plan->scratch_bytes = kLevelChunk;
+        if (plan->levels_in && plan->levels_out) plan->in_place.push_back({0, 0});
+        return plan;
+    }
     plan->method = "eltwise";
     std::array<const Shape*, kInputs> inputs{};
     for (size_t i = 0; i < kInputs; ++i) inputs[i] = &ctx.shape(i).dims();
@@ -137,10 +209,39 @@ void run_rows(const FakeQuantizePlan& plan, const std::array<const T*, kInputs>&
     });
 }
 
+// The level pass's form: each element's level (as it comes, or quantized into the scratch), then
+// its value or its readers' level.
+void compute_levels(const FakeQuantizePlan& plan, KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    Tensor& out = ctx.output(0);
+    if (plan.identity) {  // nothing to do in place (the memory plan's choice), else a copy
+        parallel_memcpy(ctx.pool(), out.data(), x.data(), x.byte_size());
+        return;
+    }
+    for_chunks(ctx.pool(), out.num_elements(), kLevelChunk, [&](int64_t first, int64_t last) {
+        const uint8_t* levels = nullptr;
+        if (plan.levels_in) {
+            levels = x.data<uint8_t>() + first;
+        } else {
+            auto* scratch = static_cast<uint8_t*>(ctx.scratch());
+            plan.quantizer.quantize(x.data<float>() + first, last - first, scratch);
+            levels = scratch;
+        }
+        if (plan.levels_out) {
+            uint8_t* y = out.data<uint8_t>() + first;
+            for (int64_t i = 0; i < last - first; ++i) y[i] = plan.level[levels[i]];
+        } else {
+            float* y = out.data<float>() + first;
+            for (int64_t i = 0; i < last - first; ++i) y[i] = plan.value[levels[i]];
+        }
+    });
+}
+
 void compute(KernelContext& ctx) {
     const auto& plan = ctx.plan<FakeQuantizePlan>();
     Tensor& out = ctx.output(0);
     if (out.num_elements() == 0) return;
+    if (plan.by_levels) return compute_levels(plan, ctx);
     detail::dispatch_storable_float(out.type(), [&](auto tag) {
         using T = decltype(tag);
         std::array<const T*, kInputs> in{};
@@ -185,6 +286,17 @@ OpDef make_fake_quantize_op() {
     d.prepare = prepare;
     d.compute = compute;
     d.quantization_levels = [](const OpAttrs& a) { return static_cast<const FakeQuantizeAttrs&>(a).levels; };
+    // The level pass's (see the file comment): the node's own quantizer, with the levels it reads
+    // and writes; refused where a level would not stand for one value, or the levels differ from
+    // the node's own.
+    d.with_quantized_input = [](const OpAttrs& a, std::shared_ptr<const QuantizedInput> q) -> std::unique_ptr<OpAttrs> {
+        const auto& own = static_cast<const FakeQuantizeAttrs&>(a);
+        if (q->levels != own.levels || !q->weights.empty() || !levels_exact(*q)) return nullptr;
+        auto with = std::make_unique<FakeQuantizeAttrs>(own);
+        with->quantized = std::move(q);
+        return with;
+    };
+    d.quantized_input_of = [](const OpAttrs& a) { return static_cast<const FakeQuantizeAttrs&>(a).quantized.get(); };
     d.as_fake_quantize = as_fake_quantize;
     return d;
 }
