@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "kernels/detail/fake_quantize_row.hpp"
 #include "kernels/detail/parallel.hpp"
@@ -41,11 +42,9 @@ int64_t padded_extent(const AxisWindow& a) {
     return std::max((a.out - 1) * a.stride + a.dilated_kernel(), a.pad_begin + a.in);
 }
 
-int64_t unit_outputs(const Int8DepthwisePlan& plan) { return plan.group * plan.h.out * plan.w.out; }
-
 // Units per batch: the epilogue and the output's quantizer run once per batch.
 int64_t unit_batch(const Int8DepthwisePlan& plan) {
-    return std::clamp<int64_t>(4096 / std::max<int64_t>(unit_outputs(plan), 1), 1, 64);
+    return std::clamp<int64_t>(4096 / std::max<int64_t>(plan.unit_outputs(), 1), 1, 64);
 }
 
 // The tiling: channels in the lanes when whole planes of two channels or more fit a block and a
@@ -79,7 +78,6 @@ void choose_tiling(Int8DepthwisePlan& plan) {
         }
 }
 
-// Steps (kernel row, four taps at a time): windows and permutations; the blocks of a unit.
 // The direct tiling's permutations: lane (channel, output) picks its taps in the unpadded
 // planes, or byte 63 (the zero level) for a tap outside the data.
 void build_direct_tables(Int8DepthwisePlan& plan) {
@@ -103,6 +101,7 @@ void build_direct_tables(Int8DepthwisePlan& plan) {
     plan.block_lanes.push_back(static_cast<int32_t>(plan.group * outputs));
 }
 
+// Steps (kernel row, four taps at a time): windows and permutations; the blocks of a unit.
 void build_tables(Int8DepthwisePlan& plan) {
     if (plan.direct) {
         build_direct_tables(plan);
@@ -150,10 +149,11 @@ void build_tables(Int8DepthwisePlan& plan) {
 }
 
 // Per unit: the steps' weights, start, alpha and beta (Int8DepthwisePlan::terms).
-void build_terms(Int8DepthwisePlan& plan, const QuantizedInput& q, const FusedEpilogue& epilogue) {
+void build_terms(Int8DepthwisePlan& plan, const QuantizedInput& q, const std::vector<float>& alpha_of,
+                 const FusedEpilogue& epilogue) {
     const AxisWindow &h = plan.h, &w = plan.w;
     const int64_t quads = (w.kernel + 3) / 4, taps = h.kernel * w.kernel, steps = static_cast<int64_t>(plan.window.size());
-    const int64_t outputs = h.out * w.out, units = (plan.channels + plan.group - 1) / plan.group;
+    const int64_t outputs = h.out * w.out, units = plan.units();
     plan.lane_values = plan.channel_lanes ? kDepthwiseLanes : 1;
     const int64_t lv = plan.lane_values;
     plan.terms.assign(static_cast<size_t>(units * plan.unit_terms()), 0);
@@ -173,7 +173,7 @@ void build_terms(Int8DepthwisePlan& plan, const QuantizedInput& q, const FusedEp
                 }
                 std::memcpy(t + s * lv + lane, &quad, sizeof quad);
             }
-            const float alpha = q.weight_scale[q.weight_scale.size() == 1 ? 0 : static_cast<size_t>(c)] * q.out_step;
+            const float alpha = alpha_of[static_cast<size_t>(c)];
             // The bias less the share of a level for 0 between two levels (Int8RowTerms' form).
             const double bias = epilogue.bias.empty() ? 0.0 : epilogue.bias[epilogue.bias.size() == 1 ? 0 : static_cast<size_t>(c)];
             const auto beta = static_cast<float>(bias - static_cast<double>(alpha) * q.zero_offset * sum);
@@ -206,10 +206,10 @@ void finish(const Int8DepthwisePlan& plan, float* out, int64_t planes, int64_t f
 void run_units(const Int8DepthwisePlan& plan, const void* x, void* y, const float* res, int64_t begin, int64_t end,
                std::byte* scratch) {
     const int64_t in_size = plan.h.in * plan.w.in, out_size = plan.h.out * plan.w.out, batch = unit_batch(plan);
-    const int64_t units = (plan.channels + plan.group - 1) / plan.group;
+    const int64_t units = plan.units();
     auto* padded = reinterpret_cast<uint8_t*>(scratch);
     float* out = reinterpret_cast<float*>(scratch + (batch * plan.unit_bytes + 63) / 64 * 64);
-    auto* buffer = reinterpret_cast<uint8_t*>(out + batch * unit_outputs(plan) + kDepthwiseLanes);
+    auto* buffer = reinterpret_cast<uint8_t*>(out + batch * plan.unit_outputs() + kDepthwiseLanes);
     // The plane of a unit's first channel (at an image's end: the next image's first).
     auto first_plane = [&](int64_t t) { return (t / units) * plan.channels + (t % units) * plan.group; };
     for (int64_t t0 = begin; t0 < end; t0 += batch) {
@@ -259,8 +259,6 @@ void run_units(const Int8DepthwisePlan& plan, const void* x, void* y, const floa
 namespace dw {
 namespace {
 
-// One unit: per block and lane the same sums as the fast path's, one product at a time; a byte of
-// the window at or past `valid` is the zero level (the direct tiling's masked load).
 // The block's lanes [0, lanes) to the unit's outputs at `at` (Units::out).
 void store_block(const Int8DepthwisePlan& plan, const float (&y)[kDepthwiseLanes], int64_t lanes, void* out, int64_t at) {
     if (!plan.stores_y) std::memcpy(static_cast<float*>(out) + at, y, sizeof y);  // all 16: the buffer's slack
@@ -268,6 +266,8 @@ void store_block(const Int8DepthwisePlan& plan, const float (&y)[kDepthwiseLanes
     else std::memcpy(static_cast<float*>(out) + at, y, static_cast<size_t>(lanes) * sizeof(float));
 }
 
+// One unit: per block and lane the same sums as the fast path's, one product at a time; a byte of
+// the window at or past `valid` is the zero level (the direct tiling's masked load).
 void unit_portable(const Int8DepthwisePlan& plan, const uint8_t* in, int64_t valid, int64_t last_lanes,
                    const int32_t* terms, void* out) {
     const auto steps = static_cast<int64_t>(plan.window.size());
@@ -306,7 +306,7 @@ void units_portable(const Int8DepthwisePlan& plan, const Units& u) {
         const bool last = i + 1 == u.count;
         unit_portable(plan, u.in + i * u.in_stride, last && plan.direct ? u.last_valid : full,
                       last ? u.last_lanes : kDepthwiseLanes, u.terms + i * plan.unit_terms(),
-                      static_cast<std::byte*>(u.out) + static_cast<size_t>(i * unit_outputs(plan)) * out_bytes);
+                      static_cast<std::byte*>(u.out) + static_cast<size_t>(i * plan.unit_outputs()) * out_bytes);
     }
 }
 
@@ -350,15 +350,16 @@ Int8DepthwisePlan plan_int8_depthwise(int64_t channels, const AxisWindow& h, con
     plan.cols = padded_extent(w);
     choose_tiling(plan);
     build_tables(plan);
-    build_terms(plan, q, epilogue);
-    plan.epilogue = int8_layer_epilogue(epilogue, plan.writes_levels ? &plan.out_quantizer : nullptr);
+    // Per channel: weight_scale * out_step.
     std::vector<float> alpha(static_cast<size_t>(channels));
     for (size_t c = 0; c < alpha.size(); ++c) alpha[c] = q.weight_scale[q.weight_scale.size() == 1 ? 0 : c] * q.out_step;
+    build_terms(plan, q, alpha, epilogue);
+    plan.epilogue = int8_layer_epilogue(epilogue, plan.writes_levels ? &plan.out_quantizer : nullptr);
     plan.border = int8_border_fix(Int8ConvShape{1, channels, h, w}, q, alpha);
     const FusedEpilogue& e = plan.epilogue;
     plan.stores_y = !plan.border.active() && !e.residual && e.act.kind == ActivationKind::None && !e.fake_quantize.active;
     const int64_t batch = unit_batch(plan);
-    const int64_t floats = batch * unit_outputs(plan) + kDepthwiseLanes;
+    const int64_t floats = batch * plan.unit_outputs() + kDepthwiseLanes;
     const int64_t level_bytes = plan.levels_in ? 0 : batch * plan.group * h.in * w.in;
     plan.scratch_bytes = static_cast<size_t>((batch * plan.unit_bytes + 63) / 64 * 64 + floats * 4 + level_bytes + 63) / 64 * 64;
     return plan;
@@ -366,8 +367,8 @@ Int8DepthwisePlan plan_int8_depthwise(int64_t channels, const AxisWindow& h, con
 
 void run_int8_depthwise(const Int8DepthwisePlan& plan, int64_t batch, const void* x, void* y, const float* res,
                         const KernelContext& ctx) {
-    const int64_t units = (plan.channels + plan.group - 1) / plan.group;
-    const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(unit_outputs(plan), 1));
+    const int64_t units = plan.units();
+    const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(plan.unit_outputs(), 1));
     detail::for_chunks(ctx.pool(), batch * units, grain, [&](int64_t begin, int64_t end) {
         run_units(plan, x, y, res, begin, end, static_cast<std::byte*>(ctx.scratch()));
     });

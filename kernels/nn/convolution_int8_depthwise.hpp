@@ -91,6 +91,8 @@ struct Int8DepthwisePlan {
     // registers to the readers' levels, instead of into a buffer the epilogue reads.
     bool stores_y = false;
     int64_t unit_terms() const { return (static_cast<int64_t>(window.size()) + 3) * lane_values; }
+    int64_t units() const { return (channels + group - 1) / group; }  // per image
+    int64_t unit_outputs() const { return group * h.out * w.out; }
 
     size_t scratch_bytes = 0;  // per thread: the levels of a batch, its padded planes, its outputs
 };

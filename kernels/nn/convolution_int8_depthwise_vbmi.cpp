@@ -26,6 +26,9 @@ namespace {
 #define IRLITE_TARGET_VBMI \
     __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c,bmi,bmi2,lzcnt,movbe,popcnt,avx512vbmi,avx512vnni")))
 
+// The first n bytes of a 64-byte vector (all of them from 64 on).
+inline __mmask64 first_bytes(int64_t n) { return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1; }
+
 template <bool PerLane>
 IRLITE_TARGET_VBMI inline __attribute__((always_inline)) __m512i lane_vector(const int32_t* values) {
     if constexpr (PerLane) return _mm512_loadu_si512(values);
@@ -47,7 +50,7 @@ template <int Steps, bool PerLane, bool Direct>
 IRLITE_TARGET_VBMI void blocks(const Int8DepthwisePlan& plan, const Units& units) {
     const int steps = Steps > 0 ? Steps : static_cast<int>(plan.window.size());
     const int64_t lv = plan.lane_values, unit_terms = plan.unit_terms();
-    const int64_t unit_out = plan.group * plan.h.out * plan.w.out;
+    const int64_t unit_out = plan.unit_outputs();
     constexpr int kHeld = Steps > 0 ? Steps : 1;
     __m512i held_index[kHeld];
     int64_t held_window[kHeld];
@@ -75,7 +78,7 @@ IRLITE_TARGET_VBMI void blocks(const Int8DepthwisePlan& plan, const Units& units
     for (int64_t u = 0; u < units.count; ++u, in += units.in_stride, terms += unit_terms, out += out_bytes) {
         const bool last = u + 1 == units.count;
         const int64_t bytes = last ? units.last_valid : unit_bytes;
-        const __mmask64 valid = bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
+        const __mmask64 valid = first_bytes(bytes);
         __m512i held_weights[kHeld];
         if constexpr (Steps > 0)
             for (int s = 0; s < Steps; ++s) held_weights[s] = lane_vector<PerLane>(terms + s * lv);
@@ -131,8 +134,7 @@ IRLITE_TARGET_VBMI void fill_fast(const Int8DepthwisePlan& plan, const uint8_t* 
     const __m512i zero = _mm512_set1_epi8(static_cast<char>(plan.zero_index));
     const int64_t bytes = plan.unit_bytes;
     for (int64_t i = 0; i < bytes; i += 64) {
-        const __mmask64 m = bytes - i >= 64 ? ~__mmask64{0} : (__mmask64{1} << (bytes - i)) - 1;
-        _mm512_mask_storeu_epi8(padded + i, m, zero);
+        _mm512_mask_storeu_epi8(padded + i, first_bytes(bytes - i), zero);
     }
     uint8_t* first = padded + plan.h.pad_begin * cols + plan.w.pad_begin;
     for (int64_t ch = 0; ch < n; ++ch)
@@ -140,7 +142,7 @@ IRLITE_TARGET_VBMI void fill_fast(const Int8DepthwisePlan& plan, const uint8_t* 
             uint8_t* to = first + ch * plane + y * cols;
             const uint8_t* from = levels + (ch * in_h + y) * in_w;
             for (int64_t i = 0; i < in_w; i += 64) {
-                const __mmask64 m = in_w - i >= 64 ? ~__mmask64{0} : (__mmask64{1} << (in_w - i)) - 1;
+                const __mmask64 m = first_bytes(in_w - i);
                 _mm512_mask_storeu_epi8(to + i, m, _mm512_maskz_loadu_epi8(m, from + i));
             }
         }
