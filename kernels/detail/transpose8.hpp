@@ -33,6 +33,41 @@ inline void transpose8(Float8 (&r)[8]) {
     }
 }
 
+// r[i][j] <- r[j][i] for 16 vectors of 16 bytes: interleaves of bytes, then of 2-, 4- and 8-byte
+// groups (one SSE unpack each, 64 in all), for the u8 window kernels that turn 16 planes
+// channels-last and back.
+inline void transpose16_bytes(simd::vec_t<uint8_t, 16> (&r)[16]) {
+    using U8 = simd::vec_t<uint8_t, 16>;
+    using U16 = simd::vec_t<uint16_t, 16>;
+    using U32 = simd::vec_t<uint32_t, 16>;
+    using U64 = simd::vec_t<uint64_t, 16>;
+    U16 a[16];  // a[2i], a[2i + 1]: rows 2i and 2i + 1 byte by byte, columns 0-7 and 8-15
+    for (int i = 0; i < 16; i += 2) {
+        a[i] = reinterpret_cast<U16>(
+            __builtin_shufflevector(r[i], r[i + 1], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
+        a[i + 1] = reinterpret_cast<U16>(
+            __builtin_shufflevector(r[i], r[i + 1], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31));
+    }
+    U32 b[16];  // b[4g + k]: rows 4g .. 4g + 3 of columns 4k .. 4k + 3, a column's 4 bytes together
+    for (int g = 0; g < 16; g += 4) {
+        b[g] = reinterpret_cast<U32>(__builtin_shufflevector(a[g], a[g + 2], 0, 8, 1, 9, 2, 10, 3, 11));
+        b[g + 1] = reinterpret_cast<U32>(__builtin_shufflevector(a[g], a[g + 2], 4, 12, 5, 13, 6, 14, 7, 15));
+        b[g + 2] = reinterpret_cast<U32>(__builtin_shufflevector(a[g + 1], a[g + 3], 0, 8, 1, 9, 2, 10, 3, 11));
+        b[g + 3] = reinterpret_cast<U32>(__builtin_shufflevector(a[g + 1], a[g + 3], 4, 12, 5, 13, 6, 14, 7, 15));
+    }
+    U64 c[16];  // c[8h + j]: rows 8h .. 8h + 7 of columns 2j and 2j + 1, 8 bytes each
+    for (int h = 0; h < 2; ++h)
+        for (int k = 0; k < 4; ++k) {
+            const U32 lo = b[8 * h + k], hi = b[8 * h + 4 + k];
+            c[8 * h + 2 * k] = reinterpret_cast<U64>(__builtin_shufflevector(lo, hi, 0, 4, 1, 5));
+            c[8 * h + 2 * k + 1] = reinterpret_cast<U64>(__builtin_shufflevector(lo, hi, 2, 6, 3, 7));
+        }
+    for (int j = 0; j < 8; ++j) {
+        r[2 * j] = reinterpret_cast<U8>(__builtin_shufflevector(c[j], c[8 + j], 0, 2));
+        r[2 * j + 1] = reinterpret_cast<U8>(__builtin_shufflevector(c[j], c[8 + j], 1, 3));
+    }
+}
+
 // The first two steps of transpose8 on 4 vectors: r[k] <- [r0[k] r1[k] r2[k] r3[k] | r0[k+4]
 // r1[k+4] r2[k+4] r3[k+4]] for k < 4: a [4][8] block into [8][4] (4 pixels x 8 channels turned
 // 8 channels x 4 pixels, in the halves), and back when each r[i] holds rows i and i + 4 of a

@@ -254,8 +254,12 @@ const FastRow kFastRows[] = {
     {"channels_last_two_groups", {2, 9, 10, 12}, {{3, 3}, {2, 2}, {1, 1}, {1, 1}}},
     {"channels_last_ceil_k2", {1, 16, 9, 9}, {{2, 2}, {2, 2}, {0, 0}, {0, 0}, {}, "explicit", "ceil"}},
     {"separable_nine_planes", {1, 9, 17, 20}, {{3, 3}, {1, 1}, {1, 1}, {1, 1}}},
-    // u8 MaxPool (levels) works on groups of whole planes: two groups, the second short
-    {"u8_two_groups_ceil", {1, 70, 9, 11}, {{3, 3}, {2, 2}, {0, 0}, {0, 0}, {}, "explicit", "ceil"}},
+    // u8 MaxPool (levels) on data rows of 48 bytes or more works on groups of whole planes:
+    // three groups, the last short
+    {"u8_groups_ceil", {1, 40, 9, 50}, {{3, 3}, {2, 2}, {0, 0}, {0, 0}, {}, "explicit", "ceil"}},
+    // ... and on narrower rows 16 planes at a time channels-last (every row above of u8 data
+    // too): a whole group and a short one, pixels past the last 16 in and out, pads both sides
+    {"u8_channels_last_groups", {1, 18, 9, 11}, {{3, 3}, {2, 2}, {1, 1}, {1, 1}}},
 };
 
 PoolWindow lead_window(const PoolWindow& w) {
