@@ -260,6 +260,39 @@ TEST(Int8Quantizer, EveryLevelMatchesTheScalarFormula) {
     }
 }
 
+// A FakeQuantize node's level maps (lookup_levels) at every level: each byte and each float the
+// table's entry, levels 128-255 (the table's high half) included, tails of every length, in place
+// for the bytes, and nothing written past n.
+TEST(Int8Quantizer, LevelLookupsAreTheTablesEntries) {
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> byte(0, 255);
+    uint8_t level_table[256];
+    float value_table[256];
+    for (int k = 0; k < 256; ++k) level_table[k] = static_cast<uint8_t>(byte(rng)), value_table[k] = 0.25f * k - 3.f;
+    for (cpu::Isa isa : {cpu::Isa::Sse, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
+        if (!cpu::isa_supported(isa)) continue;
+        for (int64_t n : {0, 1, 7, 8, 15, 16, 17, 63, 64, 65, 200, 300}) {
+            std::vector<uint8_t> in(static_cast<size_t>(n) + 1);
+            for (uint8_t& v : in) v = static_cast<uint8_t>(byte(rng));
+            std::vector<uint8_t> levels(in.size(), 0xAB), in_place(in);
+            std::vector<float> values(in.size(), -1.f);
+            lookup_levels(level_table, in.data(), n, levels.data(), isa);
+            lookup_levels(level_table, in_place.data(), n, in_place.data(), isa);
+            lookup_levels(value_table, in.data(), n, values.data(), isa);
+            for (int64_t i = 0; i < n; ++i) {
+                const auto at = static_cast<size_t>(i);
+                ASSERT_EQ(int{levels[at]}, int{level_table[in[at]]}) << cpu::isa_name(isa) << " n " << n << " at " << i;
+                ASSERT_EQ(int{in_place[at]}, int{level_table[in[at]]}) << cpu::isa_name(isa) << " n " << n << " at " << i;
+                ASSERT_EQ(values[at], value_table[in[at]]) << cpu::isa_name(isa) << " n " << n << " at " << i;
+            }
+            const auto end = static_cast<size_t>(n);
+            EXPECT_EQ(levels[end], 0xAB) << cpu::isa_name(isa) << " wrote past n " << n;
+            EXPECT_EQ(in_place[end], in[end]) << cpu::isa_name(isa) << " wrote past n " << n;
+            EXPECT_EQ(values[end], -1.f) << cpu::isa_name(isa) << " wrote past n " << n;
+        }
+    }
+}
+
 // Four channels' lines as quads, from floats and from u8 levels, at every level: the quantizer's
 // own levels (or the bytes) in their quad positions, the zero level for a missing channel, lines
 // at their strides, and nothing written between or past the lines' quads (line tails of 1..17

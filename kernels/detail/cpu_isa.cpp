@@ -48,6 +48,15 @@ Isa active_isa() {
     return forced < 0 ? from_env : min_isa(detected_isa(), static_cast<Isa>(forced));
 }
 
+bool has_avx512_vbmi() {
+#if IRLITE_ISA_X86
+    static const bool vbmi = detected_isa() == Isa::Avx512 && __builtin_cpu_supports("avx512vbmi");
+    return vbmi;
+#else
+    return false;
+#endif
+}
+
 bool isa_supported(Isa isa) { return static_cast<uint8_t>(isa) <= static_cast<uint8_t>(detected_isa()); }
 
 const char* isa_name(Isa isa) {

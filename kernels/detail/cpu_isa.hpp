@@ -50,6 +50,8 @@ inline constexpr int kNumIsas = 3;
 Isa detected_isa();
 Isa active_isa();
 bool isa_supported(Isa isa);  // isa <= detected_isa()
+// AVX-512 VBMI (byte permutes across a register), on a CPU whose detected level is AVX-512.
+bool has_avx512_vbmi();
 const char* isa_name(Isa isa);  // "sse", "avx2", "avx512"
 // Parses "sse", "avx2", "avx512" (also "baseline", "avx512f"); false on anything else.
 bool parse_isa(const char* text, Isa& out);

@@ -256,6 +256,59 @@ void Int8Quantizer::levels_as_quads(const uint8_t* const (&rows)[4], const QuadL
     });
 }
 
+#if IRLITE_ISA_X86
+namespace {
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) void lookup_bytes_vbmi(const uint8_t* table, const uint8_t* in,
+                                                                             int64_t n, uint8_t* out) {
+    const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
+    const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
+    for (int64_t i = 0; i < n; i += 64) {
+        const __mmask64 mask = n - i >= 64 ? ~__mmask64{0} : (__mmask64{1} << (n - i)) - 1;
+        const __m512i idx = _mm512_maskz_loadu_epi8(mask, in + i);
+        // Bits 0-6 pick from the table's low or high half; bit 7 which half.
+        const __m512i low = _mm512_permutex2var_epi8(t0, idx, t1), high = _mm512_permutex2var_epi8(t2, idx, t3);
+        _mm512_mask_storeu_epi8(out + i, mask, _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high));
+    }
+}
+
+IRLITE_TARGET_AVX512 void lookup_floats_avx512(const float* table, const uint8_t* in, int64_t n, float* out) {
+    for (int64_t i = 0; i < n; i += 16) {
+        const __mmask16 mask = n - i >= 16 ? kAll : static_cast<__mmask16>((1u << (n - i)) - 1);
+        const __m512i idx = _mm512_maskz_cvtepu8_epi32(kAll, _mm_maskz_loadu_epi8(mask, in + i));
+        _mm512_mask_storeu_ps(out + i, mask, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mask, idx, table, 4));
+    }
+}
+
+IRLITE_TARGET_AVX2 void lookup_floats_avx2(const float* table, const uint8_t* in, int64_t n, float* out) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + i)));
+        _mm256_storeu_ps(out + i, _mm256_i32gather_ps(table, idx, 4));
+    }
+    for (; i < n; ++i) out[i] = table[in[i]];
+}
+
+}  // namespace
+#endif
+
+void lookup_levels(const uint8_t* table, const uint8_t* in, int64_t n, uint8_t* out, cpu::Isa isa) {
+#if IRLITE_ISA_X86
+    if (isa == cpu::Isa::Avx512 && cpu::has_avx512_vbmi()) return lookup_bytes_vbmi(table, in, n, out);
+#endif
+    (void)isa;
+    for (int64_t i = 0; i < n; ++i) out[i] = table[in[i]];
+}
+
+void lookup_levels(const float* table, const uint8_t* in, int64_t n, float* out, cpu::Isa isa) {
+#if IRLITE_ISA_X86
+    if (isa == cpu::Isa::Avx512) return lookup_floats_avx512(table, in, n, out);
+    if (isa == cpu::Isa::Avx2) return lookup_floats_avx2(table, in, n, out);
+#endif
+    (void)isa;
+    for (int64_t i = 0; i < n; ++i) out[i] = table[in[i]];
+}
+
 void Int8Quantizer::quantize(const float* x, int64_t n, uint8_t* levels) const {
 #if IRLITE_ISA_X86
     if (isa == cpu::Isa::Avx512) return quantize_avx512(x, n, in_low, in_high, steps, levels);

@@ -101,6 +101,13 @@ bool activation_then_levels_is_levels(const Activation& act, const Int8Quantizer
 // follows them (the FakeQuantize, or the levels under `levels_out` when the layer writes levels).
 FusedEpilogue int8_layer_epilogue(const FusedEpilogue& fused, const Int8Quantizer* levels_out);
 
+// out[i] = table[in[i]] for i < n, tables of 256 entries: a FakeQuantize node's map of its levels
+// to its readers' levels or to its values (fake_quantize.cpp). Lookups, the same at every level:
+// at AVX-512 with VBMI the byte map is two two-register byte permutes and a blend per 64 bytes,
+// the value map a gather per 8 (AVX2) or 16 (AVX-512) levels; else one element at a time.
+void lookup_levels(const uint8_t* table, const uint8_t* in, int64_t n, uint8_t* out, cpu::Isa isa);
+void lookup_levels(const float* table, const uint8_t* in, int64_t n, float* out, cpu::Isa isa);
+
 // Per output row m of the GEMM (an output channel): C = float(start + sum) * alpha + beta with
 // alpha = weight_scale * out_step, start = -zero_index * sum(w[m]) and beta = the fused bias
 // - alpha * zero_offset * sum(w[m]) (rounded once, from doubles); padded with zeros by `padding`

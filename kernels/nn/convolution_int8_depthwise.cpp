@@ -22,8 +22,7 @@ bool int8_depthwise_runs_fast() {
 #if IRLITE_ISA_X86
     static const bool fast = [] {
         unsigned a = 0, b = 0, c = 0, d = 0;
-        if (cpu::detected_isa() != cpu::Isa::Avx512 || !__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
-        return ((c >> 1) & 1) != 0 && ((c >> 11) & 1) != 0;  // AVX512_VBMI, AVX512_VNNI
+        return cpu::has_avx512_vbmi() && __get_cpuid_count(7, 0, &a, &b, &c, &d) && ((c >> 11) & 1) != 0;  // AVX512_VNNI
     }();
     return fast;
 #else

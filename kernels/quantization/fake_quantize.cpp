@@ -218,6 +218,8 @@ void compute_levels(const FakeQuantizePlan& plan, KernelContext& ctx) {
         parallel_memcpy(ctx.pool(), out.data(), x.data(), x.byte_size());
         return;
     }
+    const cpu::Isa isa = cpu::active_isa();
+    record_isa_level(static_cast<int>(isa));  // for profiles (engine/isa_trace.hpp)
     for_chunks(ctx.pool(), out.num_elements(), kLevelChunk, [&](int64_t first, int64_t last) {
         const uint8_t* levels = nullptr;
         if (plan.levels_in) {
@@ -227,13 +229,10 @@ void compute_levels(const FakeQuantizePlan& plan, KernelContext& ctx) {
             plan.quantizer.quantize(x.data<float>() + first, last - first, scratch);
             levels = scratch;
         }
-        if (plan.levels_out) {
-            uint8_t* y = out.data<uint8_t>() + first;
-            for (int64_t i = 0; i < last - first; ++i) y[i] = plan.level[levels[i]];
-        } else {
-            float* y = out.data<float>() + first;
-            for (int64_t i = 0; i < last - first; ++i) y[i] = plan.value[levels[i]];
-        }
+        if (plan.levels_out)
+            nn::lookup_levels(plan.level.data(), levels, last - first, out.data<uint8_t>() + first, isa);
+        else
+            nn::lookup_levels(plan.value.data(), levels, last - first, out.data<float>() + first, isa);
     });
 }
 
