@@ -3,6 +3,7 @@
 // panels, edge columns, depths not a multiple of 4 and extreme operands (-128, 127 x 255); and
 // the data quantizer at every level against its scalar formula.
 #include "kernels/detail/igemm.hpp"
+#include "kernels/detail/fake_quantize_row.hpp"
 #include "kernels/detail/quantize_levels.hpp"
 
 #include <gtest/gtest.h>
@@ -258,6 +259,51 @@ TEST(Int8Quantizer, EveryLevelMatchesTheScalarFormula) {
             EXPECT_EQ(got[n], 0xAB) << "wrote past n at " << cpu::isa_name(isa);
         }
     }
+}
+
+// An epilogue's FakeQuantize before other levels as a map (fake_quantize_as_level_map): every
+// float gets the readers' level of its FakeQuantize value through the map of its level under the
+// FakeQuantize's own range, ends and both sides of every rounding tie included; NaN is safe only
+// where the map's level 0 is the readers' level of NaN (0); no map for a reversed range or more
+// levels than a byte holds.
+TEST(Int8Quantizer, FakeQuantizeBeforeOtherLevelsIsALevelMap) {
+    const auto readers_of = [](float low, float high) {
+        QuantizedInput::LevelQuantizer l;
+        l.in_low = low, l.in_high = high, l.levels = 256;
+        return Int8Quantizer(l, cpu::Isa::Sse);
+    };
+    struct Case {
+        EpilogueFakeQuantize fq;
+        Int8Quantizer readers;
+        bool nan_safe;
+    };
+    const Case cases[] = {
+        {{true, 0.f, 14.4763f, 0.f, 14.4763f, 256}, readers_of(0.f, 15.5655f), true},  // SqueezeNet's Fire modules
+        {{true, -1.f, 1.f, -1.f, 1.f, 256}, readers_of(-2.f, 2.f), false},
+        {{true, 0.5f, 3.f, -0.25f, 2.f, 16}, readers_of(-1.f, 2.5f), false},
+    };
+    for (const Case& c : cases) {
+        const std::optional<LevelMap> map = fake_quantize_as_level_map(c.fq, c.readers);
+        ASSERT_TRUE(map.has_value());
+        EXPECT_EQ(map->nan_safe, c.nan_safe);
+        const float steps = static_cast<float>(c.fq.levels - 1), range = c.fq.in_high - c.fq.in_low;
+        std::vector<float> x;
+        for (int level = -2; level <= c.fq.levels + 1; ++level)
+            for (float f : {0.f, 0.5f, 0.49999f, 0.50001f, -0.5f})
+                x.push_back(c.fq.in_low + (static_cast<float>(level) + f) * range / steps);
+        for (float v : {INFINITY, -INFINITY, c.fq.in_low, c.fq.in_high}) x.push_back(v);
+        std::vector<float> fq(x.size());
+        fake_quantize_row(x.data(), static_cast<int64_t>(x.size()), c.fq.in_low, c.fq.in_high, c.fq.out_low,
+                          c.fq.out_high, steps, fq.data());
+        std::vector<uint8_t> want(x.size()), got(x.size());
+        c.readers.quantize(fq.data(), static_cast<int64_t>(fq.size()), want.data());
+        map->quantizer.quantize(x.data(), static_cast<int64_t>(x.size()), got.data());
+        lookup_levels(map->level.data(), got.data(), static_cast<int64_t>(got.size()), got.data(), cpu::Isa::Sse);
+        for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(int{got[i]}, int{want[i]}) << "x " << x[i];
+    }
+    EXPECT_FALSE(fake_quantize_as_level_map({true, 1.f, 0.f, 0.f, 1.f, 256}, readers_of(0.f, 1.f)).has_value());
+    EXPECT_FALSE(fake_quantize_as_level_map({true, 0.f, 1.f, 0.f, 1.f, 1024}, readers_of(0.f, 1.f)).has_value());
+    EXPECT_FALSE(fake_quantize_as_level_map({false, 0.f, 1.f, 0.f, 1.f, 256}, readers_of(0.f, 1.f)).has_value());
 }
 
 // A FakeQuantize node's level maps (lookup_levels) at every level: each byte and each float the

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "kernels/detail/fake_quantize_row.hpp"
@@ -335,6 +336,25 @@ bool fake_quantize_then_levels_is_levels(const EpilogueFakeQuantize& fq, const I
     for (size_t q = 0; q < levels; ++q)
         if (got[q] != q) return false;
     return got[levels] == 0 && got[levels + 1] == levels - 1;
+}
+
+std::optional<LevelMap> fake_quantize_as_level_map(const EpilogueFakeQuantize& fq, const Int8Quantizer& readers) {
+    if (!fq.active || !(fq.in_low < fq.in_high) || fq.levels < 2 || fq.levels > 256) return std::nullopt;
+    LevelMap map;
+    map.quantizer = readers;
+    map.quantizer.in_low = fq.in_low, map.quantizer.in_high = fq.in_high;
+    map.quantizer.steps = static_cast<float>(fq.levels - 1);
+    const auto levels = static_cast<size_t>(fq.levels);
+    const float steps = map.quantizer.steps, ol = fq.out_low, oh = fq.out_high;
+    std::vector<float> values(levels + 3);  // each level's value, then out_high, out_low and NaN
+    for (size_t q = 0; q < levels; ++q) values[q] = static_cast<float>(q) / steps * (oh - ol) + ol;  // the op's form
+    values[levels] = oh, values[levels + 1] = ol, values[levels + 2] = std::numeric_limits<float>::quiet_NaN();
+    std::vector<uint8_t> got(values.size());
+    readers.quantize(values.data(), static_cast<int64_t>(values.size()), got.data());
+    if (got[levels - 1] != got[levels] || got[0] != got[levels + 1]) return std::nullopt;
+    std::copy(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(levels), map.level.begin());
+    map.nan_safe = got[0] == got[levels + 2];
+    return map;
 }
 
 bool activation_then_levels_is_levels(const Activation& act, const Int8Quantizer& quantizer) {

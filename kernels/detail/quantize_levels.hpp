@@ -4,9 +4,10 @@
 // floats (igemm.hpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
-
+#include <optional>
 #include <vector>
 
 #include "engine/epilogue.hpp"
@@ -89,6 +90,21 @@ struct Int8Quantizer {
 // Whether quantizer.quantize(FakeQuantize(x)) == quantizer.quantize(x) for every x (an epilogue's
 // FakeQuantize the layer may skip when it writes levels under that quantizer).
 bool fake_quantize_then_levels_is_levels(const EpilogueFakeQuantize& fq, const Int8Quantizer& quantizer);
+
+// An epilogue's FakeQuantize of another range before the readers' levels, as a map: each output's
+// level under the FakeQuantize's own range (`quantizer`), then `level[k]`, the readers' level of
+// level k's value. That is readers.quantize(FakeQuantize(x)) for every x when the FakeQuantize's
+// range is increasing and its levels fit a byte, and its top level's value (k / steps * (oh -
+// ol) + ol at k = steps, the op's form) gets the readers' level of out_high (the top is out_high
+// itself above the range), and level 0's value that of out_low (x <= in_low). NaN, which the
+// FakeQuantize passes on and the readers quantize to 0, gets level[0]: `nan_safe` says whether
+// that is 0 too (else the layer must not produce NaN: no residual). nullopt where no map is exact.
+struct LevelMap {
+    Int8Quantizer quantizer;
+    std::array<uint8_t, 256> level{};
+    bool nan_safe = false;
+};
+std::optional<LevelMap> fake_quantize_as_level_map(const EpilogueFakeQuantize& fq, const Int8Quantizer& readers);
 
 // Whether quantizer.quantize(act(x)) == quantizer.quantize(x) for every x: a ReLU, or a Clamp
 // whose range holds the quantizer's input range (ReLU6 before levels of [0, 6] or narrower). Below

@@ -164,11 +164,26 @@ void run_block_to_levels(const Int8ConvPlan& plan, const uint8_t* b, int64_t m0,
     const int64_t cols = n1 - n0, rows = m1 - m0;
     run_block(plan, b, m0, m1, n0, n1, tile, cols, res ? res + m0 * plan.columns + n0 : nullptr, plan.columns);
     uint8_t* out = y + m0 * plan.columns + n0;
-    if (cols == plan.columns) {
-        plan.out_quantizer.quantize(tile, rows * cols, out);
-        return;
-    }
-    for (int64_t r = 0; r < rows; ++r) plan.out_quantizer.quantize(tile + r * cols, cols, out + r * plan.columns);
+    const auto levels = [&](const float* from, int64_t n, uint8_t* to) {
+        plan.out_quantizer.quantize(from, n, to);
+        if (plan.maps_levels) lookup_levels(plan.level_map.data(), to, n, to, plan.out_quantizer.isa);
+    };
+    if (cols == plan.columns) return levels(tile, rows * cols, out);
+    for (int64_t r = 0; r < rows; ++r) levels(tile + r * cols, cols, out + r * plan.columns);
+}
+
+// An epilogue's FakeQuantize of another range before the readers' levels: as a map of the levels
+// under its own range (fake_quantize_as_level_map), where that is exact; NaN, which only a residual
+// can bring, must map to 0 as the float form gives it.
+void map_fake_quantize_levels(Int8ConvPlan& plan) {
+    FusedEpilogue& e = plan.epilogue;
+    const std::optional<LevelMap> map = fake_quantize_as_level_map(e.fake_quantize, plan.out_quantizer);
+    if (!map || (e.residual && !map->nan_safe)) return;
+    plan.out_quantizer = map->quantizer;
+    plan.level_map = map->level;
+    plan.maps_levels = true;
+    e.fake_quantize.active = false;
+    if (!e.residual && activation_then_levels_is_levels(e.act, plan.out_quantizer)) e.act = Activation{};
 }
 
 // B read in the quad planes (Int8ConvPlan::indexed_b): quad k = (tap, channel quad), as
@@ -221,6 +236,7 @@ Int8ConvPlan plan_int8_convolution(const Int8ConvShape& shape, const QuantizedIn
     plan.weights = pack_int8_weights(ordered.data(), cout, depth, depth, plan.column_form ? lanes : kInt8Rows);
     plan.terms = Int8RowTerms(q, plan.weights, epilogue.bias, 2 * lanes);
     plan.epilogue = int8_layer_epilogue(epilogue, plan.writes_levels ? &plan.out_quantizer : nullptr);
+    if (plan.writes_levels) map_fake_quantize_levels(plan);
     plan.border = int8_border_fix(shape, q, plan.terms.alpha);
     // The row form reads whole vectors of columns (int8_padded_columns); the column form only the
     // columns there are, so its quads are packed tight.

@@ -91,6 +91,10 @@ struct Int8ConvPlan {
     size_t plane_bytes = 0, b_bytes = 0;
     FusedEpilogue epilogue;  // its bias is in terms.beta; residual and activation after the GEMM
     Int8BorderFix border;
+    // An epilogue's FakeQuantize of another range before the readers' levels (LevelMap): written as
+    // levels under its own range (out_quantizer), then mapped through level_map in place.
+    bool maps_levels = false;
+    std::array<uint8_t, 256> level_map{};
     size_t scratch_bytes() const { return plane_bytes + b_bytes; }
 };
 
