@@ -94,7 +94,7 @@ TEST(Int8Gemm, EveryLevelMatchesTheExactReferenceBitForBit) {
                 for (int64_t n0 = 0; n0 < p.n; n0 += 24)
                     int8_gemm(level, w, b.data(), ldb, m0, std::min(p.m, m0 + 2 * kInt8Rows), n0, std::min(p.n, n0 + 24),
                               p.alpha.data(), p.beta.data(), p.start.data(), parts.data() + m0 * p.n + n0, p.n);
-            ASSERT_EQ(0, std::memcmp(parts.data(), want.data(), c.size() * sizeof(float))) << int8_level_name(level);
+            ASSERT_EQ(0, std::memcmp(parts.data(), want.data(), want.size() * sizeof(float))) << int8_level_name(level);
         }
 
     }
@@ -162,28 +162,31 @@ TEST(Int8Gemm, ColumnFormMatchesTheExactReferenceBitForBit) {
             const std::vector<float> want = reference(p);
             const size_t padded = static_cast<size_t>(p.m + 2 * rows);
             p.alpha.resize(padded, 0.f), p.beta.resize(padded, 0.f), p.start.resize(padded, 0);
-            std::vector<float> c(static_cast<size_t>(p.m * p.n), -7.f);
+            // One row more than C: nothing may be written there.
+            std::vector<float> c(static_cast<size_t>((p.m + 1) * p.n), -7.f);
             const int64_t quads = (p.k + 3) / 4;
             const std::vector<int64_t> quad_offset = int8_offsets(quads, ldb * 4), column_offset = int8_offsets(p.n, 4);
             Int8Strides strides;
             strides.quad_offset = quad_offset.data(), strides.column_offset = column_offset.data(), strides.c_row = p.n;
             int8_gemm_columns(level, w, b.data(), strides, 0, p.m, 0, p.n, p.alpha.data(), p.beta.data(), p.start.data(),
                               c.data());
-            ASSERT_EQ(0, std::memcmp(c.data(), want.data(), c.size() * sizeof(float)))
+            ASSERT_EQ(0, std::memcmp(c.data(), want.data(), want.size() * sizeof(float)))
                 << int8_level_name(level) << " " << s.m << "x" << s.n << "x" << s.k;
-            // Sub-blocks of C, each written through a pointer at its own first element.
-            std::vector<float> parts(c.size(), -7.f);
-            for (int64_t m0 = 0; m0 < p.m; m0 += 2 * rows)
+            for (size_t i = want.size(); i < c.size(); ++i) ASSERT_EQ(c[i], -7.f) << int8_level_name(level) << " wrote past C";
+            // Sub-blocks of C, each written through a pointer at its own first element, the last
+            // first (a block writing past its rows would spoil the one after it).
+            std::vector<float> parts(want.size(), -7.f);
+            for (int64_t m0 = (p.m - 1) / (2 * rows) * (2 * rows); m0 >= 0; m0 -= 2 * rows)
                 for (int64_t n0 = 0; n0 < p.n; n0 += 3)
                     int8_gemm_columns(level, w, b.data(), strides, m0, std::min<int64_t>(p.m, m0 + 2 * rows), n0,
                                       std::min<int64_t>(p.n, n0 + 3), p.alpha.data(), p.beta.data(), p.start.data(),
                                       parts.data() + m0 * p.n + n0);
-            ASSERT_EQ(0, std::memcmp(parts.data(), want.data(), c.size() * sizeof(float))) << int8_level_name(level);
+            ASSERT_EQ(0, std::memcmp(parts.data(), want.data(), want.size() * sizeof(float))) << int8_level_name(level);
             // B row-major by column ([n][quads][4]) and C transposed (C^T[n][m]), as MatMul has them.
             std::vector<uint8_t> bt(static_cast<size_t>(p.n * quads * 4), 0);
             for (int64_t n = 0; n < p.n; ++n)
                 for (int64_t k = 0; k < p.k; ++k) bt[static_cast<size_t>(n * quads * 4 + k)] = p.b[static_cast<size_t>(k * p.n + n)];
-            std::vector<float> ct(c.size(), -7.f);
+            std::vector<float> ct(want.size(), -7.f);
             const std::vector<int64_t> row_quads = int8_offsets(quads, 4), row_columns = int8_offsets(p.n, quads * 4);
             Int8Strides by_row;
             by_row.quad_offset = row_quads.data(), by_row.column_offset = row_columns.data();
@@ -206,10 +209,10 @@ TEST(Int8Gemm, ColumnFormMatchesTheExactReferenceBitForBit) {
                         k < p.k ? p.b[static_cast<size_t>(k * p.n + n)] : 0;
             Int8Strides anywhere;
             anywhere.quad_offset = far_quads.data(), anywhere.column_offset = reversed.data(), anywhere.c_row = p.n;
-            std::vector<float> cs(c.size(), -7.f);
+            std::vector<float> cs(want.size(), -7.f);
             int8_gemm_columns(level, w, scattered.data(), anywhere, 0, p.m, 0, p.n, p.alpha.data(), p.beta.data(),
                               p.start.data(), cs.data());
-            ASSERT_EQ(0, std::memcmp(cs.data(), want.data(), c.size() * sizeof(float))) << int8_level_name(level) << " scattered";
+            ASSERT_EQ(0, std::memcmp(cs.data(), want.data(), want.size() * sizeof(float))) << int8_level_name(level) << " scattered";
         }
     }
 }

@@ -1,8 +1,10 @@
 // The int8 GEMM's 256-bit micro-kernels (igemm_microkernels.inl on 8 int32 lanes): AVX-VNNI's
 // vpdpbusd where the CPU has it, else the same dot product emulated exactly with AVX2 (igemm.hpp).
 #include <algorithm>
+#include <cstring>
 
 #include "kernels/detail/igemm.hpp"
+#include "kernels/detail/transpose8.hpp"
 
 #if IRLITE_ISA_X86
 #include <immintrin.h>

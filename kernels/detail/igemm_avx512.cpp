@@ -2,8 +2,10 @@
 // vpdpbusd where the CPU has it, else the same dot product emulated exactly with AVX-512 BW
 // (igemm.hpp).
 #include <algorithm>
+#include <cstring>
 
 #include "kernels/detail/igemm.hpp"
+#include "kernels/detail/transpose8.hpp"
 
 #if IRLITE_ISA_X86
 #include <immintrin.h>

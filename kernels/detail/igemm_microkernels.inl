@@ -111,6 +111,31 @@ IRLITE_INT8_TARGET void int8_kernel_indexed(const int8_t* a, const uint8_t* cons
     store_rows<V>(acc, rows, cols, alpha, beta, c, ldc);
 }
 
+// The column form's floats (out[v][n]: column n of rows v * L ..) to C's rows, C's columns adjacent:
+// blocks of 8 rows x 8 columns turned by transpose8, each row's NC floats one copy (the kernel's
+// outputs one at a time cost more than its dot products at depths of 64-96).
+template <int NC, int MV, int L>
+IRLITE_INT8_TARGET inline void store_rows_of_columns(const float (&out)[MV][NC][L], int rows, int64_t c_row, float* c) {
+    static_assert(NC <= 8 && L % 8 == 0, "8 columns at most, whole blocks of 8 rows in a vector");
+#pragma GCC unroll 1
+    for (int v = 0; v < MV; ++v)
+#pragma GCC unroll 1
+        for (int h = 0; h < L; h += 8) {
+            const int first = v * L + h;
+            if (first >= rows) return;
+            detail::Float8 r[8];
+#pragma GCC unroll 8
+            for (int n = 0; n < 8; ++n) {
+                if (n < NC) std::memcpy(&r[n], out[v][n] + h, sizeof r[n]);
+                else r[n] = detail::Float8{};
+            }
+            detail::transpose8(r);
+            const int lanes = std::min(8, rows - first);
+#pragma GCC unroll 1
+            for (int j = 0; j < lanes; ++j) std::memcpy(c + (first + j) * c_row, &r[j], NC * sizeof(float));
+        }
+}
+
 // The column form (igemm.hpp: int8_gemm_columns): MV panels of kLanes rows x NC columns; a lane
 // is a row, each column's quad is broadcast.
 template <int NC, int MV>
@@ -144,11 +169,14 @@ IRLITE_INT8_TARGET void int8_columns_kernel(const int8_t* a, int64_t panel_bytes
     }
     // The floats through a buffer, then out in one plain loop: copies of it per (v, n) would be
     // most of the kernel's code.
-    float out[MV][NC][L];
+    alignas(64) float out[MV][NC][L];
 #pragma GCC unroll 2
     for (int v = 0; v < MV; ++v)
 #pragma GCC unroll 8
         for (int n = 0; n < NC; ++n) Vec::to_float_store_rows(out[v][n], acc[v][n], alpha + v * L, beta + v * L);
+    if constexpr (L % 8 == 0) {
+        if (strides.c_column == 1) return store_rows_of_columns<NC, MV>(out, rows, strides.c_row, c);
+    }
 #pragma GCC unroll 1
     for (int v = 0; v < MV; ++v) {
         const int lanes = std::min(L, rows - v * L);

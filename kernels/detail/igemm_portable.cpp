@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kernels/detail/igemm.hpp"
+#include "kernels/detail/transpose8.hpp"
 
 #define IRLITE_INT8_TARGET
 
