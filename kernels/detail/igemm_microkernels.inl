@@ -136,6 +136,12 @@ IRLITE_INT8_TARGET inline void store_rows_of_columns(const float (&out)[MV][NC][
         }
 }
 
+// A single column (a matrix-vector product: a classifier's MatMul) reads each weight once, from L3
+// or memory: its panels are prefetched this many quads ahead (2 KB at 16 lanes). MobileNetV2
+// INT8's 1280 -> 1000 classifier 0.025 -> 0.019 ms (AVX-512 Zen 5); with 8 columns (SqueezeNet's
+// classifier convolution) prefetching made it slower.
+constexpr int64_t kColumnPrefetchQuads = 32;
+
 // The column form (igemm.hpp: int8_gemm_columns): MV panels of kLanes rows x NC columns; a lane
 // is a row, each column's quad is broadcast.
 template <int NC, int MV>
@@ -159,7 +165,11 @@ IRLITE_INT8_TARGET void int8_columns_kernel(const int8_t* a, int64_t panel_bytes
         const int64_t o = quad_offset[q];
         Reg w[MV];
 #pragma GCC unroll 2
-        for (int v = 0; v < MV; ++v) w[v] = Vec::load_b(reinterpret_cast<const uint8_t*>(a + v * panel_bytes + q * L * 4));
+        for (int v = 0; v < MV; ++v) {
+            if constexpr (NC == 1)
+                __builtin_prefetch(a + v * panel_bytes + std::min(q + kColumnPrefetchQuads, quads - 1) * L * 4);
+            w[v] = Vec::load_b(reinterpret_cast<const uint8_t*>(a + v * panel_bytes + q * L * 4));
+        }
 #pragma GCC unroll 8
         for (int n = 0; n < NC; ++n) {
             const Reg x = Vec::broadcast_a(reinterpret_cast<const int8_t*>(col[n] + o));
