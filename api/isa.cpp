@@ -40,17 +40,21 @@ std::vector<std::string> kernel_features() {
     std::vector<std::string> out;
 #if IRLITE_ISA_X86
     __builtin_cpu_init();
-#define IRLITE_FEATURE(name) \
-    if (__builtin_cpu_supports(name)) out.push_back(name);
-    IRLITE_FEATURE("sse4.2")
-    IRLITE_FEATURE("avx2")
-    IRLITE_FEATURE("fma")
-    IRLITE_FEATURE("avx512f")
-    IRLITE_FEATURE("avx512bw")
-    IRLITE_FEATURE("avx512dq")
-    IRLITE_FEATURE("avx512vl")
-    IRLITE_FEATURE("avx512vnni")
+    // As the kernels see them: those of the detected level (IRLITE_CPU may lower it).
+    const auto level = static_cast<int>(cpu::detected_isa());
+#define IRLITE_FEATURE(name, min_level) \
+    if (level >= static_cast<int>(min_level) && __builtin_cpu_supports(name)) out.push_back(name);
+    IRLITE_FEATURE("sse4.2", cpu::Isa::Sse)
+    IRLITE_FEATURE("avx2", cpu::Isa::Avx2)
+    IRLITE_FEATURE("fma", cpu::Isa::Avx2)
+    IRLITE_FEATURE("avx512f", cpu::Isa::Avx512)
+    IRLITE_FEATURE("avx512bw", cpu::Isa::Avx512)
+    IRLITE_FEATURE("avx512dq", cpu::Isa::Avx512)
+    IRLITE_FEATURE("avx512vl", cpu::Isa::Avx512)
 #undef IRLITE_FEATURE
+    if (cpu::has_avx512_vnni()) out.push_back("avx512vnni");
+    if (cpu::has_avx_vnni()) out.push_back("avxvnni");
+    if (cpu::has_avx512_vbmi()) out.push_back("avx512vbmi");
 #endif
     return out;
 }

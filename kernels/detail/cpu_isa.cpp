@@ -6,20 +6,51 @@
 #include <cstdlib>
 #include <cstring>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 namespace irlite::cpu {
 namespace {
 
-Isa detect() {
+struct Features {
+    Isa isa = Isa::Sse;
+    bool avx512_vnni = false, avx_vnni = false, avx512_vbmi = false;
+};
+
+Features detect() {
+    Features f;
 #if IRLITE_ISA_X86
     __builtin_cpu_init();
     const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                       __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
     const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-    if (avx512) return Isa::Avx512;
-    if (avx2) return Isa::Avx2;
+    f.isa = avx512 ? Isa::Avx512 : avx2 ? Isa::Avx2 : Isa::Sse;
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (avx512 && __get_cpuid_count(7, 0, &a, &b, &c, &d)) {
+        f.avx512_vnni = ((c >> 11) & 1) != 0;
+        f.avx512_vbmi = ((c >> 1) & 1) != 0;
+    }
+    if (avx2 && __get_cpuid_count(7, 1, &a, &b, &c, &d)) f.avx_vnni = ((a >> 4) & 1) != 0;
 #endif
-    return Isa::Sse;
+    // IRLITE_CPU=sse|avx2|avx512: this CPU taken for one of that level without VNNI or VBMI.
+    const char* as = std::getenv("IRLITE_CPU");
+    if (as != nullptr && *as != '\0') {
+        Isa level;
+        if (parse_isa(as, level)) {
+            f.isa = static_cast<uint8_t>(level) < static_cast<uint8_t>(f.isa) ? level : f.isa;
+            f.avx512_vnni = f.avx_vnni = f.avx512_vbmi = false;
+        } else {
+            std::fprintf(stderr, "irlite: ignoring IRLITE_CPU=%s (expected sse, avx2 or avx512)\n", as);
+        }
+    }
+    return f;
+}
+
+const Features& features() {
+    static const Features f = detect();
+    return f;
 }
 
 Isa env_cap() {
@@ -37,10 +68,7 @@ std::atomic<int> g_test_cap{-1};
 
 }  // namespace
 
-Isa detected_isa() {
-    static const Isa isa = detect();
-    return isa;
-}
+Isa detected_isa() { return features().isa; }
 
 Isa active_isa() {
     static const Isa from_env = min_isa(detected_isa(), env_cap());
@@ -48,14 +76,9 @@ Isa active_isa() {
     return forced < 0 ? from_env : min_isa(detected_isa(), static_cast<Isa>(forced));
 }
 
-bool has_avx512_vbmi() {
-#if IRLITE_ISA_X86
-    static const bool vbmi = detected_isa() == Isa::Avx512 && __builtin_cpu_supports("avx512vbmi");
-    return vbmi;
-#else
-    return false;
-#endif
-}
+bool has_avx512_vnni() { return features().avx512_vnni; }
+bool has_avx_vnni() { return features().avx_vnni; }
+bool has_avx512_vbmi() { return features().avx512_vbmi; }
 
 bool isa_supported(Isa isa) { return static_cast<uint8_t>(isa) <= static_cast<uint8_t>(detected_isa()); }
 

@@ -11,6 +11,10 @@
 //                   set_isa_cap_for_testing. A cap above what the CPU supports is no cap: the
 //                   level never exceeds detected_isa(). IRLITE_ISA is how tests, benchmarks and
 //                   users exercise every path on one machine.
+//   IRLITE_CPU=sse|avx2|avx512 (read once) makes detection itself report a CPU of at most that
+//                   level without VNNI or VBMI, so that every choice made from the CPU (the int8
+//                   kernels' level, which layers run in int8) is the one such a CPU would get:
+//                   how an AVX2 machine without VNNI is measured on a newer one.
 //
 // How to write a multi-versioned kernel: put its inner loops (plain C++ loops, or an Eigen
 // expression evaluated element by element: eltwise.hpp's isa_loop) in a lambda and call
@@ -50,7 +54,10 @@ inline constexpr int kNumIsas = 3;
 Isa detected_isa();
 Isa active_isa();
 bool isa_supported(Isa isa);  // isa <= detected_isa()
-// AVX-512 VBMI (byte permutes across a register), on a CPU whose detected level is AVX-512.
+// Extensions the kernels choose by, on a CPU whose detected level has them: AVX-512 VNNI and
+// AVX-VNNI (the int8 dot products), AVX-512 VBMI (byte permutes across a register).
+bool has_avx512_vnni();
+bool has_avx_vnni();
 bool has_avx512_vbmi();
 const char* isa_name(Isa isa);  // "sse", "avx2", "avx512"
 // Parses "sse", "avx2", "avx512" (also "baseline", "avx512f"); false on anything else.

@@ -5,32 +5,8 @@
 
 #include "engine/isa_trace.hpp"
 
-#if IRLITE_ISA_X86
-#include <cpuid.h>
-#endif
-
 namespace irlite::nn {
 namespace {
-
-struct VnniSupport {
-    bool avx512 = false;  // AVX512_VNNI: CPUID.(7, 0):ECX bit 11
-    bool avx = false;     // AVX-VNNI: CPUID.(7, 1):EAX bit 4
-};
-
-VnniSupport detect_vnni() {
-    VnniSupport s;
-#if IRLITE_ISA_X86
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) s.avx512 = (c >> 11) & 1;
-    if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) s.avx = (a >> 4) & 1;
-#endif
-    return s;
-}
-
-const VnniSupport& vnni() {
-    static const VnniSupport s = detect_vnni();
-    return s;
-}
 
 const int8::Kernels& kernels_of(Int8Level level) {
     switch (level) {
@@ -51,17 +27,17 @@ bool int8_level_supported(Int8Level level) {
         case Int8Level::Avx2: return cpu::isa_supported(cpu::Isa::Avx2);
         // AVX-512 VNNI has the 256-bit vpdpbusd too (EVEX), but the VEX form the AvxVnni kernels
         // use needs AVX-VNNI itself.
-        case Int8Level::AvxVnni: return cpu::isa_supported(cpu::Isa::Avx2) && vnni().avx;
+        case Int8Level::AvxVnni: return cpu::isa_supported(cpu::Isa::Avx2) && cpu::has_avx_vnni();
         case Int8Level::Avx512: return cpu::isa_supported(cpu::Isa::Avx512);
-        case Int8Level::Avx512Vnni: return cpu::isa_supported(cpu::Isa::Avx512) && vnni().avx512;
+        case Int8Level::Avx512Vnni: return cpu::isa_supported(cpu::Isa::Avx512) && cpu::has_avx512_vnni();
     }
     return false;
 }
 
 Int8Level int8_level_for(cpu::Isa isa) {
     isa = cpu::isa_supported(isa) ? isa : cpu::detected_isa();
-    if (isa == cpu::Isa::Avx512) return vnni().avx512 ? Int8Level::Avx512Vnni : Int8Level::Avx512;
-    if (isa == cpu::Isa::Avx2) return vnni().avx ? Int8Level::AvxVnni : Int8Level::Avx2;
+    if (isa == cpu::Isa::Avx512) return cpu::has_avx512_vnni() ? Int8Level::Avx512Vnni : Int8Level::Avx512;
+    if (isa == cpu::Isa::Avx2) return cpu::has_avx_vnni() ? Int8Level::AvxVnni : Int8Level::Avx2;
     return Int8Level::Portable;
 }
 

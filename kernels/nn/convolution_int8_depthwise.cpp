@@ -12,23 +12,10 @@
 #include "kernels/detail/fake_quantize_row.hpp"
 #include "kernels/detail/parallel.hpp"
 
-#if IRLITE_ISA_X86
-#include <cpuid.h>
-#endif
 
 namespace irlite::nn {
 
-bool int8_depthwise_runs_fast() {
-#if IRLITE_ISA_X86
-    static const bool fast = [] {
-        unsigned a = 0, b = 0, c = 0, d = 0;
-        return cpu::has_avx512_vbmi() && __get_cpuid_count(7, 0, &a, &b, &c, &d) && ((c >> 11) & 1) != 0;  // AVX512_VNNI
-    }();
-    return fast;
-#else
-    return false;
-#endif
-}
+bool int8_depthwise_runs_fast() { return cpu::has_avx512_vbmi() && cpu::has_avx512_vnni(); }
 
 bool int8_depthwise_fits(int64_t kw, int64_t sw, int64_t dw) {
     return kw >= 1 && sw >= 1 && dw >= 1 && (kDepthwiseLanes - 1) * sw + (kw - 1) * dw < kDepthwiseWindow;
