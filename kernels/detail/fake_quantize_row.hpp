@@ -12,6 +12,10 @@
 
 namespace irlite::nn {
 
+// The value of level k (a whole number in [0, steps]): the formula's order of operations, the one
+// definition every exact comparison with the op's results (level tables, level maps) relies on.
+inline float fake_quantize_level_value(float k, float steps, float ol, float oh) { return k / steps * (oh - ol) + ol; }
+
 // Every element gets the same result as the op's scalar form: the interior's
 // t = (x - il) / (ih - il) * steps lies in [0, steps] (both orderings of the range), and for
 // 0 <= t < 2^23, (t + 2^23) - 2^23 rounds it to the nearest even integer as nearbyint does; the
@@ -24,7 +28,7 @@ IRLITE_ISA_INLINE void fake_quantize_row(const float* x, int64_t n, float il, fl
         const float v = x[j];
         const float t = (v - il) / (ih - il) * steps;
         const float q = (t + magic) - magic;
-        const float mid = q / steps * (oh - ol) + ol;
+        const float mid = fake_quantize_level_value(q, steps, ol, oh);
         out[j] = v <= lo ? ol : (v > hi ? oh : mid);
     }
 }
@@ -45,7 +49,7 @@ inline bool fake_quantize_absorbs(const Activation& act, const EpilogueFakeQuant
     // act(x) = hi for x > hi: the FakeQuantize gives hi the formula's top level when the range is
     // in order (level 0 when reversed), x itself out_high.
     const auto steps = static_cast<float>(fq.levels - 1);
-    const float top = steps / steps * (fq.out_high - fq.out_low) + fq.out_low;
+    const float top = fake_quantize_level_value(steps, steps, fq.out_low, fq.out_high);
     return fq.in_low < fq.in_high && top == fq.out_high;
 }
 

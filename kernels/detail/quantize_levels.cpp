@@ -326,16 +326,12 @@ bool fake_quantize_then_levels_is_levels(const EpilogueFakeQuantize& fq, const I
     if (!fq.active || fq.in_low != quantizer.in_low || fq.in_high != quantizer.in_high ||
         static_cast<float>(fq.levels - 1) != quantizer.steps)
         return false;
-    const auto levels = static_cast<size_t>(fq.levels);
-    const float steps = quantizer.steps, ol = fq.out_low, oh = fq.out_high;
-    std::vector<float> values(levels + 2);
-    for (size_t q = 0; q < levels; ++q) values[q] = static_cast<float>(q) / steps * (oh - ol) + ol;  // the op's form
-    values[levels] = ol, values[levels + 1] = oh;
-    std::vector<uint8_t> got(values.size());
-    quantizer.quantize(values.data(), static_cast<int64_t>(values.size()), got.data());
-    for (size_t q = 0; q < levels; ++q)
-        if (got[q] != q) return false;
-    return got[levels] == 0 && got[levels + 1] == levels - 1;
+    // The map from the quantizer's levels to those of the FakeQuantize's values, each level its own.
+    const std::optional<LevelMap> map = fake_quantize_as_level_map(fq, quantizer);
+    if (!map) return false;
+    for (int64_t q = 0; q < fq.levels; ++q)
+        if (map->level[static_cast<size_t>(q)] != q) return false;
+    return true;
 }
 
 std::optional<LevelMap> fake_quantize_as_level_map(const EpilogueFakeQuantize& fq, const Int8Quantizer& readers) {
@@ -347,7 +343,7 @@ std::optional<LevelMap> fake_quantize_as_level_map(const EpilogueFakeQuantize& f
     const auto levels = static_cast<size_t>(fq.levels);
     const float steps = map.quantizer.steps, ol = fq.out_low, oh = fq.out_high;
     std::vector<float> values(levels + 3);  // each level's value, then out_high, out_low and NaN
-    for (size_t q = 0; q < levels; ++q) values[q] = static_cast<float>(q) / steps * (oh - ol) + ol;  // the op's form
+    for (size_t q = 0; q < levels; ++q) values[q] = fake_quantize_level_value(static_cast<float>(q), steps, ol, oh);
     values[levels] = oh, values[levels + 1] = ol, values[levels + 2] = std::numeric_limits<float>::quiet_NaN();
     std::vector<uint8_t> got(values.size());
     readers.quantize(values.data(), static_cast<int64_t>(values.size()), got.data());

@@ -12,7 +12,6 @@
 #include "kernels/detail/fake_quantize_row.hpp"
 #include "kernels/detail/parallel.hpp"
 
-
 namespace irlite::nn {
 
 bool int8_depthwise_runs_fast() { return cpu::has_avx512_vbmi() && cpu::has_avx512_vnni(); }

@@ -889,8 +889,9 @@ bool max_pool_u8(const PoolAttrs& a, const PoolPlane& p, const Pool2d& q, const 
 inline constexpr int64_t kU8ChannelsLastWidth = 48;  // data rows narrower than this
 inline constexpr int64_t kU8ChannelsLastPixels = 4096;  // the padded block stays in L1/L2
 
-ChannelsLastMax plan_channels_last_u8(const PoolAttrs& a, const std::vector<nn::AxisWindow>& axes) {
-    if (!a.is_max || axes.size() != 2) return {};
+// For a u8 MaxPool.
+ChannelsLastMax plan_channels_last_u8(const std::vector<nn::AxisWindow>& axes) {
+    if (axes.size() != 2) return {};
     for (const nn::AxisWindow& w : axes)
         if (w.dilation != 1 || w.in < 1) return {};
     if (axes[1].in >= kU8ChannelsLastWidth || axes[0].in * axes[1].in > kU8ChannelsLastPixels) return {};
@@ -1099,7 +1100,7 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
     if (ctx.type(0) != ElementType::f32) plan->separable.enabled = false;
     // u8 (levels) MaxPool without indices on narrow planes: channels last 16 planes at a time.
     const bool u8_max = a.is_max && ctx.type(0) == ElementType::u8;
-    plan->channels_last = u8_max ? plan_channels_last_u8(a, axes) : plan_channels_last_max(plan->separable, axes);
+    plan->channels_last = u8_max ? plan_channels_last_u8(axes) : plan_channels_last_max(plan->separable, axes);
     const size_t at = (plan->scratch_bytes + 63) / 64 * 64;
     if (plan->channels_last.enabled) {
         plan->separable.enabled = false;

@@ -110,9 +110,8 @@ struct FakeQuantizePlan : OpPlan {
     std::array<uint8_t, 256> level{};
 };
 
-// The formula's value of level k (the op's order of operations: the row form's too).
 float level_value(int64_t k, float steps, float ol, float oh) {
-    return static_cast<float>(k) / steps * (oh - ol) + ol;
+    return nn::fake_quantize_level_value(static_cast<float>(k), steps, ol, oh);
 }
 
 // Whether the level pass's form is exact for `q` (see the file comment).
