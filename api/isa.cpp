@@ -67,11 +67,18 @@ CpuInfo cpu_info() {
     info.features = kernel_features();
     info.detected_isa = cpu::isa_name(cpu::detected_isa());
     info.active_isa = cpu::isa_name(cpu::active_isa());
-    // sgemm.hpp: gemm_isa_for.
+    // sgemm.hpp: gemm_isa_for, gemm_isa_for_conv (its forms differ only where AVX-512 runs at half rate).
+    const nn::GemmIsa indexed = nn::gemm_isa_for_conv(nn::ConvGemmForm::IndexedB);
+    const bool split = indexed != nn::gemm_isa_for_conv(nn::ConvGemmForm::PackedB);
     info.families = {
-        {"GEMM: convolutions, MatMul with constant weights or of 64+ columns", nn::gemm_isa_name(nn::gemm_default_isa())},
+        {split ? "GEMM: convolutions reading B packed, MatMul with constant weights or of 64+ columns"
+               : "GEMM: convolutions, MatMul with constant weights or of 64+ columns",
+         nn::gemm_isa_name(nn::gemm_default_isa())},
         {"GEMM: MatMul of two run-time operands with < 64 columns", nn::gemm_isa_name(nn::gemm_isa_for(0, false))},
     };
+    if (split)
+        info.families.push_back(
+            {"GEMM: convolutions reading B indexed or on < 16 pixels (AVX-512 at half rate)", nn::gemm_isa_name(indexed)});
     return info;
 }
 

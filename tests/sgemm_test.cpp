@@ -391,6 +391,33 @@ TEST(Sgemm, ForcedPortableIsa) {
     EXPECT_EQ(gemm_isa_for(1024, true), gemm_default_isa());
 }
 
+// A convolution's GEMM (sgemm.hpp: gemm_isa_for_conv): its indexed and few-pixel forms take the
+// AVX2 kernels where AVX-512 runs at half rate, and every form the level it is given elsewhere.
+TEST(Sgemm, ConvolutionLevelFollowsTheAvx512Rate) {
+    for (GemmIsa level : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512}) {
+        for (ConvGemmForm form : {ConvGemmForm::PackedB, ConvGemmForm::IndexedB, ConvGemmForm::FewPixels}) {
+            EXPECT_EQ(gemm_isa_for_conv(form, level, false), level);
+            const GemmIsa half = form == ConvGemmForm::PackedB ? level : std::min(level, GemmIsa::Avx2);
+            EXPECT_EQ(gemm_isa_for_conv(form, level, true), half) << gemm_isa_name(level);
+        }
+    }
+    EXPECT_EQ(gemm_isa_for_conv(ConvGemmForm::PackedB), gemm_default_isa());
+    EXPECT_EQ(gemm_isa_for_conv(ConvGemmForm::IndexedB),
+              cpu::avx512_half_rate() ? std::min(gemm_default_isa(), GemmIsa::Avx2) : gemm_default_isa());
+}
+
+// Two workers get a tile each on a GEMM of 128 columns and few rows at every level, AVX-512's
+// 32-column panels included (tiles of 64 columns and more: sgemm.cpp's min_tile_columns).
+TEST(Sgemm, NarrowGemmSplitsForTwoWorkersAtEveryLevel) {
+    for (GemmIsa isa : supported_isas()) {
+        const GemmPlan wide = plan_gemm(4, 128, 1152, true, true, 2, isa);
+        EXPECT_GE(wide.tiles(), 2) << gemm_isa_name(isa);
+        const GemmPlan classifier = plan_gemm(1, 1000, 128, false, true, 2, isa);
+        EXPECT_GE(classifier.tiles(), 2) << gemm_isa_name(isa);
+        EXPECT_GE(classifier.nc, std::min<int64_t>(64, 4 * classifier.layout.nr)) << gemm_isa_name(isa);
+    }
+}
+
 // IRLITE_ISA's cap (cpu_isa.hpp) applies to the GEMM as to every dispatched kernel.
 TEST(Sgemm, FollowsTheIsaCap) {
     cpu::set_isa_cap_for_testing(cpu::Isa::Sse);

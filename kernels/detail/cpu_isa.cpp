@@ -16,7 +16,25 @@ namespace {
 struct Features {
     Isa isa = Isa::Sse;
     bool avx512_vnni = false, avx_vnni = false, avx512_vbmi = false;
+    bool avx512_half_rate = false;
 };
+
+#if IRLITE_ISA_X86
+// AMD's family 0x19 (Zen 3 and Zen 4): of these, only Zen 4 has AVX-512, and it executes each
+// 512-bit operation as two 256-bit halves. Zen 5 (family 0x1A) and Intel's AVX-512 cores run them
+// at full width.
+bool amd_family_19h() {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+    char vendor[13] = {};
+    std::memcpy(vendor, &b, 4);
+    std::memcpy(vendor + 4, &d, 4);
+    std::memcpy(vendor + 8, &c, 4);
+    if (std::strcmp(vendor, "AuthenticAMD") != 0 || !__get_cpuid(1, &a, &b, &c, &d)) return false;
+    const unsigned base = (a >> 8) & 0xF, extended = (a >> 20) & 0xFF;
+    return (base == 0xF ? base + extended : base) == 0x19;
+}
+#endif
 
 Features detect() {
     Features f;
@@ -33,6 +51,7 @@ Features detect() {
         f.avx512_vbmi = ((c >> 1) & 1) != 0;
     }
     if (avx2 && __get_cpuid_count(7, 1, &a, &b, &c, &d)) f.avx_vnni = ((a >> 4) & 1) != 0;
+    f.avx512_half_rate = avx512 && amd_family_19h();
 #endif
     // IRLITE_CPU=sse|avx2|avx512: this CPU taken for one of that level without VNNI or VBMI.
     const char* as = std::getenv("IRLITE_CPU");
@@ -41,6 +60,7 @@ Features detect() {
         if (parse_isa(as, level)) {
             f.isa = static_cast<uint8_t>(level) < static_cast<uint8_t>(f.isa) ? level : f.isa;
             f.avx512_vnni = f.avx_vnni = f.avx512_vbmi = false;
+            if (level != Isa::Avx512) f.avx512_half_rate = false;
         } else {
             std::fprintf(stderr, "irlite: ignoring IRLITE_CPU=%s (expected sse, avx2 or avx512)\n", as);
         }
@@ -79,6 +99,7 @@ Isa active_isa() {
 bool has_avx512_vnni() { return features().avx512_vnni; }
 bool has_avx_vnni() { return features().avx_vnni; }
 bool has_avx512_vbmi() { return features().avx512_vbmi; }
+bool avx512_half_rate() { return features().avx512_half_rate; }
 
 bool isa_supported(Isa isa) { return static_cast<uint8_t>(isa) <= static_cast<uint8_t>(detected_isa()); }
 

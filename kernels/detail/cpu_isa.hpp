@@ -59,6 +59,11 @@ bool isa_supported(Isa isa);  // isa <= detected_isa()
 bool has_avx512_vnni();
 bool has_avx_vnni();
 bool has_avx512_vbmi();
+// Whether this CPU's AVX-512 executes 512-bit operations as two 256-bit halves (AMD Zen 4, family
+// 0x19): no more multiply-adds per cycle than AVX2, only fewer instructions, so kernel families
+// whose AVX-512 form costs extra instructions choose their AVX2 form there (sgemm.hpp:
+// gemm_isa_for_conv). False on a CPU without AVX-512.
+bool avx512_half_rate();
 const char* isa_name(Isa isa);  // "sse", "avx2", "avx512"
 // Parses "sse", "avx2", "avx512" (also "baseline", "avx512f"); false on anything else.
 bool parse_isa(const char* text, Isa& out);

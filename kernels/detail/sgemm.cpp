@@ -187,6 +187,15 @@ GemmIsa gemm_isa_for(int64_t columns, bool a_prepacked) {
     return !a_prepacked && columns < kAvx512MinColumns ? std::min(isa, GemmIsa::Avx2) : isa;
 }
 
+GemmIsa gemm_isa_for_conv(ConvGemmForm form, GemmIsa level, bool avx512_half_rate) {
+    if (avx512_half_rate && form != ConvGemmForm::PackedB) return std::min(level, GemmIsa::Avx2);
+    return level;
+}
+
+GemmIsa gemm_isa_for_conv(ConvGemmForm form) {
+    return gemm_isa_for_conv(form, gemm_default_isa(), cpu::avx512_half_rate());
+}
+
 void set_gemm_isa_for_testing(GemmIsa isa) {
     g_forced_isa.store(gemm_isa_supported(isa) ? static_cast<int>(isa) : static_cast<int>(GemmIsa::Portable),
                        std::memory_order_relaxed);
@@ -309,6 +318,15 @@ namespace {
 constexpr int kMaxBalancedWorkers = 16;
 constexpr int64_t kMaxBalancedGrids = 256;
 
+// The narrowest tile worth a task of its own: 4 B panels, but never more than 64 columns (4 AVX2
+// panels, 2 AVX-512 ones), so that a level's wider panels do not make its tiles coarser: at 4
+// AVX-512 panels (128 columns), ResNet-18's 1000-class classifier and its 2 x 2 layers of 128
+// channels stayed on one thread of two (0.018 against 0.005 ms for the classifier on an AMD EPYC,
+// Zen 4).
+constexpr int64_t kMaxMinTileColumns = 64;
+
+int64_t min_tile_columns(int64_t nr) { return std::min(4 * nr, std::max(kMaxMinTileColumns, nr)); }
+
 // When `workers` workers take the tiles of an m x n grid of mc x nc tiles in order, each the next
 // one as soon as it is free (the thread pool's dynamic claiming), with time proportional to a
 // tile's area: when the last one finishes.
@@ -324,8 +342,8 @@ int64_t finish_time(int64_t m, int64_t n, int64_t mc, int64_t nc, int workers) {
 }
 
 // The grid for several workers (see plan_gemm): from about the halving's tile counts, every count
-// of tiles along M (at least m / mc_max, A blocks within L2) and N (B blocks at least 4 panels wide
-// unless N is narrower) up to 2 * workers more, tiles of whole panels and of 8k multiply-adds or
+// of tiles along M (at least m / mc_max, A blocks within L2) and N (B blocks at least
+// min_tile_columns wide unless N is narrower) up to 2 * workers more, tiles of whole panels and of 8k multiply-adds or
 // more, at least `workers` of them.
 void balance_tiles(int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr, int64_t mc_max, int workers, int64_t& mc,
                    int64_t& nc) {
@@ -334,7 +352,7 @@ void balance_tiles(int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr, int6
     // Large grids are left as they are: claimed dynamically, many tiles even out by themselves,
     // and the search (grids x tiles x workers) would cost more than a plan should.
     if ((tm0 + 2 * workers) * (tn0 + 2 * workers) > kMaxBalancedGrids) return;
-    const int64_t nc_min = std::min(4 * nr, round_up(n, nr));
+    const int64_t nc_min = std::min(min_tile_columns(nr), round_up(n, nr));
     int64_t best = finish_time(m, n, mc, nc, workers), best_tiles = tm0 * tn0;
     for (int64_t tm = ceil_div(m, mc_max); tm <= tm0 + 2 * workers; ++tm) {
         const int64_t mcv = cut(m, mr, tm);
@@ -373,14 +391,14 @@ GemmPlan plan_gemm(int64_t m, int64_t n, int64_t k, bool a_prepacked, bool b_pre
     int64_t mc = std::min(ip.mc, round_up(std::max<int64_t>(plan.m, 1), mr));
     int64_t nc = std::min(ip.nc, round_up(std::max<int64_t>(plan.n, 1), nr));
     // More workers: cut tiles until there are about two per worker, but keep them worth a task
-    // (at least 4 B panels wide, 2 A panels tall, and some 16k multiply-adds: about half a
+    // (at least min_tile_columns wide, 2 A panels tall, and some 16k multiply-adds: about half a
     // microsecond, several times what a task costs the thread pool; MobileNetV2's 1x1 convolutions
     // of a few microseconds gain from two threads at this grain, 3.8 -> 2.8 us for 32 -> 192 on 4x4).
     const int64_t want = workers > 1 ? 2 * static_cast<int64_t>(workers) : 1;
     auto count = [&](int64_t mcv, int64_t ncv) { return ceil_div(plan.m, mcv) * ceil_div(plan.n, ncv); };
     while (count(mc, nc) < want) {
         const int64_t nc2 = round_up(nc / 2, nr), mc2 = round_up(mc / 2, mr);
-        const bool can_n = nc2 < nc && nc2 >= 4 * nr;
+        const bool can_n = nc2 < nc && nc2 >= min_tile_columns(nr);
         const bool can_m = mc2 < mc && mc2 >= 2 * mr;
         if (!can_n && !can_m) break;
         const int64_t next_mc = can_n ? mc : mc2, next_nc = can_n ? nc2 : nc;

@@ -45,10 +45,27 @@ GemmIsa gemm_default_isa();
 // panels (M a multiple of 4 but not of 6, kernel_avx2_4rows) fit the small per-head products of
 // attention, 16 x 16 x 16 in the Transformer, which the AVX-512 kernels' 12-row panels split into
 // 12 + 4 rows: 1.4 times slower there on an AMD EPYC (Zen 5, full-width AVX-512). Convolutions
-// take the AVX-512 kernels at every shape: they read an indexed B (the implicit im2col) where it
-// lies and have half-width (16-column) kernels for a 4 x 4 plane, which ran ResNet-18 0.73 and
-// SqueezeNet 0.73 of the time on the AVX2 kernels (README: Performance).
+// choose by gemm_isa_for_conv: with full-width AVX-512 they take it at every shape (they read an
+// indexed B where it lies and have half-width, 16-column kernels for a 4 x 4 plane, which ran
+// ResNet-18 0.73 and SqueezeNet 0.73 of the time on the AVX2 kernels on Zen 5; README:
+// Performance).
 GemmIsa gemm_isa_for(int64_t columns, bool a_prepacked);
+// How a convolution's GEMM reads its operands (convolution_gemm.cpp): B packed (1x1, im2col
+// chunks), B indexed (the implicit im2col, read in place by runs of 8 columns), or transposed
+// over a few output pixels (tiles of at most 15 rows, B the packed filters, streamed).
+enum class ConvGemmForm { PackedB, IndexedB, FewPixels };
+// The level of a convolution's GEMM of that form: the default one, except that on a CPU whose
+// AVX-512 runs at half rate (cpu::avx512_half_rate: Zen 4) the indexed and few-pixel forms run
+// the AVX2 kernels. There AVX-512 does no more multiply-adds per cycle, and these forms lose what
+// it saves: an AVX-512 vector of an indexed B joins two 8-column runs (two loads and an insert
+// where AVX2 loads one), and a tile of few rows streams its B panels, one 32-column panel per
+// vector pair. Measured on an AMD EPYC (Zen 4), one thread, AVX2 against AVX-512 kernels:
+// ResNet-18's implicit 3x3 layers 0.0117 against 0.0124 ms, its 2 x 2 layers of 128 channels
+// 0.0142 against 0.0165 ms; the packed form stays faster at AVX-512 (SqueezeNet's 1x1
+// layers by 3-10 %, MobileNetV2's 1x1 layers of K = 16 by 1.8 times).
+GemmIsa gemm_isa_for_conv(ConvGemmForm form);
+// The rule itself, from a level and the CPU's property (for tests).
+GemmIsa gemm_isa_for_conv(ConvGemmForm form, GemmIsa level, bool avx512_half_rate);
 // Tests: make gemm_default_isa() return `isa` (it must be supported: Portable always is). Not
 // thread-safe with concurrent planning; meant for test fixtures. reset_* undoes it.
 void set_gemm_isa_for_testing(GemmIsa isa);

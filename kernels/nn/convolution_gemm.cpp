@@ -335,7 +335,8 @@ void pack_filters(const InferContext& ctx, const ConvProblem& p, GemmConvPlan& p
         plan.mode = Mode::Transposed;
         // Tiles over Cout: the threads share one image's GEMM (results never depend on tiling).
         // A (im2col^T) is packed once per image by the calling thread, not again by every tile.
-        plan.full = nn::plan_gemm(p.out_spatial(), cout, rows, true, true, nn::gemm_workers(ctx.threads()));
+        plan.full = nn::plan_gemm(p.out_spatial(), cout, rows, true, true, nn::gemm_workers(ctx.threads()),
+                                  nn::gemm_isa_for_conv(nn::ConvGemmForm::FewPixels));
         std::vector<float> w(static_cast<size_t>(p.groups * cout * rows));
         nn::load_as<float>(*ctx.value(1), w.data());
         plan.packed_group_floats = nn::packed_b_floats(plan.full.layout, cout);
@@ -370,7 +371,7 @@ void pack_filters(const InferContext& ctx, const ConvProblem& p, GemmConvPlan& p
         plan_implicit(p, plan);
         // One GEMM over the image; its tiles go to the threads (results never depend on tiling).
         plan.full = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, nn::gemm_workers(ctx.threads()),
-                                  nn::gemm_isa_for(p.out_spatial(), true));
+                                  nn::gemm_isa_for_conv(nn::ConvGemmForm::IndexedB));
         plan.prologue_channels = prologue_channels(p.axes[1].stride * plan.small_plane.rows * plan.phase_width);
         plan.scratch_bytes = plan.phases_bytes + nn::scratch_bytes(plan.full);
     } else if (plan.chunk >= p.out_spatial()) {
@@ -378,7 +379,7 @@ void pack_filters(const InferContext& ctx, const ConvProblem& p, GemmConvPlan& p
         // depend on tiling), or a batch-1 model's 1x1 convolutions would run on one thread.
         plan.mode = Mode::TiledImage;
         plan.full = plan.tail = nn::plan_gemm(cout, p.out_spatial(), rows, true, false, nn::gemm_workers(ctx.threads()),
-                                              nn::gemm_isa_for(p.out_spatial(), true));
+                                              nn::gemm_isa_for_conv(nn::ConvGemmForm::PackedB));
         if (plan.im2col_in_pieces())
             plan.prologue_channels = prologue_channels(p.kernel_size() * p.out_spatial() +
                                                        plan.small_plane.rows * plan.small_plane.width);
