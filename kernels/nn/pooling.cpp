@@ -311,22 +311,30 @@ void max_row(const Pool2d& q, const C* src, int64_t nh, int64_t lo, int64_t hi, 
     }
 }
 
-// sum[o] = the window's sum for outputs [lo, hi), tap by tap in tap order. Blocks of 8 outputs
-// keep their sums in registers across the taps (a row of sums in memory, read and written once
-// per tap, stalled on its own stores).
+// sum[o .. o + B) for one block of B outputs, tap by tap in tap order, the sums in registers.
+template <int B, class C>
+IRLITE_ISA_INLINE void avg_block(const Pool2d& q, const C* src, int64_t s, int64_t taps, int64_t o, double* sum) {
+    double acc[B] = {};
+    for (int64_t t = 0; t < taps; ++t) {
+        const C* in = src + q.tap_offset[static_cast<size_t>(t)] + o * s;
+        for (int64_t j = 0; j < B; ++j) acc[j] += static_cast<double>(in[j * s]);
+    }
+    for (int64_t j = 0; j < B; ++j) sum[o + j] = acc[j];
+}
+
+// sum[o] = the window's sum for outputs [lo, hi), tap by tap in tap order. Blocks of 8 outputs,
+// then one of 4, keep their sums in registers across the taps (a row of sums in memory, read and
+// written once per tap, stalled on its own stores); the last 3 at most one at a time (LeNet-5's
+// 2x2 / 2 pools on rows of 14 and 5 outputs: 8 + 4 + 2 and 4 + 1).
 template <int S, class C>
 void avg_row(const Pool2d& q, const C* src, int64_t nh, int64_t lo, int64_t hi, double* sum) {
-    constexpr int64_t kBlock = 8;
     const int64_t s = S ? S : q.stride_w;
     const int64_t taps = nh * q.kernel_w;
     int64_t o = lo;
-    for (; o + kBlock <= hi; o += kBlock) {
-        double acc[kBlock] = {};
-        for (int64_t t = 0; t < taps; ++t) {
-            const C* in = src + q.tap_offset[static_cast<size_t>(t)] + o * s;
-            for (int64_t j = 0; j < kBlock; ++j) acc[j] += static_cast<double>(in[j * s]);
-        }
-        for (int64_t j = 0; j < kBlock; ++j) sum[o + j] = acc[j];
+    for (; o + 8 <= hi; o += 8) avg_block<8>(q, src, s, taps, o, sum);
+    if (o + 4 <= hi) {
+        avg_block<4>(q, src, s, taps, o, sum);
+        o += 4;
     }
     for (; o < hi; ++o) {
         double acc = 0;
