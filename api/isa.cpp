@@ -74,7 +74,7 @@ CpuInfo cpu_info() {
         {split ? "GEMM: convolutions reading B packed, MatMul with constant weights or of 64+ columns"
                : "GEMM: convolutions, MatMul with constant weights or of 64+ columns",
          nn::gemm_isa_name(nn::gemm_default_isa())},
-        {"GEMM: MatMul of two run-time operands with < 64 columns", nn::gemm_isa_name(nn::gemm_isa_for(0, false))},
+        {"GEMM: MatMul of two run-time operands with < 64 columns", nn::gemm_isa_name(nn::gemm_isa_for(0))},
     };
     if (split)
         info.families.push_back(

@@ -381,14 +381,13 @@ TEST(Sgemm, ForcedPortableIsa) {
     EXPECT_EQ(static_cast<int>(gemm_default_isa()),
               std::min(static_cast<int>(gemm_detected_isa()), static_cast<int>(cpu::active_isa())));
     // A GEMM of two run-time operands with fewer than 64 columns runs at most on the AVX2 kernels
-    // (sgemm.hpp: gemm_isa_for); a prepacked A (convolutions) or 64 columns and more take the
-    // default level.
+    // (sgemm.hpp: gemm_isa_for); 64 columns and more take the default level, as a convolution's
+    // packed form does on any plane (its prepacked A: gemm_isa_for_conv).
     const GemmIsa at_most_avx2 = std::min(gemm_default_isa(), GemmIsa::Avx2);
-    EXPECT_EQ(gemm_isa_for(16, false), at_most_avx2);
-    EXPECT_EQ(gemm_isa_for(63, false), at_most_avx2);
-    EXPECT_EQ(gemm_isa_for(64, false), gemm_default_isa());
-    EXPECT_EQ(gemm_isa_for(16, true), gemm_default_isa());
-    EXPECT_EQ(gemm_isa_for(1024, true), gemm_default_isa());
+    EXPECT_EQ(gemm_isa_for(16), at_most_avx2);
+    EXPECT_EQ(gemm_isa_for(63), at_most_avx2);
+    EXPECT_EQ(gemm_isa_for(64), gemm_default_isa());
+    EXPECT_EQ(gemm_isa_for_conv(ConvGemmForm::PackedB), gemm_default_isa());
 }
 
 // A convolution's GEMM (sgemm.hpp: gemm_isa_for_conv): its indexed and few-pixel forms take the

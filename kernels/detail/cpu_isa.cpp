@@ -16,7 +16,7 @@ namespace {
 struct Features {
     Isa isa = Isa::Sse;
     bool avx512_vnni = false, avx_vnni = false, avx512_vbmi = false;
-    bool avx512_half_rate = false;
+    bool amd_family_19h = false;  // a fact of the CPU, not a feature: IRLITE_CPU leaves it
 };
 
 #if IRLITE_ISA_X86
@@ -51,7 +51,7 @@ Features detect() {
         f.avx512_vbmi = ((c >> 1) & 1) != 0;
     }
     if (avx2 && __get_cpuid_count(7, 1, &a, &b, &c, &d)) f.avx_vnni = ((a >> 4) & 1) != 0;
-    f.avx512_half_rate = avx512 && amd_family_19h();
+    f.amd_family_19h = amd_family_19h();
 #endif
     // IRLITE_CPU=sse|avx2|avx512: this CPU taken for one of that level without VNNI or VBMI.
     const char* as = std::getenv("IRLITE_CPU");
@@ -60,7 +60,6 @@ Features detect() {
         if (parse_isa(as, level)) {
             f.isa = static_cast<uint8_t>(level) < static_cast<uint8_t>(f.isa) ? level : f.isa;
             f.avx512_vnni = f.avx_vnni = f.avx512_vbmi = false;
-            if (level != Isa::Avx512) f.avx512_half_rate = false;
         } else {
             std::fprintf(stderr, "irlite: ignoring IRLITE_CPU=%s (expected sse, avx2 or avx512)\n", as);
         }
@@ -99,7 +98,8 @@ Isa active_isa() {
 bool has_avx512_vnni() { return features().avx512_vnni; }
 bool has_avx_vnni() { return features().avx_vnni; }
 bool has_avx512_vbmi() { return features().avx512_vbmi; }
-bool avx512_half_rate() { return features().avx512_half_rate; }
+// From the detected level, so that IRLITE_CPU below AVX-512 leaves no half-rate AVX-512 behind.
+bool avx512_half_rate() { return features().isa == Isa::Avx512 && features().amd_family_19h; }
 
 bool isa_supported(Isa isa) { return static_cast<uint8_t>(isa) <= static_cast<uint8_t>(detected_isa()); }
 

@@ -181,10 +181,10 @@ GemmIsa gemm_default_isa() {
     return std::min(level, gemm_detected_isa());
 }
 
-GemmIsa gemm_isa_for(int64_t columns, bool a_prepacked) {
+GemmIsa gemm_isa_for(int64_t columns) {
     constexpr int64_t kAvx512MinColumns = 64;  // two AVX-512 B panels
     const GemmIsa isa = gemm_default_isa();
-    return !a_prepacked && columns < kAvx512MinColumns ? std::min(isa, GemmIsa::Avx2) : isa;
+    return columns < kAvx512MinColumns ? std::min(isa, GemmIsa::Avx2) : isa;
 }
 
 GemmIsa gemm_isa_for_conv(ConvGemmForm form, GemmIsa level, bool avx512_half_rate) {

@@ -38,9 +38,9 @@ enum class GemmIsa : uint8_t { Portable, Avx2, Avx512 };
 GemmIsa gemm_detected_isa();
 // The one plan_gemm / gemm_layout use by default: the detected one unless forced for testing.
 GemmIsa gemm_default_isa();
-// The level of a GEMM over `columns` columns whose A is prepacked (a convolution's weights) or
-// packed per call (MatMul of two run-time operands): the default one, except that a GEMM of two
-// run-time operands with fewer than 64 columns runs at most the AVX2 kernels (a kernel family's
+// The level of a GEMM of two run-time operands (MatMul; A packed per call) over `columns`
+// columns: the default one, except that with fewer than 64 columns it runs at most the AVX2
+// kernels (a kernel family's
 // own choice, made at compile time from the CPU and the layer's shape, cpu_isa.hpp). Their 4-row
 // panels (M a multiple of 4 but not of 6, kernel_avx2_4rows) fit the small per-head products of
 // attention, 16 x 16 x 16 in the Transformer, which the AVX-512 kernels' 12-row panels split into
@@ -49,7 +49,7 @@ GemmIsa gemm_default_isa();
 // indexed B where it lies and have half-width, 16-column kernels for a 4 x 4 plane, which ran
 // ResNet-18 0.73 and SqueezeNet 0.73 of the time on the AVX2 kernels on Zen 5; README:
 // Performance).
-GemmIsa gemm_isa_for(int64_t columns, bool a_prepacked);
+GemmIsa gemm_isa_for(int64_t columns);
 // How a convolution's GEMM reads its operands (convolution_gemm.cpp): B packed (1x1, im2col
 // chunks), B indexed (the implicit im2col, read in place by runs of 8 columns), or transposed
 // over a few output pixels (tiles of at most 15 rows, B the packed filters, streamed).

@@ -312,7 +312,7 @@ std::unique_ptr<OpPlan> prepare(const InferContext& ctx) {
         plan->method = "sgemm-packed";
         return with_conversions(ctx, std::move(plan));
     }
-    plan->per_batch = nn::plan_gemm(p.m, p.n, p.k, false, false, 1, nn::gemm_isa_for(p.n, false));
+    plan->per_batch = nn::plan_gemm(p.m, p.n, p.k, false, false, 1, nn::gemm_isa_for(p.n));
     plan->scratch_bytes = nn::scratch_bytes(plan->per_batch);
     return with_conversions(ctx, std::move(plan));
 }

@@ -116,7 +116,7 @@ template <class T>
 IRLITE_ISA_INLINE void copy_run(T* __restrict dst, const T* __restrict src, int64_t n) {
     auto* d = reinterpret_cast<unsigned char*>(dst);
     const auto* s = reinterpret_cast<const unsigned char*>(src);
-    const auto bytes = static_cast<int64_t>(n * static_cast<int64_t>(sizeof(T)));
+    const int64_t bytes = n * static_cast<int64_t>(sizeof(T));
     const auto moves = [&](auto size_tag) {
         constexpr int64_t kB = decltype(size_tag)::value;
         int64_t i = 0;
